@@ -1,0 +1,212 @@
+// untold/error.hpp - errors as values.
+//
+// Every failure the library can report is one `errc` value. Each value knows
+// its stable name, the spec rule id it enforces (`R-...`, or an `E-...` id for
+// failures that are not file rules, such as I/O or bad writer input) and a
+// one-line message. An `error` adds where it happened: chunk index and type,
+// record index and the field name. `result<T>` carries either a value or an
+// error; nothing in the library throws.
+//
+// To find the code that enforces a rule, grep for its errc name next to the
+// rule id in the table below (e.g. R-MESH-MATERIAL -> mesh_material).
+#pragma once
+
+#include <cstdint>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace untold {
+
+// X(name, rule id, message). One table; every other accessor derives from it.
+#define UNTOLD_ERROR_TABLE(X)                                                                                   \
+  X(ok, "OK", "no error")                                                                                       \
+  /* spec 6: header and table */                                                                                \
+  X(bad_magic, "R-MAGIC", "the first 8 bytes are not the .untold magic \"UNTOLD\\0\\0\"")                       \
+  X(truncated_header, "R-TRUNC-HEADER", "the file is shorter than the 204-byte header")                        \
+  X(unsupported_version, "R-VERSION", "formatVersion is not in 1..4")                                           \
+  X(bad_header_size, "R-HEADER-SIZE", "headerSize is not 204")                                                  \
+  X(unknown_file_type, "R-FILE-TYPE", "unknown fileType")                                                       \
+  X(unknown_vertex_layout, "R-VERTEX-LAYOUT", "unknown vertexLayout")                                           \
+  X(truncated_table, "R-TRUNC-TABLE", "the chunk table extends past the end of the file")                      \
+  X(unknown_compression, "R-COMPRESSION", "unknown compressionType")                                            \
+  X(misaligned_chunk, "R-ALIGN", "a chunk fileOffset is not a multiple of 16")                                 \
+  X(chunk_out_of_range, "R-CHUNK-RANGE",                                                                        \
+    "a chunk extends past the end of the file or overlaps the header, the table or another chunk")             \
+  X(raw_size_mismatch, "R-RAW-SIZE", "an uncompressed chunk has compressedSize != uncompressedSize")          \
+  X(duplicate_chunk, "R-DUP-CHUNK", "a core chunk type appears more than once")                                \
+  X(missing_required_chunk, "R-REQUIRED", "a chunk required for this fileType is missing")                     \
+  X(table_size_mismatch, "R-TABLE-SIZE", "a record table's uncompressedSize != elementCount * record size")    \
+  X(header_count_mismatch, "R-HEADER-COUNTS", "a header count differs from its table's element count")         \
+  X(limit_exceeded, "R-LIMITS", "a count or size exceeds the caller's limits")                                 \
+  /* spec 6: payloads */                                                                                        \
+  X(decompress_failed, "R-DECOMPRESS", "a compressed chunk failed to decode to exactly its declared size")     \
+  X(compression_unsupported, "R-DECOMPRESS",                                                                    \
+    "this build of the library cannot decode the chunk's compression (unsupported here)")                      \
+  X(hash_mismatch, "R-HASH", "contentHash does not match the chunk bytes")                                     \
+  /* spec 6: records */                                                                                         \
+  X(bad_string, "R-STRING", "a string reference is outside the string table, unterminated or not UTF-8")      \
+  X(entity_mesh_range, "R-ENTITY-MESH-RANGE", "an entity's mesh record range exceeds the mesh table")          \
+  X(duplicate_entity_id, "R-ENTITY-ID", "two entities share an entityId")                                      \
+  X(bad_entity_parent, "R-ENTITY-PARENT", "an entity's parent does not exist or the parent chain has a cycle")  \
+  X(mesh_entity, "R-MESH-ENTITY", "a mesh's entityId names no entity")                                         \
+  X(mesh_material, "R-MESH-MATERIAL", "a mesh's materialIndex is neither NONE nor a material")                 \
+  X(bad_index_type, "R-INDEX-TYPE", "a mesh's indexType is not 1 (uint16) or 2 (uint32)")                     \
+  X(bad_stride, "R-STRIDE", "a mesh's vertexStrideBytes does not match the vertex layout (32)")               \
+  X(vertex_size, "R-VERTEX-SIZE", "a mesh's vertexDataSizeBytes != vertexCount * vertexStrideBytes")          \
+  X(index_size, "R-INDEX-SIZE", "a mesh's indexDataSizeBytes != indexCount * index size")                     \
+  X(vertex_range, "R-VERTEX-RANGE", "a mesh's vertex bytes exceed VERTEX_DATA")                                \
+  X(index_range, "R-INDEX-RANGE", "a mesh's index bytes exceed INDEX_DATA")                                    \
+  X(edge_range, "R-EDGE-RANGE", "a mesh's edge indices exceed EDGE_INDEX_DATA or it is missing")              \
+  X(texture_index, "R-TEXTURE-INDEX", "a material texture index is neither NONE nor a texture")               \
+  X(texture_format, "R-TEXTURE-FORMAT", "unknown textureFormat")                                               \
+  X(extension_range, "R-EXT-RANGES", "an extension-table reference or range is invalid")                      \
+  /* spec 6: deep checks */                                                                                     \
+  X(index_value, "R-INDEX-VALUE", "an index is >= the mesh's vertexCount")                                     \
+  X(not_finite, "R-FINITE", "a position, bound or transform is not finite")                                    \
+  X(out_of_bounds, "R-BOUNDS", "a vertex lies outside its mesh's localBounds")                                 \
+  /* not file rules: I/O and API misuse */                                                                      \
+  X(io_open_failed, "E-IO-OPEN", "the file could not be opened")                                               \
+  X(io_read_failed, "E-IO-READ", "reading the file failed")                                                    \
+  X(io_empty_file, "E-IO-EMPTY", "the file is empty")                                                          \
+  X(range_missing, "E-RANGE-MISSING", "the bytes this needs have not been supplied yet")                      \
+  X(invalid_argument, "E-INVALID-ARGUMENT", "invalid input to the writer or API")                              \
+  X(encode_failed, "E-ENCODE", "compressing or hashing failed inside the codec library")
+
+enum class errc : std::uint16_t {
+#define UNTOLD_X(name, rule, msg) name,
+  UNTOLD_ERROR_TABLE(UNTOLD_X)
+#undef UNTOLD_X
+};
+
+/// The enumerator's name, e.g. "mesh_material".
+[[nodiscard]] constexpr std::string_view name(errc e) noexcept {
+  switch (e) {
+#define UNTOLD_X(n, rule, msg) \
+  case errc::n:                \
+    return #n;
+    UNTOLD_ERROR_TABLE(UNTOLD_X)
+#undef UNTOLD_X
+  }
+  return "unknown";
+}
+
+/// The spec rule id, e.g. "R-MESH-MATERIAL".
+[[nodiscard]] constexpr std::string_view rule_id(errc e) noexcept {
+  switch (e) {
+#define UNTOLD_X(n, rule, msg) \
+  case errc::n:                \
+    return rule;
+    UNTOLD_ERROR_TABLE(UNTOLD_X)
+#undef UNTOLD_X
+  }
+  return "E-UNKNOWN";
+}
+
+/// A one-line human-readable message.
+[[nodiscard]] constexpr std::string_view message(errc e) noexcept {
+  switch (e) {
+#define UNTOLD_X(n, rule, msg) \
+  case errc::n:                \
+    return msg;
+    UNTOLD_ERROR_TABLE(UNTOLD_X)
+#undef UNTOLD_X
+  }
+  return "unknown error";
+}
+
+inline constexpr std::uint32_t no_index = 0xFFFFFFFFu;
+
+/// Where an error happened. Unknown parts stay at their defaults.
+struct error_context {
+  std::uint32_t chunk_index = no_index;   // row in the chunk table
+  std::uint32_t chunk_type = 0;           // that row's chunkType (0 = n/a)
+  std::uint32_t record_index = no_index;  // row in the record table / mesh index
+  const char* field = nullptr;            // spec field name, e.g. "materialIndex"
+  std::uint64_t value = 0;                // the offending value, when one helps
+  bool has_value = false;
+};
+
+struct error {
+  errc code = errc::ok;
+  error_context context{};
+
+  [[nodiscard]] constexpr std::string_view name() const noexcept { return untold::name(code); }
+  [[nodiscard]] constexpr std::string_view rule_id() const noexcept { return untold::rule_id(code); }
+  [[nodiscard]] constexpr std::string_view message() const noexcept { return untold::message(code); }
+
+  /// "R-MESH-MATERIAL mesh_material: <message> (chunk 2, record 3, field materialIndex, value 7)"
+  [[nodiscard]] std::string describe() const {
+    std::string s;
+    s.append(rule_id()).append(" ").append(name()).append(": ").append(message());
+    std::string where;
+    auto add = [&where](std::string_view label, const std::string& v) {
+      where.append(where.empty() ? "" : ", ").append(label).append(" ").append(v);
+    };
+    if (context.chunk_index != no_index) add("chunk", std::to_string(context.chunk_index));
+    if (context.chunk_type != 0) add("type", std::to_string(context.chunk_type));
+    if (context.record_index != no_index) add("record", std::to_string(context.record_index));
+    if (context.field != nullptr) add("field", context.field);
+    if (context.has_value) add("value", std::to_string(context.value));
+    if (!where.empty()) s.append(" (").append(where).append(")");
+    return s;
+  }
+};
+
+/// Builds an error with context fields in spec order.
+[[nodiscard]] constexpr error make_error(errc code, error_context ctx = {}) noexcept { return error{code, ctx}; }
+
+/// Either a T or an error. Deliberately small: no exceptions, no RTTI.
+/// Accessing the value of a failed result is a precondition violation.
+template <class T>
+class [[nodiscard]] result {
+ public:
+  result(T value) noexcept(std::is_nothrow_move_constructible_v<T>) : value_(std::move(value)) {}  // NOLINT
+  result(error e) noexcept : error_(e) {}                                                           // NOLINT
+
+  [[nodiscard]] bool has_value() const noexcept { return value_.has_value(); }
+  explicit operator bool() const noexcept { return has_value(); }
+
+  [[nodiscard]] T& value() & noexcept { return *value_; }
+  [[nodiscard]] const T& value() const& noexcept { return *value_; }
+  [[nodiscard]] T&& value() && noexcept { return std::move(*value_); }
+  T& operator*() & noexcept { return *value_; }
+  const T& operator*() const& noexcept { return *value_; }
+  T&& operator*() && noexcept { return std::move(*value_); }
+  T* operator->() noexcept { return &*value_; }
+  const T* operator->() const noexcept { return &*value_; }
+
+  [[nodiscard]] const untold::error& error() const noexcept { return error_; }
+
+ private:
+  std::optional<T> value_;
+  untold::error error_{};
+};
+
+/// Success or an error.
+template <>
+class [[nodiscard]] result<void> {
+ public:
+  result() noexcept = default;
+  result(error e) noexcept : error_(e) {}  // NOLINT
+  [[nodiscard]] bool has_value() const noexcept { return error_.code == errc::ok; }
+  explicit operator bool() const noexcept { return has_value(); }
+  [[nodiscard]] const untold::error& error() const noexcept { return error_; }
+
+ private:
+  untold::error error_{};
+};
+
+using status = result<void>;
+
+}  // namespace untold
+
+/// Propagates the error of a status/result expression.
+#define UNTOLD_TRY(expr)                                        \
+  do {                                                          \
+    if (auto untold_try_status_ = (expr); !untold_try_status_) \
+      return untold_try_status_.error();                        \
+  } while (false)

@@ -1,0 +1,190 @@
+// untold/format.hpp - the fixed numbers of the .untold format (spec sections
+// 2 and 3): enumerations, sizes, the magic, and which chunks each file type
+// requires. Values are the ones the reference engine writes; never renumber.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace untold {
+
+/// "No reference" sentinel of every u32 index and string offset.
+inline constexpr std::uint32_t none = 0xFFFFFFFFu;
+
+inline constexpr std::array<std::uint8_t, 8> file_magic = {0x55, 0x4E, 0x54, 0x4F, 0x4C, 0x44, 0x00, 0x00};
+inline constexpr std::uint32_t header_size = 204;
+inline constexpr std::uint32_t chunk_entry_size = 40;
+inline constexpr std::uint32_t chunk_alignment = 16;
+inline constexpr std::uint32_t min_format_version = 1;
+inline constexpr std::uint32_t max_format_version = 4;
+inline constexpr std::uint32_t vertex_stride_pbr_static_v1 = 32;
+
+enum class file_type : std::uint32_t { tile = 1, lod = 2, hlod = 3, shared = 4, animation = 5 };
+
+enum class chunk_type : std::uint32_t {
+  string_table = 1,
+  entity_table = 2,
+  mesh_table = 3,
+  material_table = 4,
+  texture_table = 5,
+  vertex_data = 6,
+  index_data = 7,
+  skeleton_table = 8,
+  skeleton_joint_table = 9,
+  skin_table = 10,
+  skin_joint_mapping_table = 11,
+  animation_clip_table = 12,
+  animation_channel_table = 13,
+  translation_keyframe_table = 14,
+  rotation_keyframe_table = 15,
+  joint_index_data = 16,
+  joint_weight_data = 17,
+  edge_index_data = 18,
+  light_table = 19,
+  camera_table = 20,
+  color_management_table = 21,
+  color_grade_lut_table = 22,
+};
+
+/// Highest core chunk type the library knows; 23..0x7FFF are unknown core
+/// types, >= 0x8000 plugin chunks.
+inline constexpr std::uint32_t max_known_chunk_type = 22;
+inline constexpr std::uint32_t first_plugin_chunk_type = 0x8000;
+
+enum class compression : std::uint32_t { none = 0, lz4 = 1, zstd = 2 };
+enum class vertex_layout : std::uint32_t { pbr_static_v1 = 1 };
+enum class index_type : std::uint32_t { uint16 = 1, uint32 = 2 };
+
+enum class texture_format : std::uint32_t {
+  unknown = 0,
+  rgba8 = 1,
+  bc7 = 2,
+  bc5 = 3,
+  astc4x4 = 4,
+  astc5x5 = 5,
+  astc6x6 = 6,
+  astc8x8 = 7,
+  rgba16_float = 8,
+  r16_unorm = 9,
+};
+inline constexpr std::uint32_t max_texture_format = 9;
+
+namespace texture_flags {
+inline constexpr std::uint32_t srgb = 1u << 0;
+inline constexpr std::uint32_t normal_map = 1u << 1;
+inline constexpr std::uint32_t lut = 1u << 2;
+inline constexpr std::uint32_t height = 1u << 3;
+inline constexpr std::uint32_t emissive = 1u << 6;
+inline constexpr std::uint32_t occlusion = 1u << 7;
+}  // namespace texture_flags
+
+enum class texture_channel : std::uint32_t { r = 0, g = 1, b = 2, a = 3 };
+
+enum class light_type : std::uint32_t { directional = 1, point = 2, spot = 3, area = 4 };
+
+namespace light_flags {
+inline constexpr std::uint32_t casts_shadow = 1u << 0;
+inline constexpr std::uint32_t radiometric = 1u << 1;
+inline constexpr std::uint32_t custom_distance = 1u << 2;
+}  // namespace light_flags
+
+[[nodiscard]] constexpr bool is_known_file_type(std::uint32_t v) noexcept { return v >= 1 && v <= 5; }
+[[nodiscard]] constexpr bool is_known_compression(std::uint32_t v) noexcept { return v <= 2; }
+[[nodiscard]] constexpr bool is_known_chunk_type(std::uint32_t v) noexcept {
+  return v >= 1 && v <= max_known_chunk_type;
+}
+[[nodiscard]] constexpr bool is_plugin_chunk_type(std::uint32_t v) noexcept { return v >= first_plugin_chunk_type; }
+
+/// Bytes per index for a valid index type (0 for an invalid one).
+[[nodiscard]] constexpr std::uint32_t index_size(std::uint32_t type) noexcept {
+  return type == 1 ? 2u : type == 2 ? 4u : 0u;
+}
+
+/// Material record size for a format version (spec 3.3): 88, 88, 100, 108.
+[[nodiscard]] constexpr std::uint32_t material_record_size(std::uint32_t format_version) noexcept {
+  return format_version >= 4 ? 108u : format_version == 3 ? 100u : 88u;
+}
+
+[[nodiscard]] constexpr std::string_view chunk_type_name(std::uint32_t type) noexcept {
+  constexpr std::array<std::string_view, max_known_chunk_type + 1> names = {
+      "unknown",
+      "stringTable",
+      "entityTable",
+      "meshTable",
+      "materialTable",
+      "textureTable",
+      "vertexData",
+      "indexData",
+      "skeletonTable",
+      "skeletonJointTable",
+      "skinTable",
+      "skinJointMappingTable",
+      "animationClipTable",
+      "animationChannelTable",
+      "translationKeyframeTable",
+      "rotationKeyframeTable",
+      "jointIndexData",
+      "jointWeightData",
+      "edgeIndexData",
+      "lightTable",
+      "cameraTable",
+      "colorManagementTable",
+      "colorGradeLUTTable",
+  };
+  if (is_known_chunk_type(type)) return names[type];
+  return is_plugin_chunk_type(type) ? "plugin" : "unknown";
+}
+
+[[nodiscard]] constexpr std::string_view compression_name(std::uint32_t c) noexcept {
+  return c == 0 ? "none" : c == 1 ? "lz4" : c == 2 ? "zstd" : "unknown";
+}
+
+[[nodiscard]] constexpr std::string_view file_type_name(std::uint32_t t) noexcept {
+  constexpr std::array<std::string_view, 6> names = {"unknown", "tile", "lod", "hlod", "shared", "animation"};
+  return is_known_file_type(t) ? names[t] : names[0];
+}
+
+/// Record size of a record-table chunk type at a format version; 0 for raw data
+/// chunks (vertex/index/joint/edge data), unknown and plugin chunks.
+[[nodiscard]] constexpr std::uint32_t record_size_of_chunk(std::uint32_t type, std::uint32_t format_version) noexcept {
+  switch (type) {
+    case 2: return 136;  // entity
+    case 3: return 104;  // mesh
+    case 4: return material_record_size(format_version);
+    case 5: return 32;   // texture
+    case 8: return 24;   // skeleton
+    case 9: return 144;  // skeleton joint
+    case 10: return 48;  // skin
+    case 11: return 4;   // skin joint mapping
+    case 12: return 28;  // animation clip
+    case 13: return 28;  // animation channel
+    case 14: return 20;  // translation keyframe
+    case 15: return 20;  // rotation keyframe
+    case 19: return 176; // light
+    case 20: return 144; // camera
+    case 21: return 32;  // color management
+    case 22: return 32;  // color-grade LUT
+    default: return 0;
+  }
+}
+
+/// The chunk types a file type must contain (spec R-REQUIRED).
+[[nodiscard]] constexpr std::span<const chunk_type> required_chunks(file_type t) noexcept;
+
+namespace detail {
+inline constexpr std::array<chunk_type, 7> required_scene_chunks = {
+    chunk_type::string_table,  chunk_type::entity_table, chunk_type::mesh_table, chunk_type::material_table,
+    chunk_type::texture_table, chunk_type::vertex_data,  chunk_type::index_data};
+inline constexpr std::array<chunk_type, 5> required_animation_chunks = {
+    chunk_type::string_table, chunk_type::animation_clip_table, chunk_type::animation_channel_table,
+    chunk_type::translation_keyframe_table, chunk_type::rotation_keyframe_table};
+}  // namespace detail
+
+constexpr std::span<const chunk_type> required_chunks(file_type t) noexcept {
+  if (t == file_type::animation) return detail::required_animation_chunks;
+  return detail::required_scene_chunks;
+}
+
+}  // namespace untold
