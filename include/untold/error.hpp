@@ -165,7 +165,7 @@ template <class T>
 class [[nodiscard]] result {
  public:
   result(T value) noexcept(std::is_nothrow_move_constructible_v<T>) : value_(std::move(value)) {}  // NOLINT
-  result(error e) noexcept : error_(e) {}                                                           // NOLINT
+  result(untold::error e) noexcept : error_(e) {}                                                           // NOLINT
 
   [[nodiscard]] bool has_value() const noexcept { return value_.has_value(); }
   explicit operator bool() const noexcept { return has_value(); }
@@ -191,7 +191,7 @@ template <>
 class [[nodiscard]] result<void> {
  public:
   result() noexcept = default;
-  result(error e) noexcept : error_(e) {}  // NOLINT
+  result(untold::error e) noexcept : error_(e) {}  // NOLINT
   [[nodiscard]] bool has_value() const noexcept { return error_.code == errc::ok; }
   explicit operator bool() const noexcept { return has_value(); }
   [[nodiscard]] const untold::error& error() const noexcept { return error_; }

@@ -1,0 +1,137 @@
+// untold/asset.hpp - an opened, validated .untold file.
+//
+// An `asset` is what `untold::open` returns once every rule has passed. Its
+// accessors are infallible and bounds-safe: they only hand out ranges that
+// validation proved. It does not own the file bytes (keep the buffer or
+// mapped_file alive); it owns only the payloads it had to decompress.
+// Move-only, because its spans may point into its own storage.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "bytes.hpp"
+#include "format.hpp"
+#include "records.hpp"
+#include "view.hpp"
+
+namespace untold {
+
+class asset {
+ public:
+  asset() = default;
+  asset(const asset&) = delete;
+  asset& operator=(const asset&) = delete;
+  asset(asset&&) noexcept = default;
+  asset& operator=(asset&&) noexcept = default;
+
+  [[nodiscard]] const file_header& header() const noexcept { return header_; }
+  [[nodiscard]] std::uint32_t format_version() const noexcept { return header_.format_version; }
+  [[nodiscard]] untold::file_type file_type() const noexcept {
+    return static_cast<untold::file_type>(header_.file_type);
+  }
+
+  /// Every chunk table row, in table order (unknown core and plugin chunks too).
+  [[nodiscard]] std::span<const chunk_entry> chunks() const noexcept { return chunks_; }
+
+  /// The row index of a known core chunk type, or nullopt when absent.
+  [[nodiscard]] std::optional<std::uint32_t> find_chunk(chunk_type type) const noexcept {
+    const auto t = static_cast<std::uint32_t>(type);
+    if (t > max_known_chunk_type || chunk_by_type_[t] == none) return std::nullopt;
+    return chunk_by_type_[t];
+  }
+
+  /// The uncompressed payload of chunk row `chunk_index` (empty when out of
+  /// range or not loaded). Uncompressed chunks are views into the file bytes.
+  [[nodiscard]] byte_span payload(std::size_t chunk_index) const noexcept {
+    return chunk_index < payloads_.size() ? payloads_[chunk_index] : byte_span{};
+  }
+  /// The uncompressed payload of a core chunk type (empty when absent).
+  [[nodiscard]] byte_span payload(chunk_type type) const noexcept {
+    const auto row = find_chunk(type);
+    return row ? payload(*row) : byte_span{};
+  }
+  /// Whether chunk row `chunk_index` has its payload in memory (always true
+  /// for a whole-file open; byte-range loading fills payloads on demand).
+  [[nodiscard]] bool is_loaded(std::size_t chunk_index) const noexcept {
+    return chunk_index < loaded_.size() && loaded_[chunk_index] != 0;
+  }
+
+  /// Rows of the chunk table whose type the library does not interpret
+  /// (23..0x7FFF and plugin chunks >= 0x8000), in table order.
+  [[nodiscard]] std::vector<std::uint32_t> raw_chunks() const {
+    std::vector<std::uint32_t> rows;
+    for (std::uint32_t i = 0; i < chunks_.size(); ++i)
+      if (!is_known_chunk_type(chunks_[i].chunk_type)) rows.push_back(i);
+    return rows;
+  }
+
+  [[nodiscard]] string_table strings() const noexcept { return string_table(payload(chunk_type::string_table)); }
+  /// The string at a validated offset; "" for NONE.
+  [[nodiscard]] std::string_view string(std::uint32_t offset) const noexcept { return strings()[offset]; }
+
+  /// A typed view of a record table (empty when the chunk is absent).
+  template <class R>
+  [[nodiscard]] record_view<R> table() const noexcept {
+    return record_view<R>::make(payload(record_traits<R>::table), header_.format_version).value_or(record_view<R>{});
+  }
+  [[nodiscard]] record_view<entity_record> entities() const noexcept { return table<entity_record>(); }
+  [[nodiscard]] record_view<mesh_record> meshes() const noexcept { return table<mesh_record>(); }
+  [[nodiscard]] record_view<material_record> materials() const noexcept { return table<material_record>(); }
+  [[nodiscard]] record_view<texture_record> textures() const noexcept { return table<texture_record>(); }
+
+  /// A mesh's PBR_STATIC_V1 vertex bytes (vertexCount * 32). Empty when the
+  /// record's range is not inside VERTEX_DATA (never for a validated record)
+  /// or the chunk is not loaded. Safe for any record, even a made-up one.
+  [[nodiscard]] byte_span vertices(const mesh_record& mesh) const noexcept {
+    return slice(chunk_type::vertex_data, mesh.vertex_data_offset, mesh.vertex_data_size_bytes);
+  }
+  /// A mesh's index bytes (indexCount * index size, little-endian).
+  [[nodiscard]] byte_span indices(const mesh_record& mesh) const noexcept {
+    return slice(chunk_type::index_data, mesh.index_data_offset, mesh.index_data_size_bytes);
+  }
+  /// A mesh's edge index bytes (edgeIndexCount * index size); empty when none.
+  [[nodiscard]] byte_span edge_indices(const mesh_record& mesh) const noexcept {
+    const auto size = std::uint64_t{mesh.edge_index_count()} * index_size(mesh.index_type);
+    return slice(chunk_type::edge_index_data, mesh.edge_index_offset(), size);
+  }
+
+  /// The table row of the entity with this entityId, or nullopt.
+  [[nodiscard]] std::optional<std::uint32_t> entity_row(std::uint32_t entity_id) const noexcept {
+    const auto it = std::lower_bound(entity_rows_.begin(), entity_rows_.end(), std::pair{entity_id, 0u});
+    if (it == entity_rows_.end() || it->first != entity_id) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  [[nodiscard]] byte_span slice(chunk_type type, std::uint64_t offset, std::uint64_t size) const noexcept {
+    const byte_span chunk = payload(type);
+    const auto range = checked_range(offset, size, 1, chunk.size());
+    return range ? subspan(chunk, *range) : byte_span{};
+  }
+
+  friend class asset_loader;
+
+  file_header header_{};
+  std::vector<chunk_entry> chunks_;
+  std::vector<byte_span> payloads_;          // per row: uncompressed payload
+  std::vector<std::uint8_t> loaded_;         // per row: payload present
+  std::vector<std::vector<std::byte>> owned_;  // storage of decompressed payloads
+  std::array<std::uint32_t, max_known_chunk_type + 1> chunk_by_type_ = filled_none();
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> entity_rows_;  // (entityId, row), sorted
+
+  static constexpr std::array<std::uint32_t, max_known_chunk_type + 1> filled_none() noexcept {
+    std::array<std::uint32_t, max_known_chunk_type + 1> a{};
+    a.fill(none);
+    return a;
+  }
+};
+
+}  // namespace untold

@@ -1,0 +1,273 @@
+// untold/compression.hpp - chunk codecs (spec section 5, rule R-DECOMPRESS).
+//
+//   none (0): stored bytes are the payload.
+//   lz4  (1): one raw LZ4 block (no frame, no size prefix).
+//   zstd (2): exactly one standard zstd frame, nothing after it.
+//
+// Decoding is strict: a chunk must decode to exactly its declared
+// uncompressedSize AND consume exactly its compressedSize, otherwise it is
+// rejected with errc::decompress_failed. A codec this build was compiled
+// without (UNTOLD_HAS_LZ4 / UNTOLD_HAS_ZSTD not set or 0) reports
+// errc::compression_unsupported instead, so the header always compiles.
+//
+// R-LIMITS: decompress() writes into a buffer the caller sized from the
+// chunk's uncompressedSize; the caller checks its limits before allocating
+// it. Nothing here allocates in proportion to an untrusted size.
+#pragma once
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "bytes.hpp"
+#include "error.hpp"
+#include "format.hpp"
+
+#if defined(UNTOLD_HAS_LZ4) && UNTOLD_HAS_LZ4
+#define UNTOLD_DETAIL_LZ4 1
+#include <lz4.h>
+#include <lz4hc.h>
+#else
+#define UNTOLD_DETAIL_LZ4 0
+#endif
+
+#if defined(UNTOLD_HAS_ZSTD) && UNTOLD_HAS_ZSTD
+#define UNTOLD_DETAIL_ZSTD 1
+#include <zstd.h>
+#else
+#define UNTOLD_DETAIL_ZSTD 0
+#endif
+
+namespace untold {
+
+/// True when this build can decode and encode `method`. Unknown methods are
+/// never available.
+[[nodiscard]] constexpr bool compression_available(compression method) noexcept {
+  switch (method) {
+    case compression::none: return true;
+    case compression::lz4: return UNTOLD_DETAIL_LZ4 != 0;
+    case compression::zstd: return UNTOLD_DETAIL_ZSTD != 0;
+  }
+  return false;
+}
+
+namespace detail {
+
+[[nodiscard]] inline error codec_error(errc code, const char* field, std::uint64_t value) noexcept {
+  error_context ctx;
+  ctx.field = field;
+  ctx.value = value;
+  ctx.has_value = true;
+  return make_error(code, ctx);
+}
+
+[[nodiscard]] inline error unknown_method_error(errc code, compression method) noexcept {
+  return codec_error(code, "compressionType", static_cast<std::uint32_t>(method));
+}
+
+// Codec libraries are handed a real address even for empty spans: a null
+// pointer with size 0 is legal for std::span but not promised to be accepted
+// (or UB-free) by every C library version.
+inline constexpr std::byte empty_buffer_placeholder{};
+
+[[nodiscard]] inline const char* nonnull_src(byte_span s) noexcept {
+  return reinterpret_cast<const char*>(s.empty() ? &empty_buffer_placeholder : s.data());
+}
+[[nodiscard]] inline char* nonnull_dst(mutable_byte_span s, std::byte& scratch) noexcept {
+  return reinterpret_cast<char*>(s.empty() ? &scratch : s.data());
+}
+
+#if UNTOLD_DETAIL_ZSTD
+struct zstd_dctx_deleter {
+  void operator()(ZSTD_DCtx* ctx) const noexcept { ZSTD_freeDCtx(ctx); }
+};
+struct zstd_cctx_deleter {
+  void operator()(ZSTD_CCtx* ctx) const noexcept { ZSTD_freeCCtx(ctx); }
+};
+#endif
+
+}  // namespace detail
+
+/// Decodes chunks, keeping codec state (a zstd decompression context) alive
+/// between calls so decoding many chunks does not pay a context allocation
+/// each time. Not thread-safe: use one per thread (the free function
+/// untold::decompress() does exactly that). Move-only.
+class decompressor {
+ public:
+  decompressor() noexcept = default;
+  decompressor(decompressor&&) noexcept = default;
+  decompressor& operator=(decompressor&&) noexcept = default;
+  decompressor(const decompressor&) = delete;
+  decompressor& operator=(const decompressor&) = delete;
+  ~decompressor() = default;
+
+  /// Decodes `stored` (a chunk's compressedSize bytes) into `out`, whose size
+  /// is the chunk's declared uncompressedSize. Succeeds only when the codec
+  /// produces exactly out.size() bytes from exactly stored.size() bytes.
+  /// Preconditions: `out` does not overlap `stored`. On failure the contents
+  /// of `out` are unspecified.
+  /// Errors: decompress_failed (corrupt data, size mismatch, trailing bytes,
+  /// sizes beyond the codec API), raw_size_mismatch (none with different
+  /// sizes, R-RAW-SIZE), unknown_compression, compression_unsupported.
+  /// Safe on untrusted input: never reads or writes outside the two spans.
+  [[nodiscard]] status decompress(compression method, byte_span stored, mutable_byte_span out) noexcept {
+    switch (method) {
+      case compression::none:
+        if (stored.size() != out.size()) return detail::codec_error(errc::raw_size_mismatch, "compressedSize", stored.size());
+        if (!out.empty()) std::memcpy(out.data(), stored.data(), out.size());
+        return {};
+      case compression::lz4:
+        return decode_lz4(stored, out);
+      case compression::zstd:
+        return decode_zstd(stored, out);
+    }
+    return detail::unknown_method_error(errc::unknown_compression, method);
+  }
+
+ private:
+  static status decode_lz4([[maybe_unused]] byte_span stored, [[maybe_unused]] mutable_byte_span out) noexcept {
+#if UNTOLD_DETAIL_LZ4
+    // The LZ4 block API counts in int.
+    if (stored.size() > static_cast<std::size_t>(INT_MAX))
+      return detail::codec_error(errc::decompress_failed, "compressedSize", stored.size());
+    if (out.size() > static_cast<std::size_t>(INT_MAX))
+      return detail::codec_error(errc::decompress_failed, "uncompressedSize", out.size());
+    // Why LZ4_decompress_safe alone proves "exactly stored.size() consumed":
+    // its compressedSize argument is documented as "the exact complete size of
+    // the compressed block", and the decoder's only successful exit is the
+    // final literal run, which it accepts only if that run ends exactly at
+    // src + compressedSize ("input must be consumed"); a block followed by
+    // trailing bytes therefore fails. The returned count then proves the
+    // output size (dstCapacity is only an upper bound, so a short decode
+    // returns less than out.size()). tests/unit/test_compression.cpp checks
+    // both directions (truncated and trailing-garbage blocks).
+    // (LZ4_decompress_safe_partial would not do: it may stop early.)
+    if (stored.empty()) return detail::codec_error(errc::decompress_failed, "compressedSize", 0);
+    std::byte scratch{};
+    const int produced = LZ4_decompress_safe(detail::nonnull_src(stored), detail::nonnull_dst(out, scratch),
+                                             static_cast<int>(stored.size()), static_cast<int>(out.size()));
+    if (produced < 0) return detail::codec_error(errc::decompress_failed, "compressedSize", stored.size());
+    if (static_cast<std::size_t>(produced) != out.size())
+      return detail::codec_error(errc::decompress_failed, "uncompressedSize", out.size());
+    return {};
+#else
+    return detail::unknown_method_error(errc::compression_unsupported, compression::lz4);
+#endif
+  }
+
+  status decode_zstd([[maybe_unused]] byte_span stored, [[maybe_unused]] mutable_byte_span out) noexcept {
+#if UNTOLD_DETAIL_ZSTD
+    // Only a standard frame: this rejects skippable frames (which zstd would
+    // happily "decode" to nothing) and legacy formats some builds still read.
+    const auto magic = load_le<std::uint32_t>(stored, 0);
+    if (!magic || *magic != ZSTD_MAGICNUMBER)
+      return detail::codec_error(errc::decompress_failed, "compressedSize", stored.size());
+    const unsigned long long declared = ZSTD_getFrameContentSize(stored.data(), stored.size());
+    if (declared == ZSTD_CONTENTSIZE_ERROR)
+      return detail::codec_error(errc::decompress_failed, "compressedSize", stored.size());
+    if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != out.size())
+      return detail::codec_error(errc::decompress_failed, "uncompressedSize", declared);
+    // Exactly one frame spanning all stored bytes: no second frame, no tail.
+    const std::size_t frame_size = ZSTD_findFrameCompressedSize(stored.data(), stored.size());
+    if (ZSTD_isError(frame_size) || frame_size != stored.size())
+      return detail::codec_error(errc::decompress_failed, "compressedSize", stored.size());
+    if (!zstd_) zstd_.reset(ZSTD_createDCtx());
+    // Allocation failure is not the file's fault, but there is nothing else
+    // to report it as here; the context field names the cause.
+    if (!zstd_) return detail::codec_error(errc::decompress_failed, "ZSTD_createDCtx", 0);
+    std::byte scratch{};
+    const std::size_t produced =
+        ZSTD_decompressDCtx(zstd_.get(), detail::nonnull_dst(out, scratch), out.size(), stored.data(), stored.size());
+    if (ZSTD_isError(produced)) return detail::codec_error(errc::decompress_failed, "compressedSize", stored.size());
+    if (produced != out.size()) return detail::codec_error(errc::decompress_failed, "uncompressedSize", out.size());
+    return {};
+#else
+    return detail::unknown_method_error(errc::compression_unsupported, compression::zstd);
+#endif
+  }
+
+#if UNTOLD_DETAIL_ZSTD
+  std::unique_ptr<ZSTD_DCtx, detail::zstd_dctx_deleter> zstd_;  // created on first zstd chunk
+#endif
+};
+
+/// decompressor::decompress() through a per-thread decompressor, so callers
+/// get context reuse without managing one. Same contract: `out.size()` is the
+/// declared uncompressedSize; succeeds only on an exact decode.
+/// Safe on untrusted input; thread-safe.
+[[nodiscard]] inline status decompress(compression method, byte_span stored, mutable_byte_span out) noexcept {
+  thread_local decompressor per_thread;
+  return per_thread.decompress(method, stored, out);
+}
+
+/// Compresses `raw` into a new buffer as the format stores it:
+///   none -> a copy (level ignored);
+///   lz4  -> a raw block: level <= 0 uses LZ4_compress_default, level > 0
+///           uses LZ4HC at that level (the library caps it at its maximum);
+///   zstd -> one frame declaring its content size, no checksum (the file's
+///           contentHash covers integrity); level 0 = zstd's default, out of
+///           range levels are clamped by zstd.
+/// Output is deterministic for a given codec library version and level.
+/// Does not apply the writer's "keep only if smaller" rule.
+/// Errors: encode_failed (codec failure, lz4 input above LZ4_MAX_INPUT_SIZE),
+/// compression_unsupported (codec compiled out), invalid_argument (unknown
+/// method). `raw` is trusted writer input (any bytes are fine).
+[[nodiscard]] inline result<std::vector<std::byte>> compress(compression method, [[maybe_unused]] int level,
+                                                             byte_span raw) {
+  switch (method) {
+    case compression::none:
+      return std::vector<std::byte>(raw.begin(), raw.end());
+    case compression::lz4: {
+#if UNTOLD_DETAIL_LZ4
+      if (raw.size() > static_cast<std::size_t>(LZ4_MAX_INPUT_SIZE))
+        return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
+      const int src_size = static_cast<int>(raw.size());
+      const int bound = LZ4_compressBound(src_size);
+      if (bound <= 0) return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
+      std::vector<std::byte> out(static_cast<std::size_t>(bound));
+      char* dst = reinterpret_cast<char*>(out.data());
+      const int written = level <= 0 ? LZ4_compress_default(detail::nonnull_src(raw), dst, src_size, bound)
+                                     : LZ4_compress_HC(detail::nonnull_src(raw), dst, src_size, bound, level);
+      if (written <= 0) return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
+      out.resize(static_cast<std::size_t>(written));
+      return out;
+#else
+      return detail::unknown_method_error(errc::compression_unsupported, method);
+#endif
+    }
+    case compression::zstd: {
+#if UNTOLD_DETAIL_ZSTD
+      const std::unique_ptr<ZSTD_CCtx, detail::zstd_cctx_deleter> cctx(ZSTD_createCCtx());
+      if (!cctx) return detail::codec_error(errc::encode_failed, "ZSTD_createCCtx", 0);
+      // Every parameter that affects the bytes is set explicitly, so the
+      // output does not depend on library defaults changing (threads would
+      // also make it depend on timing).
+      if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level)) ||
+          ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1)) ||
+          ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0)) ||
+          ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_dictIDFlag, 0)) ||
+          ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_nbWorkers, 0)))
+        return detail::codec_error(errc::encode_failed, "level", static_cast<std::uint64_t>(level));
+      const std::size_t bound = ZSTD_compressBound(raw.size());
+      if (ZSTD_isError(bound)) return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
+      std::vector<std::byte> out(bound);
+      const std::size_t written =
+          ZSTD_compress2(cctx.get(), out.data(), out.size(), detail::nonnull_src(raw), raw.size());
+      if (ZSTD_isError(written)) return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
+      out.resize(written);
+      // The format's readers rely on a declared size; prove it is there.
+      if (ZSTD_getFrameContentSize(out.data(), out.size()) != raw.size())
+        return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
+      return out;
+#else
+      return detail::unknown_method_error(errc::compression_unsupported, method);
+#endif
+    }
+  }
+  return detail::unknown_method_error(errc::invalid_argument, method);
+}
+
+}  // namespace untold

@@ -1,0 +1,276 @@
+// untold/hash.hpp - SHA-256 for the file's contentHash (spec section 5, R-HASH).
+//
+// `sha256` goes through OpenSSL's EVP interface when the build has it
+// (UNTOLD_HAS_OPENSSL=1), which picks the CPU's SHA extensions; otherwise it
+// falls back to `sha256_portable`, a plain implementation of FIPS 180-4 in
+// this header. The portable one is always compiled, so tests can compare the
+// two on the same inputs.
+//
+//   untold::sha256 h;
+//   h.update(chunk_a);
+//   h.update(chunk_b);
+//   untold::result<untold::sha256_digest> d = h.finish();
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "bytes.hpp"
+#include "error.hpp"
+
+#if defined(UNTOLD_HAS_OPENSSL) && UNTOLD_HAS_OPENSSL
+#define UNTOLD_DETAIL_OPENSSL 1
+#include <openssl/evp.h>
+#else
+#define UNTOLD_DETAIL_OPENSSL 0
+#endif
+
+namespace untold {
+
+using sha256_digest = std::array<std::uint8_t, 32>;
+
+/// True when `sha256` is backed by OpenSSL in this build.
+inline constexpr bool sha256_uses_openssl = UNTOLD_DETAIL_OPENSSL != 0;
+
+/// Lower-case hex of a digest (64 characters).
+[[nodiscard]] inline std::string to_hex(const sha256_digest& digest) {
+  constexpr char digits[] = "0123456789abcdef";
+  std::string s;
+  s.reserve(64);
+  for (const std::uint8_t b : digest) {
+    s.push_back(digits[b >> 4]);
+    s.push_back(digits[b & 0xF]);
+  }
+  return s;
+}
+
+/// SHA-256 written from FIPS 180-4 (section 6.2), with no dependencies.
+/// Incremental: update() any number of times, then finish(). Slower than the
+/// OpenSSL path; used when OpenSSL is absent and as a cross-check in tests.
+/// Safe on untrusted input (any bytes, any length below 2^61 bytes).
+class sha256_portable {
+ public:
+  sha256_portable() noexcept { reset(); }
+
+  /// Discards everything hashed so far.
+  void reset() noexcept {
+    state_ = initial_state;
+    buffered_ = 0;
+    total_bytes_ = 0;
+  }
+
+  /// Appends `data` to the message.
+  void update(byte_span data) noexcept {
+    if (data.empty()) return;  // also keeps a null data() away from memcpy
+    const std::byte* p = data.data();
+    std::size_t n = data.size();
+    total_bytes_ += n;
+    if (buffered_ != 0) {
+      const std::size_t take = n < block_size - buffered_ ? n : block_size - buffered_;
+      std::memcpy(buffer_.data() + buffered_, p, take);
+      buffered_ += take;
+      p += take;
+      n -= take;
+      if (buffered_ < block_size) return;
+      compress_block(buffer_.data());
+      buffered_ = 0;
+    }
+    // Whole blocks straight from the input, no copy.
+    for (; n >= block_size; p += block_size, n -= block_size) compress_block(p);
+    if (n != 0) std::memcpy(buffer_.data(), p, n);
+    buffered_ = n;
+  }
+
+  /// The digest of everything since construction or the last finish()/reset();
+  /// the object then starts a new, empty message.
+  [[nodiscard]] sha256_digest finish() noexcept {
+    // Padding (5.1.1): 0x80, zeros up to 56 mod 64, then the bit length as a
+    // big-endian 64-bit value.
+    const std::uint64_t bit_length = total_bytes_ * 8;
+    buffer_[buffered_++] = std::byte{0x80};
+    if (buffered_ > block_size - 8) {
+      std::memset(buffer_.data() + buffered_, 0, block_size - buffered_);
+      compress_block(buffer_.data());
+      buffered_ = 0;
+    }
+    std::memset(buffer_.data() + buffered_, 0, block_size - 8 - buffered_);
+    for (std::size_t i = 0; i < 8; ++i)
+      buffer_[block_size - 1 - i] = static_cast<std::byte>((bit_length >> (8 * i)) & 0xFFu);
+    compress_block(buffer_.data());
+
+    sha256_digest out{};
+    for (std::size_t i = 0; i < 8; ++i) {
+      out[4 * i + 0] = static_cast<std::uint8_t>(state_[i] >> 24);
+      out[4 * i + 1] = static_cast<std::uint8_t>(state_[i] >> 16);
+      out[4 * i + 2] = static_cast<std::uint8_t>(state_[i] >> 8);
+      out[4 * i + 3] = static_cast<std::uint8_t>(state_[i]);
+    }
+    reset();
+    return out;
+  }
+
+ private:
+  static constexpr std::size_t block_size = 64;
+
+  // 5.3.3: first 32 bits of the fractional parts of the square roots of the
+  // first eight primes.
+  static constexpr std::array<std::uint32_t, 8> initial_state = {
+      0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au, 0x510e527fu, 0x9b05688cu, 0x1f83d9abu, 0x5be0cd19u};
+
+  // 4.2.2: first 32 bits of the fractional parts of the cube roots of the
+  // first sixty-four primes.
+  static constexpr std::array<std::uint32_t, 64> round_constants = {
+      0x428a2f98u, 0x71374491u, 0xb5c0fbcfu, 0xe9b5dba5u, 0x3956c25bu, 0x59f111f1u, 0x923f82a4u, 0xab1c5ed5u,
+      0xd807aa98u, 0x12835b01u, 0x243185beu, 0x550c7dc3u, 0x72be5d74u, 0x80deb1feu, 0x9bdc06a7u, 0xc19bf174u,
+      0xe49b69c1u, 0xefbe4786u, 0x0fc19dc6u, 0x240ca1ccu, 0x2de92c6fu, 0x4a7484aau, 0x5cb0a9dcu, 0x76f988dau,
+      0x983e5152u, 0xa831c66du, 0xb00327c8u, 0xbf597fc7u, 0xc6e00bf3u, 0xd5a79147u, 0x06ca6351u, 0x14292967u,
+      0x27b70a85u, 0x2e1b2138u, 0x4d2c6dfcu, 0x53380d13u, 0x650a7354u, 0x766a0abbu, 0x81c2c92eu, 0x92722c85u,
+      0xa2bfe8a1u, 0xa81a664bu, 0xc24b8b70u, 0xc76c51a3u, 0xd192e819u, 0xd6990624u, 0xf40e3585u, 0x106aa070u,
+      0x19a4c116u, 0x1e376c08u, 0x2748774cu, 0x34b0bcb5u, 0x391c0cb3u, 0x4ed8aa4au, 0x5b9cca4fu, 0x682e6ff3u,
+      0x748f82eeu, 0x78a5636fu, 0x84c87814u, 0x8cc70208u, 0x90befffau, 0xa4506cebu, 0xbef9a3f7u, 0xc67178f2u};
+
+  // 6.2.2: one block of the hash computation.
+  void compress_block(const std::byte* block) noexcept {
+    std::array<std::uint32_t, 64> w;  // message schedule
+    for (std::size_t t = 0; t < 16; ++t) {
+      w[t] = (std::to_integer<std::uint32_t>(block[4 * t]) << 24) |
+             (std::to_integer<std::uint32_t>(block[4 * t + 1]) << 16) |
+             (std::to_integer<std::uint32_t>(block[4 * t + 2]) << 8) | std::to_integer<std::uint32_t>(block[4 * t + 3]);
+    }
+    for (std::size_t t = 16; t < 64; ++t) {
+      const std::uint32_t s0 = std::rotr(w[t - 15], 7) ^ std::rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
+      const std::uint32_t s1 = std::rotr(w[t - 2], 17) ^ std::rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
+      w[t] = s1 + w[t - 7] + s0 + w[t - 16];
+    }
+    std::uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
+    std::uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
+    for (std::size_t t = 0; t < 64; ++t) {
+      const std::uint32_t big_s1 = std::rotr(e, 6) ^ std::rotr(e, 11) ^ std::rotr(e, 25);
+      const std::uint32_t ch = (e & f) ^ (~e & g);
+      const std::uint32_t t1 = h + big_s1 + ch + round_constants[t] + w[t];
+      const std::uint32_t big_s0 = std::rotr(a, 2) ^ std::rotr(a, 13) ^ std::rotr(a, 22);
+      const std::uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
+      const std::uint32_t t2 = big_s0 + maj;
+      h = g;
+      g = f;
+      f = e;
+      e = d + t1;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2;
+    }
+    state_[0] += a;
+    state_[1] += b;
+    state_[2] += c;
+    state_[3] += d;
+    state_[4] += e;
+    state_[5] += f;
+    state_[6] += g;
+    state_[7] += h;
+  }
+
+  std::array<std::uint32_t, 8> state_{};
+  std::array<std::byte, block_size> buffer_{};
+  std::size_t buffered_ = 0;
+  std::uint64_t total_bytes_ = 0;
+};
+
+/// One-shot portable SHA-256 of `data`. Safe on untrusted input.
+[[nodiscard]] inline sha256_digest sha256_portable_of(byte_span data) noexcept {
+  sha256_portable h;
+  h.update(data);
+  return h.finish();
+}
+
+/// Incremental SHA-256: OpenSSL EVP when available, else sha256_portable.
+/// Errors inside OpenSSL (context allocation, init, update) are remembered
+/// and reported by finish() as errc::encode_failed; nothing throws.
+/// Move-only; a moved-from object may only be assigned to or destroyed.
+/// Not thread-safe.
+/// Safe on untrusted input.
+class sha256 {
+ public:
+  sha256() noexcept {
+#if UNTOLD_DETAIL_OPENSSL
+    ctx_ = EVP_MD_CTX_new();
+    ok_ = ctx_ != nullptr && EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) == 1;
+#endif
+  }
+  sha256(sha256&& other) noexcept { swap(other); }
+  sha256& operator=(sha256&& other) noexcept {
+    if (this != &other) {
+      sha256 tmp(static_cast<sha256&&>(other));
+      swap(tmp);
+    }
+    return *this;
+  }
+  sha256(const sha256&) = delete;
+  sha256& operator=(const sha256&) = delete;
+  ~sha256() {
+#if UNTOLD_DETAIL_OPENSSL
+    EVP_MD_CTX_free(ctx_);  // accepts null
+#endif
+  }
+
+  /// Appends `data` to the message.
+  void update(byte_span data) noexcept {
+    if (!ok_ || data.empty()) return;
+#if UNTOLD_DETAIL_OPENSSL
+    ok_ = EVP_DigestUpdate(ctx_, data.data(), data.size()) == 1;
+#else
+    portable_.update(data);
+#endif
+  }
+
+  /// The digest of everything since construction or the last finish(); the
+  /// object then starts a new, empty message. Fails with encode_failed when
+  /// OpenSSL failed at any point (the object stays unusable afterwards).
+  [[nodiscard]] result<sha256_digest> finish() noexcept {
+    if (!ok_) return make_error(errc::encode_failed);
+#if UNTOLD_DETAIL_OPENSSL
+    sha256_digest out{};
+    unsigned int length = 0;
+    ok_ = EVP_DigestFinal_ex(ctx_, out.data(), &length) == 1 && length == out.size();
+    if (!ok_) return make_error(errc::encode_failed);
+    // Restart for the next message; a failure shows at the next finish().
+    ok_ = EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) == 1;
+    return out;
+#else
+    return portable_.finish();
+#endif
+  }
+
+ private:
+  void swap(sha256& other) noexcept {
+    std::swap(ok_, other.ok_);
+#if UNTOLD_DETAIL_OPENSSL
+    std::swap(ctx_, other.ctx_);
+#else
+    std::swap(portable_, other.portable_);
+#endif
+  }
+
+#if UNTOLD_DETAIL_OPENSSL
+  EVP_MD_CTX* ctx_ = nullptr;
+  bool ok_ = false;
+#else
+  sha256_portable portable_{};
+  bool ok_ = true;
+#endif
+};
+
+/// One-shot SHA-256 of `data` (OpenSSL when available). Safe on untrusted
+/// input. Fails only with encode_failed when OpenSSL fails.
+[[nodiscard]] inline result<sha256_digest> sha256_of(byte_span data) noexcept {
+  sha256 h;
+  h.update(data);
+  return h.finish();
+}
+
+}  // namespace untold

@@ -1,0 +1,285 @@
+// untold/reader.hpp - open a .untold file: parse, validate, expose.
+//
+//   auto file = untold::mapped_file::open("tile.untold");      // or any span
+//   if (!file) return fail(file.error());
+//   auto a = untold::open(file->bytes());                       // validates
+//   if (!a) { puts(a.error().describe().c_str()); return; }     // R-... id
+//   for (const untold::mesh_record& m : a->meshes())
+//     upload(a->vertices(m), a->indices(m), m.index_type);
+//
+// Stages (each rule is enforced in exactly one place, named by its R- id):
+//   parse_header      R-MAGIC R-TRUNC-HEADER R-VERSION R-HEADER-SIZE
+//                     R-FILE-TYPE R-VERTEX-LAYOUT
+//   parse_chunk_table R-TRUNC-TABLE R-LIMITS R-COMPRESSION R-ALIGN
+//                     R-RAW-SIZE R-CHUNK-RANGE R-DUP-CHUNK R-REQUIRED
+//                     R-TABLE-SIZE R-HEADER-COUNTS
+//   verify_content_hash (content_hash.hpp)   R-HASH
+//   load payloads (compression.hpp)          R-DECOMPRESS
+//   index_entities    R-ENTITY-ID
+//   validate_records  (validate.hpp) R-STRING .. R-TEXTURE-FORMAT
+//   validate_deep     (validate.hpp, opt-in) R-INDEX-VALUE R-FINITE R-BOUNDS
+//
+// Every function here is safe on untrusted input.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "asset.hpp"
+#include "bytes.hpp"
+#include "compression.hpp"
+#include "content_hash.hpp"
+#include "error.hpp"
+#include "format.hpp"
+#include "records.hpp"
+#include "validate.hpp"
+
+namespace untold {
+
+/// Caps on what a file may make the reader do. Defaults suit a streamed game
+/// tile; raise them for offline tools.
+struct reader_limits {
+  std::uint32_t max_chunks = 1024;                           // rows in the chunk table
+  std::uint64_t max_chunk_bytes = std::uint64_t{1} << 30;    // one chunk's decompressed size
+  std::uint64_t max_total_bytes = std::uint64_t{4} << 30;    // all decompressed chunks together
+  std::uint32_t max_records = std::uint32_t{1} << 24;        // records in one table
+};
+
+struct open_options {
+  reader_limits limits{};
+  /// Check a non-zero contentHash (R-HASH).
+  bool verify_hash = true;
+  /// Run the deep checks R-INDEX-VALUE, R-FINITE, R-BOUNDS (linear in geometry).
+  bool deep_checks = false;
+  /// Accept headerSize != 204 (the chunk table still starts at byte 204).
+  bool relaxed_header_size = false;
+};
+
+// ---- header ---------------------------------------------------------------------
+
+/// Decodes and checks the 204-byte header at the start of `bytes`.
+inline result<file_header> parse_header(byte_span bytes, const open_options& options = {}) {
+  // R-MAGIC comes first; a buffer too short to hold all 8 magic bytes is a
+  // magic error only if the bytes it does hold already differ.
+  if (bytes.empty()) return make_error(errc::truncated_header, {.value = 0, .has_value = true});
+  const std::size_t magic_bytes = std::min<std::size_t>(bytes.size(), file_magic.size());
+  if (std::memcmp(bytes.data(), file_magic.data(), magic_bytes) != 0)
+    return make_error(errc::bad_magic, {.field = "magic"});
+  if (bytes.size() < header_size)  // R-TRUNC-HEADER
+    return make_error(errc::truncated_header, {.value = bytes.size(), .has_value = true});
+  const file_header h = codec<file_header>::decode(bytes);
+  if (h.format_version < min_format_version || h.format_version > max_format_version)  // R-VERSION
+    return make_error(errc::unsupported_version, {.field = "formatVersion", .value = h.format_version, .has_value = true});
+  if (h.header_size != header_size && !options.relaxed_header_size)  // R-HEADER-SIZE
+    return make_error(errc::bad_header_size, {.field = "headerSize", .value = h.header_size, .has_value = true});
+  if (!is_known_file_type(h.file_type))  // R-FILE-TYPE
+    return make_error(errc::unknown_file_type, {.field = "fileType", .value = h.file_type, .has_value = true});
+  if (h.vertex_layout != static_cast<std::uint32_t>(vertex_layout::pbr_static_v1))  // R-VERTEX-LAYOUT
+    return make_error(errc::unknown_vertex_layout,
+                      {.field = "vertexLayout", .value = h.vertex_layout, .has_value = true});
+  return h;
+}
+
+// ---- chunk table ----------------------------------------------------------------
+
+/// Byte range of the chunk table for a header: [204, 204 + 40 * chunkCount).
+[[nodiscard]] inline byte_range chunk_table_range(const file_header& h) noexcept {
+  return byte_range{header_size, std::uint64_t{h.chunk_count} * chunk_entry_size};
+}
+
+namespace detail {
+inline error chunk_error(errc code, std::uint32_t row, const chunk_entry& c, const char* field,
+                         std::uint64_t value) noexcept {
+  return make_error(code, {.chunk_index = row, .chunk_type = c.chunk_type, .field = field, .value = value,
+                           .has_value = true});
+}
+}  // namespace detail
+
+/// Decodes the chunk table from `prefix` (the file's first bytes, at least up
+/// to the end of the table) and checks every directory rule against the whole
+/// file's size `file_size`.
+inline result<std::vector<chunk_entry>> parse_chunk_table(const file_header& h, byte_span prefix,
+                                                          std::uint64_t file_size, const open_options& options = {}) {
+  const reader_limits& limits = options.limits;
+  const byte_range table = chunk_table_range(h);
+  if (table.end() > file_size)  // R-TRUNC-TABLE
+    return make_error(errc::truncated_table, {.field = "chunkCount", .value = h.chunk_count, .has_value = true});
+  if (h.chunk_count > limits.max_chunks)  // R-LIMITS
+    return make_error(errc::limit_exceeded, {.field = "chunkCount", .value = h.chunk_count, .has_value = true});
+  if (table.end() > prefix.size())
+    return make_error(errc::range_missing, {.field = "chunkTable", .value = table.end(), .has_value = true});
+
+  std::vector<chunk_entry> chunks(h.chunk_count);
+  for (std::uint32_t row = 0; row < h.chunk_count; ++row)
+    chunks[row] = codec<chunk_entry>::decode(prefix.subspan(table.offset + std::size_t{row} * chunk_entry_size));
+
+  std::uint64_t total_decoded = 0;
+  std::array<std::uint32_t, max_known_chunk_type + 1> row_of_type{};
+  row_of_type.fill(none);
+  for (std::uint32_t row = 0; row < h.chunk_count; ++row) {
+    const chunk_entry& c = chunks[row];
+    if (!is_known_compression(c.compression_type))  // R-COMPRESSION
+      return detail::chunk_error(errc::unknown_compression, row, c, "compressionType", c.compression_type);
+    if (c.file_offset % chunk_alignment != 0)  // R-ALIGN
+      return detail::chunk_error(errc::misaligned_chunk, row, c, "fileOffset", c.file_offset);
+    if (c.compression_type == static_cast<std::uint32_t>(compression::none) &&
+        c.compressed_size != c.uncompressed_size)  // R-RAW-SIZE
+      return detail::chunk_error(errc::raw_size_mismatch, row, c, "compressedSize", c.compressed_size);
+    if (!checked_range(c.file_offset, c.compressed_size, 1, file_size) ||
+        (c.compressed_size != 0 && c.file_offset < table.end()))  // R-CHUNK-RANGE
+      return detail::chunk_error(errc::chunk_out_of_range, row, c, "fileOffset", c.file_offset);
+    if (c.compression_type != static_cast<std::uint32_t>(compression::none)) {  // R-LIMITS
+      if (c.uncompressed_size > limits.max_chunk_bytes)
+        return detail::chunk_error(errc::limit_exceeded, row, c, "uncompressedSize", c.uncompressed_size);
+      total_decoded += c.uncompressed_size;  // each term <= max_chunk_bytes, count <= 2^32: no overflow
+      if (total_decoded > limits.max_total_bytes)
+        return detail::chunk_error(errc::limit_exceeded, row, c, "uncompressedSize", total_decoded);
+    }
+    if (is_known_chunk_type(c.chunk_type)) {
+      if (row_of_type[c.chunk_type] != none)  // R-DUP-CHUNK
+        return detail::chunk_error(errc::duplicate_chunk, row, c, "chunkType", c.chunk_type);
+      row_of_type[c.chunk_type] = row;
+    }
+  }
+
+  // R-CHUNK-RANGE (overlap): sort the non-empty chunks by offset, then each must
+  // start at or after the end of the previous one.
+  std::vector<std::uint32_t> by_offset;
+  for (std::uint32_t row = 0; row < h.chunk_count; ++row)
+    if (chunks[row].compressed_size != 0) by_offset.push_back(row);
+  std::sort(by_offset.begin(), by_offset.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return chunks[a].file_offset != chunks[b].file_offset ? chunks[a].file_offset < chunks[b].file_offset : a < b;
+  });
+  for (std::size_t i = 1; i < by_offset.size(); ++i) {
+    const chunk_entry& prev = chunks[by_offset[i - 1]];
+    const chunk_entry& c = chunks[by_offset[i]];
+    if (c.file_offset < prev.file_offset + prev.compressed_size)
+      return detail::chunk_error(errc::chunk_out_of_range, by_offset[i], c, "fileOffset", c.file_offset);
+  }
+
+  // R-REQUIRED
+  for (const chunk_type required : required_chunks(static_cast<file_type>(h.file_type))) {
+    if (row_of_type[static_cast<std::uint32_t>(required)] == none)
+      return make_error(errc::missing_required_chunk, {.chunk_type = static_cast<std::uint32_t>(required),
+                                                       .field = "chunkType"});
+  }
+
+  // R-TABLE-SIZE, then R-LIMITS on record counts.
+  for (std::uint32_t row = 0; row < h.chunk_count; ++row) {
+    const chunk_entry& c = chunks[row];
+    const std::uint32_t record_size = record_size_of_chunk(c.chunk_type, h.format_version);
+    if (record_size == 0) continue;
+    if (c.uncompressed_size != std::uint64_t{c.element_count} * record_size)
+      return detail::chunk_error(errc::table_size_mismatch, row, c, "uncompressedSize", c.uncompressed_size);
+    if (c.element_count > limits.max_records)
+      return detail::chunk_error(errc::limit_exceeded, row, c, "elementCount", c.element_count);
+  }
+
+  // R-HEADER-COUNTS: an absent table counts as zero records.
+  const auto count_of = [&](chunk_type t) -> std::uint32_t {
+    const std::uint32_t row = row_of_type[static_cast<std::uint32_t>(t)];
+    return row == none ? 0 : chunks[row].element_count;
+  };
+  const struct {
+    std::uint32_t header_value;
+    chunk_type table;
+    const char* field;
+  } counts[] = {{h.mesh_count, chunk_type::mesh_table, "meshCount"},
+                {h.material_count, chunk_type::material_table, "materialCount"},
+                {h.texture_ref_count, chunk_type::texture_table, "textureRefCount"},
+                {h.entity_count, chunk_type::entity_table, "entityCount"}};
+  for (const auto& c : counts)
+    if (c.header_value != count_of(c.table))
+      return make_error(errc::header_count_mismatch, {.chunk_index = row_of_type[static_cast<std::uint32_t>(c.table)],
+                                                      .chunk_type = static_cast<std::uint32_t>(c.table),
+                                                      .field = c.field, .value = c.header_value, .has_value = true});
+  return chunks;
+}
+
+// ---- assembling an asset ------------------------------------------------------------
+
+/// Builds an asset stage by stage. The whole-file `open` below and the
+/// byte-range loader (ranges.hpp) share it, so both run the same rules.
+class asset_loader {
+ public:
+  /// Stage 1: header + chunk table from the file's first bytes.
+  static result<asset> from_directory(byte_span prefix, std::uint64_t file_size, const open_options& options) {
+    auto header = parse_header(prefix, options);
+    if (!header) return header.error();
+    auto chunks = parse_chunk_table(*header, prefix, file_size, options);
+    if (!chunks) return chunks.error();
+    asset a;
+    a.header_ = *header;
+    a.chunks_ = std::move(*chunks);
+    a.payloads_.assign(a.chunks_.size(), byte_span{});
+    a.loaded_.assign(a.chunks_.size(), 0);
+    a.owned_.resize(a.chunks_.size());
+    for (std::uint32_t row = 0; row < a.chunks_.size(); ++row)
+      if (is_known_chunk_type(a.chunks_[row].chunk_type)) a.chunk_by_type_[a.chunks_[row].chunk_type] = row;
+    return a;
+  }
+
+  /// Stage 2: give chunk `row` its stored bytes (exactly compressedSize of
+  /// them). Uncompressed payloads are kept as views; compressed ones are
+  /// decoded into storage the asset owns (R-DECOMPRESS).
+  static status load_payload(asset& a, std::uint32_t row, byte_span stored) {
+    const chunk_entry& c = a.chunks_[row];
+    if (stored.size() != c.compressed_size)
+      return detail::chunk_error(errc::range_missing, row, c, "compressedSize", stored.size());
+    if (c.compression_type == static_cast<std::uint32_t>(compression::none)) {
+      a.payloads_[row] = stored;
+    } else {
+      std::vector<std::byte>& storage = a.owned_[row];
+      storage.resize(static_cast<std::size_t>(c.uncompressed_size));
+      if (auto s = decompress(static_cast<compression>(c.compression_type), stored, storage); !s) {
+        storage = {};
+        error e = s.error();
+        e.context.chunk_index = row;
+        e.context.chunk_type = c.chunk_type;
+        return e;
+      }
+      a.payloads_[row] = storage;
+    }
+    a.loaded_[row] = 1;
+    return {};
+  }
+
+  /// Stage 3: the entityId index (R-ENTITY-ID) and every record rule. Needs
+  /// the metadata tables loaded; geometry payloads are not read.
+  static status validate_metadata(asset& a) {
+    const auto entities = a.entities();
+    a.entity_rows_.clear();
+    a.entity_rows_.reserve(entities.size());
+    for (std::uint32_t row = 0; row < entities.size(); ++row) a.entity_rows_.emplace_back(entities[row].entity_id, row);
+    std::sort(a.entity_rows_.begin(), a.entity_rows_.end());
+    const auto dup = std::adjacent_find(a.entity_rows_.begin(), a.entity_rows_.end(),
+                                        [](const auto& x, const auto& y) { return x.first == y.first; });
+    if (dup != a.entity_rows_.end())  // R-ENTITY-ID
+      return detail::record_error(errc::duplicate_entity_id, a, chunk_type::entity_table, std::next(dup)->second,
+                                  "entityId", dup->first);
+    UNTOLD_TRY(validate_records(a));
+    return {};
+  }
+};
+
+/// Opens a whole .untold file held in memory (a buffer or a mapped file).
+/// Returns a validated asset that views `file` (keep it alive) or the first
+/// rule the file breaks. Safe on untrusted input.
+inline result<asset> open(byte_span file, const open_options& options = {}) {
+  auto a = asset_loader::from_directory(file, file.size(), options);
+  if (!a) return a.error();
+  if (options.verify_hash) UNTOLD_TRY(verify_content_hash(a->header(), a->chunks(), file));  // R-HASH
+  for (std::uint32_t row = 0; row < a->chunks().size(); ++row) {
+    const chunk_entry& c = a->chunks()[row];
+    UNTOLD_TRY(asset_loader::load_payload(*a, row, subspan(file, {c.file_offset, c.compressed_size})));
+  }
+  UNTOLD_TRY(asset_loader::validate_metadata(*a));
+  if (options.deep_checks) UNTOLD_TRY(validate_deep(*a));
+  return a;
+}
+
+}  // namespace untold

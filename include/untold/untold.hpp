@@ -1,0 +1,58 @@
+// untold/untold.hpp - everything, in one include.
+//
+// untold reads, validates and writes .untold runtime 3D asset containers
+// (spec: docs/format.md). Header-only C++20; no exceptions, no RTTI needed.
+//
+// API guide
+// ---------
+// Open (validates every rule; errors are values with the spec rule id):
+//   auto a = untold::open(bytes);                 // std::span<const std::byte>
+//   auto f = untold::mapped_file::open("x.untold"); auto a = untold::open(f->bytes());
+//   if (!a) fprintf(stderr, "%s\n", a.error().describe().c_str());
+//   untold::open(bytes, {.deep_checks = true});   // + R-INDEX-VALUE/R-FINITE/R-BOUNDS
+//
+// Read (zero-copy; accessors of an opened asset cannot fail):
+//   a->header(), a->chunks(), a->payload(row), a->raw_chunks()
+//   a->entities(), a->meshes(), a->materials(), a->textures()   // record_view<R>
+//   a->string(offset)                                            // std::string_view
+//   a->vertices(mesh), a->indices(mesh), a->edge_indices(mesh)   // byte spans
+//
+// Write (deterministic; bad input is a returned error):
+//   untold::builder b{untold::file_type::tile};
+//   auto e = b.add_entity({.name = "root"});
+//   b.add_mesh({.entity = e, .vertices = v, .indices = i});
+//   auto bytes = b.finish();                      // result<std::vector<std::byte>>
+//
+// Headers, one concept each:
+//   bytes.hpp        little-endian loads/stores, checked range arithmetic
+//   error.hpp        errc (name/rule_id/message), error, result<T>
+//   format.hpp       enums and constants of the format
+//   records.hpp      record structs and their field-by-field codecs
+//   view.hpp         record_view<R>, string_table
+//   asset.hpp        the opened, validated file
+//   reader.hpp       open(): header/table rules and staging
+//   validate.hpp     record rules and deep checks
+//   compression.hpp  per-chunk lz4/zstd with exact-size checks
+//   hash.hpp         SHA-256 (OpenSSL EVP, portable fallback)
+//   content_hash.hpp the header's contentHash (R-HASH)
+//   source.hpp       mapped files, range sources
+//   packing.hpp      10:10:10:2, half floats, unorm8, octahedral
+//   vertex.hpp       PBR_STATIC_V1 and GpuVertex views, encoders, bulk decode
+//   writer.hpp       builder
+#pragma once
+
+#include "bytes.hpp"
+#include "error.hpp"
+#include "format.hpp"
+#include "records.hpp"
+#include "view.hpp"
+#include "asset.hpp"
+#include "compression.hpp"
+#include "hash.hpp"
+#include "content_hash.hpp"
+#include "validate.hpp"
+#include "reader.hpp"
+#include "writer.hpp"
+#include "source.hpp"
+#include "packing.hpp"
+#include "vertex.hpp"

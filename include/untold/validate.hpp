@@ -1,0 +1,309 @@
+// untold/validate.hpp - the record rules (spec 6 "Records") and the deep
+// checks (spec 6 "Deep checks"), one function per record kind.
+//
+// The header and chunk-table rules live in reader.hpp, where the directory is
+// parsed. Everything here runs on an asset whose directory already passed, so
+// tables have whole records and payloads are in memory. All work is linear in
+// the table sizes (string validity is precomputed in one pass).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "asset.hpp"
+#include "bytes.hpp"
+#include "error.hpp"
+#include "format.hpp"
+#include "records.hpp"
+
+namespace untold {
+
+namespace detail {
+
+/// Length of the valid UTF-8 sequence starting at s[i] (1..4), or 0 when the
+/// bytes there are not a valid, shortest-form, non-surrogate code point.
+[[nodiscard]] inline std::size_t utf8_sequence_length(byte_span s, std::size_t i) noexcept {
+  const auto at = [&](std::size_t k) -> int { return i + k < s.size() ? static_cast<int>(s[i + k]) : -1; };
+  const auto cont = [&](std::size_t k, int lo = 0x80, int hi = 0xBF) {
+    const int b = at(k);
+    return b >= lo && b <= hi;
+  };
+  const int b0 = at(0);
+  if (b0 < 0x80) return 1;
+  if (b0 >= 0xC2 && b0 <= 0xDF) return cont(1) ? 2 : 0;
+  if (b0 == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;            // no overlongs
+  if (b0 == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;      // no surrogates
+  if (b0 >= 0xE1 && b0 <= 0xEF) return cont(1) && cont(2) ? 3 : 0;
+  if (b0 == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;  // no overlongs
+  if (b0 >= 0xF1 && b0 <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (b0 == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;  // <= U+10FFFF
+  return 0;
+}
+
+}  // namespace detail
+
+/// Which offsets of a string table start a valid string (R-STRING): valid
+/// UTF-8 up to a NUL that lies inside the table. Built right to left in one
+/// linear pass, so checking any number of references costs O(1) each, however
+/// long or overlapping the strings are.
+class string_validator {
+ public:
+  explicit string_validator(byte_span table) : valid_start_(table.size(), 0) {
+    for (std::size_t i = table.size(); i-- > 0;) {
+      if (table[i] == std::byte{0}) {
+        valid_start_[i] = 1;
+        continue;
+      }
+      const std::size_t len = detail::utf8_sequence_length(table, i);
+      valid_start_[i] = (len != 0 && i + len < table.size() && valid_start_[i + len]) ? 1 : 0;
+    }
+  }
+  /// True for NONE and for offsets that start a valid string.
+  [[nodiscard]] bool valid(std::uint32_t offset) const noexcept {
+    return offset == none || (offset < valid_start_.size() && valid_start_[offset] != 0);
+  }
+
+ private:
+  std::vector<std::uint8_t> valid_start_;
+};
+
+namespace detail {
+
+inline error record_error(errc code, const asset& a, chunk_type table, std::size_t record, const char* field,
+                          std::uint64_t value) noexcept {
+  error_context ctx;
+  ctx.chunk_index = a.find_chunk(table).value_or(no_index);
+  ctx.chunk_type = static_cast<std::uint32_t>(table);
+  ctx.record_index = static_cast<std::uint32_t>(record);
+  ctx.field = field;
+  ctx.value = value;
+  ctx.has_value = true;
+  return make_error(code, ctx);
+}
+
+}  // namespace detail
+
+// R-STRING: every string reference of the core tables.
+inline status validate_strings(const asset& a, const string_validator& strings) {
+  const auto check = [&](chunk_type table, std::size_t row, const char* field, std::uint32_t offset) -> status {
+    if (!strings.valid(offset)) return detail::record_error(errc::bad_string, a, table, row, field, offset);
+    return {};
+  };
+  std::size_t row = 0;
+  for (const entity_record& e : a.entities()) UNTOLD_TRY(check(chunk_type::entity_table, row++, "nameOffset", e.name_offset));
+  row = 0;
+  for (const mesh_record& m : a.meshes())
+    UNTOLD_TRY(check(chunk_type::mesh_table, row++, "meshNameOffset", m.mesh_name_offset));
+  row = 0;
+  for (const material_record& m : a.materials())
+    UNTOLD_TRY(check(chunk_type::material_table, row++, "nameOffset", m.name_offset));
+  row = 0;
+  for (const texture_record& t : a.textures()) {
+    UNTOLD_TRY(check(chunk_type::texture_table, row, "nameOffset", t.name_offset));
+    UNTOLD_TRY(check(chunk_type::texture_table, row++, "uriOffset", t.uri_offset));
+  }
+  return {};
+}
+
+// R-ENTITY-MESH-RANGE, R-ENTITY-PARENT (R-ENTITY-ID is checked when the id
+// index is built, see reader.hpp).
+inline status validate_entities(const asset& a) {
+  const auto entities = a.entities();
+  const std::uint64_t mesh_count = a.meshes().size();
+  for (std::size_t row = 0; row < entities.size(); ++row) {
+    const entity_record e = entities[row];
+    if (std::uint64_t{e.first_mesh_record_index} + e.mesh_record_count > mesh_count)
+      return detail::record_error(errc::entity_mesh_range, a, chunk_type::entity_table, row, "meshRecordCount",
+                                  e.mesh_record_count);
+    if (e.parent_entity_id != none && !a.entity_row(e.parent_entity_id))
+      return detail::record_error(errc::bad_entity_parent, a, chunk_type::entity_table, row, "parentEntityId",
+                                  e.parent_entity_id);
+  }
+  // Parent chains form a functional graph; walk each chain once, marking the
+  // rows of the current walk, so cycle detection is linear.
+  constexpr std::uint32_t unvisited = 0, done = none;
+  std::vector<std::uint32_t> walk_of(entities.size(), unvisited);
+  for (std::uint32_t start = 0; start < entities.size(); ++start) {
+    const std::uint32_t walk = start + 1;
+    std::uint32_t row = start;
+    while (walk_of[row] == unvisited) {
+      walk_of[row] = walk;
+      const std::uint32_t parent = entities[row].parent_entity_id;
+      if (parent == none) break;
+      row = *a.entity_row(parent);
+      if (walk_of[row] == walk)
+        return detail::record_error(errc::bad_entity_parent, a, chunk_type::entity_table, row, "parentEntityId",
+                                    parent);
+    }
+    for (row = start; walk_of[row] == walk;) {
+      walk_of[row] = done;
+      const std::uint32_t parent = entities[row].parent_entity_id;
+      if (parent == none) break;
+      row = *a.entity_row(parent);
+    }
+  }
+  return {};
+}
+
+// R-MESH-ENTITY, R-MESH-MATERIAL, R-INDEX-TYPE, R-STRIDE, R-VERTEX-SIZE,
+// R-INDEX-SIZE, R-VERTEX-RANGE, R-INDEX-RANGE, R-EDGE-RANGE.
+inline status validate_meshes(const asset& a) {
+  const auto meshes = a.meshes();
+  const std::uint64_t material_count = a.materials().size();
+  const auto chunk_size = [&](chunk_type t) -> std::optional<std::uint64_t> {
+    const auto row = a.find_chunk(t);
+    if (!row) return std::nullopt;
+    return a.chunks()[*row].uncompressed_size;
+  };
+  const std::uint64_t vertex_bytes = chunk_size(chunk_type::vertex_data).value_or(0);
+  const std::uint64_t index_bytes = chunk_size(chunk_type::index_data).value_or(0);
+  const auto edge_bytes = chunk_size(chunk_type::edge_index_data);
+  constexpr chunk_type table = chunk_type::mesh_table;
+
+  for (std::size_t row = 0; row < meshes.size(); ++row) {
+    const mesh_record m = meshes[row];
+    const auto fail = [&](errc code, const char* field, std::uint64_t value) {
+      return detail::record_error(code, a, table, row, field, value);
+    };
+    if (!a.entity_row(m.entity_id)) return fail(errc::mesh_entity, "entityId", m.entity_id);
+    if (m.material_index != none && m.material_index >= material_count)
+      return fail(errc::mesh_material, "materialIndex", m.material_index);
+    const std::uint32_t isize = index_size(m.index_type);
+    if (isize == 0) return fail(errc::bad_index_type, "indexType", m.index_type);
+    if (m.vertex_stride_bytes != vertex_stride_pbr_static_v1)
+      return fail(errc::bad_stride, "vertexStrideBytes", m.vertex_stride_bytes);
+    if (m.vertex_data_size_bytes != std::uint64_t{m.vertex_count} * m.vertex_stride_bytes)
+      return fail(errc::vertex_size, "vertexDataSizeBytes", m.vertex_data_size_bytes);
+    if (m.index_data_size_bytes != std::uint64_t{m.index_count} * isize)
+      return fail(errc::index_size, "indexDataSizeBytes", m.index_data_size_bytes);
+    if (!checked_range(m.vertex_data_offset, m.vertex_data_size_bytes, 1, vertex_bytes))
+      return fail(errc::vertex_range, "vertexDataOffset", m.vertex_data_offset);
+    if (!checked_range(m.index_data_offset, m.index_data_size_bytes, 1, index_bytes))
+      return fail(errc::index_range, "indexDataOffset", m.index_data_offset);
+    if (m.edge_index_count() > 0) {
+      if (!edge_bytes) return fail(errc::edge_range, "reserved0.edgeIndexCount", m.edge_index_count());
+      if (!checked_range(m.edge_index_offset(), m.edge_index_count(), isize, *edge_bytes))
+        return fail(errc::edge_range, "reserved0.edgeIndexDataOffset", m.edge_index_offset());
+    }
+  }
+  return {};
+}
+
+// R-TEXTURE-INDEX.
+inline status validate_materials(const asset& a) {
+  const auto materials = a.materials();
+  const std::uint64_t texture_count = a.textures().size();
+  for (std::size_t row = 0; row < materials.size(); ++row) {
+    const material_record m = materials[row];
+    const std::pair<std::uint32_t, const char*> refs[] = {
+        {m.base_color_texture, "baseColorTextureIndex"}, {m.normal_texture, "normalTextureIndex"},
+        {m.metallic_texture, "metallicTextureIndex"},    {m.roughness_texture, "roughnessTextureIndex"},
+        {m.emissive_texture, "emissiveTextureIndex"},    {m.occlusion_texture, "occlusionTextureIndex"},
+        {m.height_texture, "heightTextureIndex"},
+    };
+    for (const auto& [index, field] : refs)
+      if (index != none && index >= texture_count)
+        return detail::record_error(errc::texture_index, a, chunk_type::material_table, row, field, index);
+  }
+  return {};
+}
+
+// R-TEXTURE-FORMAT.
+inline status validate_textures(const asset& a) {
+  const auto textures = a.textures();
+  for (std::size_t row = 0; row < textures.size(); ++row) {
+    const texture_record t = textures[row];
+    if (t.texture_format > max_texture_format)
+      return detail::record_error(errc::texture_format, a, chunk_type::texture_table, row, "textureFormat",
+                                  t.texture_format);
+  }
+  return {};
+}
+
+/// Every record rule of the core tables, in spec order.
+inline status validate_records(const asset& a) {
+  UNTOLD_TRY(validate_strings(a, string_validator(a.payload(chunk_type::string_table))));
+  UNTOLD_TRY(validate_entities(a));
+  UNTOLD_TRY(validate_meshes(a));
+  UNTOLD_TRY(validate_materials(a));
+  UNTOLD_TRY(validate_textures(a));
+  return {};
+}
+
+// ---- deep checks (opt-in; linear in geometry size) ---------------------------
+
+namespace detail {
+template <std::size_t N>
+[[nodiscard]] inline bool all_finite(const std::array<float, N>& v) noexcept {
+  return std::all_of(v.begin(), v.end(), [](float f) { return std::isfinite(f); });
+}
+[[nodiscard]] inline bool all_finite(const aabb& b) noexcept { return all_finite(b.min) && all_finite(b.max); }
+}  // namespace detail
+
+/// Absolute slack allowed by R-BOUNDS around a mesh's localBounds: bounds
+/// written from float positions are exact, so the slack only absorbs writers
+/// that round bounds through another precision (1e-5 relative, at least 1e-6).
+[[nodiscard]] inline float bounds_tolerance(const aabb& b) noexcept {
+  float largest = 1.0f;
+  for (int i = 0; i < 3; ++i) largest = std::max({largest, std::fabs(b.min[i]), std::fabs(b.max[i])});
+  return largest * 1e-5f;
+}
+
+// R-FINITE: header bounds and root transform, entity bounds and transforms,
+// mesh bounds and vertex positions. R-BOUNDS: vertex positions inside the
+// mesh's localBounds. R-INDEX-VALUE: indices and edge indices < vertexCount.
+inline status validate_deep(const asset& a) {
+  const file_header& h = a.header();
+  if (!detail::all_finite(h.world_bounds)) return make_error(errc::not_finite, {.field = "worldBounds"});
+  if (!detail::all_finite(h.root_transform)) return make_error(errc::not_finite, {.field = "rootTransform"});
+
+  const auto entities = a.entities();
+  for (std::size_t row = 0; row < entities.size(); ++row) {
+    const entity_record e = entities[row];
+    const char* field = !detail::all_finite(e.local_bounds)      ? "localBounds"
+                        : !detail::all_finite(e.world_bounds)    ? "worldBounds"
+                        : !detail::all_finite(e.local_transform) ? "localTransform"
+                                                                 : nullptr;
+    if (field) return detail::record_error(errc::not_finite, a, chunk_type::entity_table, row, field, 0);
+  }
+
+  const auto meshes = a.meshes();
+  for (std::size_t row = 0; row < meshes.size(); ++row) {
+    const mesh_record m = meshes[row];
+    const auto fail = [&](errc code, const char* field, std::uint64_t value) {
+      return detail::record_error(code, a, chunk_type::mesh_table, row, field, value);
+    };
+    if (!detail::all_finite(m.local_bounds)) return fail(errc::not_finite, "localBounds", 0);
+
+    const byte_span vertices = a.vertices(m);
+    const float slack = bounds_tolerance(m.local_bounds);
+    for (std::uint32_t v = 0; v < m.vertex_count; ++v) {
+      const std::byte* p = vertices.data() + std::size_t{v} * vertex_stride_pbr_static_v1;
+      for (int axis = 0; axis < 3; ++axis) {
+        const float c = load_le_unchecked<float>(p + 4 * axis);
+        if (!std::isfinite(c)) return fail(errc::not_finite, "position", v);
+        if (c < m.local_bounds.min[axis] - slack || c > m.local_bounds.max[axis] + slack)
+          return fail(errc::out_of_bounds, "position", v);
+      }
+    }
+
+    const auto check_indices = [&](byte_span bytes, const char* field) -> status {
+      const std::uint32_t isize = index_size(m.index_type);
+      const std::size_t count = bytes.size() / isize;
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t value = isize == 2 ? load_le_unchecked<std::uint16_t>(bytes.data() + 2 * i)
+                                               : load_le_unchecked<std::uint32_t>(bytes.data() + 4 * i);
+        if (value >= m.vertex_count) return fail(errc::index_value, field, i);
+      }
+      return {};
+    };
+    UNTOLD_TRY(check_indices(a.indices(m), "indices"));
+    UNTOLD_TRY(check_indices(a.edge_indices(m), "edgeIndices"));
+  }
+  return {};
+}
+
+}  // namespace untold
