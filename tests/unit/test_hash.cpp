@@ -1,0 +1,152 @@
+// Tests for untold/hash.hpp: FIPS 180-4 / NIST known answers for both SHA-256
+// implementations, incremental use, and a differential test portable vs
+// OpenSSL.
+#include <untold/hash.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#if defined(UNTOLD_HAS_OPENSSL) && UNTOLD_HAS_OPENSSL
+#include <openssl/evp.h>
+#endif
+
+namespace {
+
+untold::byte_span as_span(std::string_view s) { return std::as_bytes(std::span<const char>(s.data(), s.size())); }
+
+std::string hex_of(const untold::result<untold::sha256_digest>& r) {
+  REQUIRE(r.has_value());
+  return untold::to_hex(*r);
+}
+
+struct known_answer {
+  std::string message;
+  std::string_view digest;
+};
+
+std::vector<known_answer> known_answers() {
+  return {
+      {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+      {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+      // 448 bits
+      {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+      // 896 bits
+      {"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrst"
+       "nopqrstu",
+       "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"},
+      {std::string(1000000, 'a'), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
+  };
+}
+
+}  // namespace
+
+TEST_CASE("hash: known answers, one-shot") {
+  for (const auto& kat : known_answers()) {
+    CAPTURE(kat.message.size());
+    CHECK(hex_of(untold::sha256_of(as_span(kat.message))) == kat.digest);
+    CHECK(untold::to_hex(untold::sha256_portable_of(as_span(kat.message))) == kat.digest);
+  }
+}
+
+TEST_CASE("hash: known answers, fed in pieces") {
+  for (const auto& kat : known_answers()) {
+    const auto msg = as_span(kat.message);
+    for (const std::size_t piece : {1u, 3u, 55u, 56u, 63u, 64u, 65u, 1000u}) {
+      if (piece == 1 && msg.size() > 100000) continue;  // keep the runtime small
+      CAPTURE(kat.message.size());
+      CAPTURE(piece);
+      untold::sha256 h;
+      untold::sha256_portable p;
+      for (std::size_t at = 0; at < msg.size(); at += piece) {
+        const auto part = msg.subspan(at, std::min(piece, msg.size() - at));
+        h.update(part);
+        p.update(part);
+      }
+      h.update({});  // empty updates are no-ops
+      p.update({});
+      CHECK(hex_of(h.finish()) == kat.digest);
+      CHECK(untold::to_hex(p.finish()) == kat.digest);
+    }
+  }
+}
+
+TEST_CASE("hash: one million 'a' as 10000 updates of 100") {
+  const std::string hundred(100, 'a');
+  untold::sha256 h;
+  untold::sha256_portable p;
+  for (int i = 0; i < 10000; ++i) {
+    h.update(as_span(hundred));
+    p.update(as_span(hundred));
+  }
+  constexpr std::string_view expected = "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
+  CHECK(hex_of(h.finish()) == expected);
+  CHECK(untold::to_hex(p.finish()) == expected);
+}
+
+TEST_CASE("hash: finish starts a new message; moves keep the state") {
+  untold::sha256 h;
+  h.update(as_span("ab"));
+  untold::sha256 moved = std::move(h);
+  moved.update(as_span("c"));
+  CHECK(hex_of(moved.finish()) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(hex_of(moved.finish()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  moved.update(as_span("abc"));
+  CHECK(hex_of(moved.finish()) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  untold::sha256 assigned;
+  assigned = std::move(moved);
+  assigned.update(as_span("abc"));
+  CHECK(hex_of(assigned.finish()) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+
+  untold::sha256_portable p;
+  p.update(as_span("garbage"));
+  p.reset();
+  p.update(as_span("abc"));
+  CHECK(untold::to_hex(p.finish()) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(untold::to_hex(p.finish()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+TEST_CASE("hash: backend matches the build configuration") {
+#if defined(UNTOLD_HAS_OPENSSL) && UNTOLD_HAS_OPENSSL
+  CHECK(untold::sha256_uses_openssl);
+#else
+  CHECK_FALSE(untold::sha256_uses_openssl);
+#endif
+}
+
+TEST_CASE("hash: portable SHA-256 equals OpenSSL on random inputs") {
+  // Differential test: every length 0..300 (all padding cases around the
+  // 55/56/64-byte boundaries) plus larger random lengths, random split points.
+  std::mt19937_64 rng(2024);
+  std::vector<std::byte> data(1 << 20);
+  for (auto& b : data) b = static_cast<std::byte>(rng() & 0xFF);
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 0; n <= 300; ++n) lengths.push_back(n);
+  for (int i = 0; i < 40; ++i) lengths.push_back(rng() % data.size());
+  lengths.push_back(data.size());
+  for (const std::size_t n : lengths) {
+    const untold::byte_span msg(data.data() + (n == data.size() ? 0 : rng() % (data.size() - n)), n);
+    const std::size_t split = n == 0 ? 0 : rng() % (n + 1);
+    untold::sha256_portable p;
+    p.update(msg.first(split));
+    p.update(msg.subspan(split));
+    const auto portable = p.finish();
+    CAPTURE(n);
+#if defined(UNTOLD_HAS_OPENSSL) && UNTOLD_HAS_OPENSSL
+    untold::sha256_digest reference{};
+    unsigned int length = 0;
+    REQUIRE(EVP_Digest(msg.data(), msg.size(), reference.data(), &length, EVP_sha256(), nullptr) == 1);
+    REQUIRE(length == 32);
+    CHECK(portable == reference);
+#endif
+    const auto through_class = untold::sha256_of(msg);
+    REQUIRE(through_class.has_value());
+    CHECK(*through_class == portable);
+  }
+}
