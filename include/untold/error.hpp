@@ -72,6 +72,7 @@ namespace untold {
   X(io_open_failed, "E-IO-OPEN", "the file could not be opened")                                               \
   X(io_read_failed, "E-IO-READ", "reading the file failed")                                                    \
   X(io_empty_file, "E-IO-EMPTY", "the file is empty")                                                          \
+  X(io_write_failed, "E-IO-WRITE", "writing the file failed")                                                  \
   X(range_missing, "E-RANGE-MISSING", "the bytes this needs have not been supplied yet")                      \
   X(invalid_argument, "E-INVALID-ARGUMENT", "invalid input to the writer or API")                              \
   X(encode_failed, "E-ENCODE", "compressing or hashing failed inside the codec library")

@@ -248,6 +248,19 @@ class asset_loader {
     return {};
   }
 
+  /// Stage 2, for bytes that arrived in a buffer of their own (byte-range
+  /// loading): the asset keeps `stored` when the chunk is uncompressed.
+  static status load_payload(asset& a, std::uint32_t row, std::vector<std::byte>&& stored) {
+    const chunk_entry& c = a.chunks_[row];
+    if (c.compression_type != static_cast<std::uint32_t>(compression::none)) return load_payload(a, row, byte_span(stored));
+    if (stored.size() != c.compressed_size)
+      return detail::chunk_error(errc::range_missing, row, c, "compressedSize", stored.size());
+    a.owned_[row] = std::move(stored);
+    a.payloads_[row] = a.owned_[row];
+    a.loaded_[row] = 1;
+    return {};
+  }
+
   /// Stage 3: the entityId index (R-ENTITY-ID) and every record rule. Needs
   /// the metadata tables loaded; geometry payloads are not read.
   static status validate_metadata(asset& a) {

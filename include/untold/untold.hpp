@@ -36,6 +36,8 @@
 //   hash.hpp         SHA-256 (OpenSSL EVP, portable fallback)
 //   content_hash.hpp the header's contentHash (R-HASH)
 //   source.hpp       mapped files, range sources
+//   ranges.hpp       streamed_asset: open and load by byte ranges
+//   io.hpp           open_file(path), write_file(path, bytes)
 //   packing.hpp      10:10:10:2, half floats, unorm8, octahedral
 //   vertex.hpp       PBR_STATIC_V1 and GpuVertex views, encoders, bulk decode
 //   writer.hpp       builder
@@ -54,5 +56,7 @@
 #include "reader.hpp"
 #include "writer.hpp"
 #include "source.hpp"
+#include "ranges.hpp"
+#include "io.hpp"
 #include "packing.hpp"
 #include "vertex.hpp"

@@ -351,12 +351,12 @@ class builder {
   }
 
   /// Lays out the file and passes its bytes to `sink(byte_span) -> bool`
-  /// (e.g. a file writer); a sink that returns false gives errc::encode_failed.
+  /// (e.g. a file writer); a sink that returns false gives errc::io_write_failed.
   template <class Sink>
   status write(Sink&& sink, const write_options& options = {}) const {
     auto file = finish(options);
     if (!file) return file.error();
-    if (!sink(byte_span(*file))) return make_error(errc::encode_failed, {.field = "sink"});
+    if (!sink(byte_span(*file))) return make_error(errc::io_write_failed, {.field = "sink"});
     return {};
   }
 

@@ -1,0 +1,54 @@
+// untold/io.hpp - files on disk: open a .untold by path, write one safely.
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "asset.hpp"
+#include "error.hpp"
+#include "reader.hpp"
+#include "source.hpp"
+
+namespace untold {
+
+/// An asset together with the mapped file it views.
+struct mapped_asset {
+  mapped_file file;
+  untold::asset asset;
+};
+
+/// Maps `path` read-only and opens it with untold::open. Missing, unreadable
+/// or empty files give E-IO-* errors; a too-short file gives R-TRUNC-HEADER.
+inline result<mapped_asset> open_file(const std::filesystem::path& path, const open_options& options = {}) {
+  auto file = mapped_file::open(path);
+  if (!file) return file.error();
+  auto a = open(file->bytes(), options);
+  if (!a) return a.error();
+  return mapped_asset{std::move(*file), std::move(*a)};
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory
+/// and a rename, so readers never see a half-written file.
+inline status write_file(const std::filesystem::path& path, byte_span bytes) {
+  const std::filesystem::path temp = path.string() + ".tmp";
+  std::FILE* f = std::fopen(temp.string().c_str(), "wb");
+  if (f == nullptr) return make_error(errc::io_open_failed, {.field = "path"});
+  const bool written = bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  const bool closed = std::fclose(f) == 0;
+  std::error_code ec;
+  if (!written || !closed) {
+    std::filesystem::remove(temp, ec);
+    return make_error(errc::io_write_failed, {.field = "write"});
+  }
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::filesystem::remove(temp, ec);
+    return make_error(errc::io_write_failed, {.field = "rename"});
+  }
+  return {};
+}
+
+}  // namespace untold

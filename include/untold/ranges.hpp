@@ -1,0 +1,274 @@
+// untold/ranges.hpp - open a .untold file one byte range at a time.
+//
+// For files behind HTTP range requests or inside pack files. The writer puts
+// every metadata chunk before the geometry (spec 7), so opening costs one
+// prefix read; each mesh can then be fetched on its own.
+//
+//   untold::file_range_source src = *untold::file_range_source::open("tile.untold");
+//   auto tile = untold::streamed_asset::open(src);     // header, table, metadata
+//   if (!tile) return fail(tile.error());
+//   tile->metadata().meshes();                          // validated records
+//   tile->ranges_for_mesh(3);                           // what mesh 3 will read
+//   auto mesh = tile->load_mesh(3);                     // vertices + indices
+//
+// The same rules run as in untold::open: header, table and record rules at
+// open; R-DECOMPRESS per chunk as it loads; R-HASH and the deep checks once
+// everything is loaded (load_all), since they need every byte.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "asset.hpp"
+#include "bytes.hpp"
+#include "content_hash.hpp"
+#include "error.hpp"
+#include "format.hpp"
+#include "reader.hpp"
+#include "source.hpp"
+
+namespace untold {
+
+struct stream_options {
+  open_options open{};
+  /// Bytes read by the first request. It usually covers header, table and
+  /// all metadata, making open a single round trip. 0 reads exactly what is
+  /// needed (header, then table, then metadata: three reads).
+  std::uint64_t initial_read = 64 * 1024;
+};
+
+/// A mesh's bytes, owned: PBR_STATIC_V1 vertices, indices, edge indices.
+struct mesh_bytes {
+  std::vector<std::byte> vertices;
+  std::vector<std::byte> indices;
+  std::vector<std::byte> edge_indices;
+};
+
+/// Whether a chunk holds geometry or other bulk data rather than metadata.
+[[nodiscard]] constexpr bool is_data_chunk(std::uint32_t type) noexcept {
+  return type == 6 || type == 7 || type == 16 || type == 17 || type == 18;
+}
+/// Metadata = the string table and every known record table: what open loads.
+[[nodiscard]] constexpr bool is_metadata_chunk(std::uint32_t type) noexcept {
+  return is_known_chunk_type(type) && !is_data_chunk(type);
+}
+
+/// Sorts ranges and merges those that touch or are separated by less than
+/// `gap` bytes (alignment padding), so adjacent chunks become one request.
+[[nodiscard]] inline std::vector<byte_range> coalesce(std::vector<byte_range> ranges, std::uint64_t gap = 16) {
+  ranges.erase(std::remove_if(ranges.begin(), ranges.end(), [](const byte_range& r) { return r.size == 0; }),
+               ranges.end());
+  std::sort(ranges.begin(), ranges.end(), [](const byte_range& a, const byte_range& b) { return a.offset < b.offset; });
+  std::vector<byte_range> out;
+  for (const byte_range& r : ranges) {
+    if (!out.empty() && r.offset <= out.back().end() + gap) {
+      out.back().size = std::max(out.back().end(), r.end()) - out.back().offset;
+    } else {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+class streamed_asset {
+ public:
+  /// Reads header, chunk table and metadata from `source` and validates them.
+  /// `source` must outlive the streamed_asset. Safe on untrusted input.
+  static result<streamed_asset> open(range_source& source, const stream_options& options = {}) {
+    streamed_asset s(source, options);
+    const std::uint64_t file_size = source.size();
+    // First read: the caller's guess, at least the header.
+    std::uint64_t want = std::min(file_size, std::max<std::uint64_t>(options.initial_read, header_size));
+    UNTOLD_TRY(s.read_into(s.prefix_, 0, want));
+    auto header = parse_header(s.prefix_, options.open);
+    if (!header) return header.error();
+    // Then the rest of the chunk table if the first read missed it.
+    const byte_range table = chunk_table_range(*header);
+    if (table.end() > file_size)
+      return make_error(errc::truncated_table, {.field = "chunkCount", .value = header->chunk_count, .has_value = true});
+    if (header->chunk_count > options.open.limits.max_chunks)
+      return make_error(errc::limit_exceeded, {.field = "chunkCount", .value = header->chunk_count, .has_value = true});
+    if (table.end() > s.prefix_.size()) UNTOLD_TRY(s.extend_prefix(table.end()));
+    auto a = asset_loader::from_directory(s.prefix_, file_size, options.open);
+    if (!a) return a.error();
+    s.asset_ = std::move(*a);
+    // Then the metadata chunks, one read per coalesced range: a range that
+    // continues the prefix extends it, any other is read as a block.
+    for (const byte_range& r : s.metadata_ranges()) {
+      if (r.end() <= s.prefix_.size()) continue;
+      if (r.offset <= s.prefix_.size() + chunk_alignment) {
+        UNTOLD_TRY(s.extend_prefix(r.end()));
+        continue;
+      }
+      std::vector<std::byte> block;
+      UNTOLD_TRY(s.read_into(block, r.offset, r.size));
+      for (std::uint32_t row = 0; row < s.asset_.chunks().size(); ++row) {
+        const chunk_entry& c = s.asset_.chunks()[row];
+        if (is_metadata_chunk(c.chunk_type) && c.compressed_size != 0 && c.file_offset >= r.offset &&
+            c.file_offset + c.compressed_size <= r.end())
+          UNTOLD_TRY(s.load_from(block, r.offset, row));
+      }
+    }
+    for (std::uint32_t row = 0; row < s.asset_.chunks().size(); ++row)
+      if (is_metadata_chunk(s.asset_.chunks()[row].chunk_type)) UNTOLD_TRY(s.load_chunk(row));
+    s.prefix_ = {};
+    UNTOLD_TRY(asset_loader::validate_metadata(s.asset_));
+    return s;
+  }
+
+  /// The asset: metadata tables are loaded and validated; data chunks are
+  /// loaded by load_chunk/load_all (see asset::is_loaded).
+  [[nodiscard]] const asset& metadata() const noexcept { return asset_; }
+
+  /// Total bytes read from the source so far.
+  [[nodiscard]] std::uint64_t bytes_read() const noexcept { return bytes_read_; }
+
+  /// The coalesced file ranges that hold every metadata chunk.
+  [[nodiscard]] std::vector<byte_range> metadata_ranges() const {
+    std::vector<byte_range> ranges;
+    for (const chunk_entry& c : asset_.chunks())
+      if (is_metadata_chunk(c.chunk_type)) ranges.push_back({c.file_offset, c.compressed_size});
+    return coalesce(std::move(ranges));
+  }
+
+  /// The file range of chunk row `row` (its stored bytes); empty when out of range.
+  [[nodiscard]] byte_range range_for_chunk(std::uint32_t row) const noexcept {
+    if (row >= asset_.chunks().size()) return {};
+    return {asset_.chunks()[row].file_offset, asset_.chunks()[row].compressed_size};
+  }
+
+  /// The file ranges load_mesh(mesh_index) reads: the mesh's own vertex,
+  /// index and edge-index bytes where those chunks are stored uncompressed,
+  /// the whole chunk where compressed (it must be decoded whole). Chunks
+  /// already loaded need no range. Empty for a mesh index out of range.
+  [[nodiscard]] std::vector<byte_range> ranges_for_mesh(std::uint32_t mesh_index) const {
+    std::vector<byte_range> ranges;
+    const auto mesh = asset_.meshes().at(mesh_index);
+    if (!mesh) return ranges;
+    for (const auto& part : mesh_parts(*mesh)) {
+      if (!part.row || part.size == 0 || asset_.is_loaded(*part.row)) continue;
+      const chunk_entry& c = asset_.chunks()[*part.row];
+      if (c.compression_type == static_cast<std::uint32_t>(compression::none))
+        ranges.push_back({c.file_offset + part.offset, part.size});
+      else
+        ranges.push_back({c.file_offset, c.compressed_size});
+    }
+    return coalesce(std::move(ranges), 0);
+  }
+
+  /// Loads (and decodes) chunk row `row` into the asset. R-DECOMPRESS.
+  status load_chunk(std::uint32_t row) {
+    if (row >= asset_.chunks().size())
+      return make_error(errc::invalid_argument, {.chunk_index = row, .field = "row"});
+    if (asset_.is_loaded(row)) return {};
+    const chunk_entry& c = asset_.chunks()[row];
+    if (c.file_offset + c.compressed_size <= prefix_.size()) return load_from(prefix_, 0, row);
+    std::vector<std::byte> stored;
+    UNTOLD_TRY(read_into(stored, c.file_offset, c.compressed_size));
+    return asset_loader::load_payload(asset_, row, std::move(stored));
+  }
+
+  /// The bytes of one mesh, reading only ranges_for_mesh(mesh_index).
+  result<mesh_bytes> load_mesh(std::uint32_t mesh_index) {
+    const auto mesh = asset_.meshes().at(mesh_index);
+    if (!mesh) return make_error(errc::invalid_argument, {.record_index = mesh_index, .field = "mesh_index"});
+    mesh_bytes out;
+    std::vector<std::byte>* targets[] = {&out.vertices, &out.indices, &out.edge_indices};
+    std::size_t i = 0;
+    for (const auto& part : mesh_parts(*mesh)) {
+      std::vector<std::byte>& target = *targets[i++];
+      if (!part.row || part.size == 0) continue;
+      const chunk_entry& c = asset_.chunks()[*part.row];
+      if (!asset_.is_loaded(*part.row) && c.compression_type != static_cast<std::uint32_t>(compression::none)) {
+        UNTOLD_TRY(load_chunk(*part.row));
+      }
+      if (asset_.is_loaded(*part.row)) {
+        const auto bytes = subspan(asset_.payload(*part.row), {part.offset, part.size});
+        target.assign(bytes.begin(), bytes.end());
+      } else {
+        UNTOLD_TRY(read_into(target, c.file_offset + part.offset, part.size));
+      }
+    }
+    return out;
+  }
+
+  /// Loads every chunk; then verifies the content hash (when open.verify_hash
+  /// and the file is hashed) and runs the deep checks (when asked), exactly as
+  /// untold::open would. Reads each stored byte once more for the hash.
+  status load_all() {
+    const auto& chunks = asset_.chunks();
+    const bool hash = options_.open.verify_hash && is_hashed(asset_.header());
+    sha256 hasher;
+    for (const std::uint32_t row : content_hash_order(chunks)) {
+      const chunk_entry& c = chunks[row];
+      const bool raw = c.compression_type == static_cast<std::uint32_t>(compression::none);
+      if (asset_.is_loaded(row) && raw) {
+        if (hash) hasher.update(asset_.payload(row));
+        continue;
+      }
+      if (!hash && asset_.is_loaded(row)) continue;
+      std::vector<std::byte> stored;
+      UNTOLD_TRY(read_into(stored, c.file_offset, c.compressed_size));
+      if (hash) hasher.update(stored);
+      if (!asset_.is_loaded(row)) UNTOLD_TRY(asset_loader::load_payload(asset_, row, std::move(stored)));
+    }
+    if (hash) {
+      auto digest = hasher.finish();
+      if (!digest) return digest.error();
+      if (*digest != asset_.header().content_hash) return make_error(errc::hash_mismatch, {.field = "contentHash"});
+    }
+    if (options_.open.deep_checks) UNTOLD_TRY(validate_deep(asset_));
+    return {};
+  }
+
+ private:
+  streamed_asset(range_source& source, const stream_options& options) : source_(&source), options_(options) {}
+
+  struct mesh_part {
+    std::optional<std::uint32_t> row;  // chunk row, nullopt when absent
+    std::uint64_t offset = 0;          // within the uncompressed payload
+    std::uint64_t size = 0;
+  };
+  [[nodiscard]] std::array<mesh_part, 3> mesh_parts(const mesh_record& m) const noexcept {
+    const std::uint64_t isize = index_size(m.index_type);
+    return {mesh_part{asset_.find_chunk(chunk_type::vertex_data), m.vertex_data_offset, m.vertex_data_size_bytes},
+            mesh_part{asset_.find_chunk(chunk_type::index_data), m.index_data_offset, m.index_data_size_bytes},
+            mesh_part{asset_.find_chunk(chunk_type::edge_index_data), m.edge_index_offset(),
+                      std::uint64_t{m.edge_index_count()} * isize}};
+  }
+
+  // Loads chunk `row` from `block`, which holds the file bytes starting at `base`.
+  status load_from(byte_span block, std::uint64_t base, std::uint32_t row) {
+    const chunk_entry& c = asset_.chunks()[row];
+    const auto part = subspan(block, {c.file_offset - base, c.compressed_size});
+    return asset_loader::load_payload(asset_, row, std::vector<std::byte>(part.begin(), part.end()));
+  }
+
+  // Reads [offset, offset + size) into `out` (resized). Validated records and
+  // chunk entries are the only callers, so the range lies inside the file.
+  status read_into(std::vector<std::byte>& out, std::uint64_t offset, std::uint64_t size) {
+    if (!checked_range(offset, size, 1, source_->size()))
+      return make_error(errc::io_read_failed, {.value = offset, .has_value = true});
+    out.resize(static_cast<std::size_t>(size));
+    UNTOLD_TRY(source_->read(offset, out));
+    bytes_read_ += size;
+    return {};
+  }
+
+  status extend_prefix(std::uint64_t new_size) {
+    std::vector<std::byte> more;
+    const std::uint64_t old_size = prefix_.size();
+    UNTOLD_TRY(read_into(more, old_size, new_size - old_size));
+    prefix_.insert(prefix_.end(), more.begin(), more.end());
+    return {};
+  }
+
+  range_source* source_;
+  stream_options options_;
+  std::vector<std::byte> prefix_;  // the first bytes of the file, during open
+  asset asset_;
+  std::uint64_t bytes_read_ = 0;
+};
+
+}  // namespace untold

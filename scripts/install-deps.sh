@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs everything the project builds and tests with, from Debian packages.
+# Run as root on a fresh Debian 12 machine. Idempotent.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
+  liblz4-dev libzstd-dev libssl-dev
+  doctest-dev libbenchmark-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

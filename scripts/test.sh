@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds and runs every test configuration: g++, clang++, ASan+UBSan,
+# -fno-exceptions -fno-rtti, and the CMake consumer projects.
+# Usage: scripts/test.sh [build-root]   (default: build/ci)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="${1:-build/ci}"
+jobs="${UNTOLD_JOBS:-$(nproc)}"
+mkdir -p "$root"
+
+configure_build_test() {  # name, extra cmake args...
+  local name="$1"; shift
+  echo "=== [$name] configure + build"
+  cmake -S . -B "$root/$name" -G Ninja -DUNTOLD_DEVELOPER_MODE=ON "$@" > "$root/$name.configure.log"
+  cmake --build "$root/$name" -j "$jobs"
+  echo "=== [$name] test"
+  ctest --test-dir "$root/$name" -j "$jobs" --output-on-failure --no-tests=error
+}
+
+configure_build_test gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo
+configure_build_test clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo
+configure_build_test asan-ubsan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+  -DUNTOLD_SANITIZE=address,undefined
+configure_build_test no-exceptions -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Debug -DUNTOLD_NO_EXCEPTIONS=ON
+
+echo "=== [consumers] add_subdirectory, FetchContent, find_package after install"
+bash tests/consumers/run.sh "$root/consumers"
+echo "=== all configurations passed"
