@@ -29,9 +29,9 @@ namespace detail {
 
 /// True for finite values; constexpr replacement for std::isfinite (which is
 /// not constexpr in C++20). inf - inf and NaN - NaN are NaN, never 0.
-[[nodiscard]] constexpr bool is_finite(double x) noexcept { return x - x == 0.0; }
+[[nodiscard]] constexpr bool is_finite_value(double x) noexcept { return x - x == 0.0; }
 
-[[nodiscard]] constexpr double abs(double x) noexcept { return x < 0.0 ? -x : (x == 0.0 ? 0.0 : x); }
+[[nodiscard]] constexpr double abs_value(double x) noexcept { return x < 0.0 ? -x : (x == 0.0 ? 0.0 : x); }
 
 /// Rounds to the nearest integer, ties to even. Precondition: |x| < 2^62.
 [[nodiscard]] constexpr std::int64_t round_half_even(double x) noexcept {
@@ -91,9 +91,9 @@ namespace detail {
 /// length <= 1e-8 or with a non-finite component become `fallback`.
 [[nodiscard]] inline std::array<double, 3> normalize_or(double x, double y, double z,
                                                         std::array<double, 3> fallback) noexcept {
-  if (!is_finite(x) || !is_finite(y) || !is_finite(z)) return fallback;
+  if (!is_finite_value(x) || !is_finite_value(y) || !is_finite_value(z)) return fallback;
   double len = std::sqrt(x * x + y * y + z * z);
-  if (!is_finite(len)) {
+  if (!is_finite_value(len)) {
     // Finite but the squares overflow: scale by an exact power of two first.
     x *= 0x1p-600;
     y *= 0x1p-600;
@@ -209,7 +209,7 @@ inline constexpr double half_max = 65504.0;
 /// Safe on any input.
 [[nodiscard]] inline result<std::uint16_t> float_to_half(double v) noexcept {
   const std::uint16_t h = float_to_half_raw(v);
-  if (!detail::is_finite(v) || (h & 0x7C00u) == 0x7C00u) {
+  if (!detail::is_finite_value(v) || (h & 0x7C00u) == 0x7C00u) {
     return make_error(errc::invalid_argument, {.field = "half", .value = h, .has_value = true});
   }
   return h;
@@ -240,18 +240,18 @@ namespace detail {
 /// zero or not finite (the reference tool divides by zero there).
 [[nodiscard]] constexpr std::array<std::int16_t, 2> octahedral_encode(double x, double y, double z,
                                                                       std::array<double, 3> fallback) noexcept {
-  if (!is_finite(x) || !is_finite(y) || !is_finite(z)) {
+  if (!is_finite_value(x) || !is_finite_value(y) || !is_finite_value(z)) {
     x = fallback[0];
     y = fallback[1];
     z = fallback[2];
   }
-  double l1 = abs(x) + abs(y) + abs(z);
-  if (!is_finite(l1)) {
+  double l1 = abs_value(x) + abs_value(y) + abs_value(z);
+  if (!is_finite_value(l1)) {
     // Finite components whose sum overflows; a power-of-two scale is exact.
     x *= 0.25;
     y *= 0.25;
     z *= 0.25;
-    l1 = abs(x) + abs(y) + abs(z);
+    l1 = abs_value(x) + abs_value(y) + abs_value(z);
   }
   if (l1 == 0.0) {
     x = fallback[0];
@@ -262,8 +262,8 @@ namespace detail {
   double u = x / l1;
   double v = y / l1;
   if (z < 0.0) {
-    const double folded_u = (1.0 - abs(v)) * sign_not_negative(u);
-    v = (1.0 - abs(u)) * sign_not_negative(v);
+    const double folded_u = (1.0 - abs_value(v)) * sign_not_negative(u);
+    v = (1.0 - abs_value(u)) * sign_not_negative(v);
     u = folded_u;
   }
   return {quantize_snorm16_away(u), quantize_snorm16_away(v)};

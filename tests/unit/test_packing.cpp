@@ -152,7 +152,7 @@ TEST_CASE("packing: 10:10:10:2 maximum angular error over a Fibonacci sphere") {
   // Each normalised component is off by at most 0.5/511 after rounding (plus
   // < 1e-7 from the float division), so the decoded vector is within
   // e = sqrt(3) * (0.5/511 + 1e-7) of the unit input and the angle is at most
-  // asin(e) = 1.6951e-3 rad (0.0971 deg).
+  // asin(e) = 1.6949e-3 rad (0.0971 deg).
   const double bound = std::asin(std::sqrt(3.0) * (0.5 / 511.0 + 1e-7));
   double max_normal = 0.0;
   double max_tangent = 0.0;

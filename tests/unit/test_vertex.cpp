@@ -228,7 +228,7 @@ struct spec_streams {
 
 std::uint32_t bits(float f) { return std::bit_cast<std::uint32_t>(f); }
 
-bool same_bits(const void* a, const void* b, std::size_t n) { return std::memcmp(a, b, n) == 0; }
+bool same_bits(const void* a, const void* b, std::size_t n) { return n == 0 || std::memcmp(a, b, n) == 0; }
 
 template <class T>
 bool same_object_bits(const T& a, const T& b) {
@@ -250,9 +250,10 @@ std::vector<std::byte> random_bytes(std::size_t n, std::uint64_t seed) {
   return out;
 }
 
-// Vertices that hit every decoder edge: all code extremes per field and all
-// four w values, every half bit pattern (NaN, inf, subnormals, -0) and every
-// color byte; positions include NaN payloads, inf and -0.
+// Vertices that hit every decoder edge: combinations of the code extremes
+// with all four w values, then every 10-bit code in every field, every half
+// bit pattern (NaN, inf, subnormals, -0) and every color byte in every
+// channel; positions include NaN payloads, inf and -0.
 std::vector<std::byte> edge_case_vertices() {
   const std::uint32_t codes[] = {0x000, 0x001, 0x1FF, 0x200, 0x201, 0x3FF, 0x100, 0x300};
   const std::uint32_t special_floats[] = {0x7F800001u, 0xFFC00000u, 0x7F800000u, 0x80000000u,
@@ -263,24 +264,31 @@ std::vector<std::byte> edge_case_vertices() {
     untold::store_le_unchecked<std::uint32_t>(b, v);
     out.insert(out.end(), b, b + 4);
   };
-  const std::size_t code_count = std::size(codes);
-  // 8^3 code triples x 4 w values for the tangent = 2048 vertices, then cover
-  // all 65536 halves (4 per vertex) and all colors.
-  const std::size_t n = 16384;
+  constexpr std::size_t code_count = std::size(codes);
+  constexpr std::size_t combos = code_count * code_count * code_count * 4;  // 2048
+  constexpr std::size_t n = 16384;  // 4 halves per vertex -> all 65536 patterns
   for (std::size_t i = 0; i < n; ++i) {
-    for (int c = 0; c < 3; ++c) push32(special_floats[(i + static_cast<std::size_t>(c)) % 8]);
-    const std::size_t t = i % (code_count * code_count * code_count * 4);
-    const std::uint32_t x = codes[t % code_count];
-    const std::uint32_t y = codes[(t / code_count) % code_count];
-    const std::uint32_t z = codes[(t / code_count / code_count) % code_count];
-    const std::uint32_t w = static_cast<std::uint32_t>(t / (code_count * code_count * code_count)) & 3u;
-    push32(x | (y << 10) | (z << 20) | (w << 30));                  // normal word (w ignored by decoders)
-    push32(z | (x << 10) | (y << 20) | (w << 30));                  // tangent word
-    const auto h = static_cast<std::uint32_t>(4 * i);               // halves 4i .. 4i+3
+    for (std::size_t c = 0; c < 3; ++c) push32(special_floats[(i + c) % 8]);
+    std::uint32_t x = 0, y = 0, z = 0, w = 0;
+    if (i < combos) {
+      x = codes[i % code_count];
+      y = codes[(i / code_count) % code_count];
+      z = codes[(i / code_count / code_count) % code_count];
+      w = static_cast<std::uint32_t>(i / (code_count * code_count * code_count));
+    } else {
+      const auto k = static_cast<std::uint32_t>(i);
+      x = k & 0x3FFu;
+      y = (k + 341) & 0x3FFu;
+      z = (k + 682) & 0x3FFu;
+      w = (k >> 10) & 3u;
+    }
+    push32(x | (y << 10) | (z << 20) | (w << 30));  // normal word (w ignored by decoders)
+    push32(z | (x << 10) | (y << 20) | (w << 30));  // tangent word
+    const auto h = static_cast<std::uint32_t>(4 * i);  // halves 4i .. 4i+3
     push32(h | ((h + 1) << 16));
     push32((h + 2) | ((h + 3) << 16));
     const auto c = static_cast<std::uint32_t>(i & 0xFF);
-    push32(c | (((c + 1) & 0xFF) << 8) | (((c + 2) & 0xFF) << 16) | (((c + 3) & 0xFF) << 24));
+    push32(c | (((c + 85) & 0xFF) << 8) | (((c + 170) & 0xFF) << 16) | (((c + 255) & 0xFF) << 24));
   }
   return out;
 }
@@ -696,7 +704,7 @@ TEST_CASE("vertex: decode path selection") {
 
 TEST_CASE("vertex: bulk decode SIMD paths are bit-identical to scalar") {
   const auto paths = available_simd_paths();
-  SUBCASE("edge cases: code extremes, every half pattern, every color byte") {
+  SUBCASE("edge cases: code extremes, every code, half pattern and color byte") {
     const auto bytes = edge_case_vertices();
     for (auto p : paths) check_paths_match(bytes, p);
     // Spot checks of the scalar decode itself on the extremes.
