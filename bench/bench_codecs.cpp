@@ -1,17 +1,29 @@
 // Codec and hash overhead: untold's wrappers against the raw library calls on
 // the same payloads. Each pair shares a name prefix and reports bytes/s of
-// uncompressed data, so "untold / raw" is the cost of the strict checks.
+// uncompressed data; the untold one has vs_raw = its throughput / the raw
+// call's in the same run (1.0 = no cost for the strict checks).
+//
+// codec_scene_*: per-chunk decode as untold::open does it, on a generated
+// compressed scene (1000 meshes, 64 MiB of geometry, every chunk lz4 or zstd):
+// untold::open (no content hash) against the raw decoder over the same chunks
+// into freshly allocated, uninitialised buffers (the physical limit of a
+// loader that must allocate what it decodes), and into zero-filled
+// std::vector buffers (what open does today: resize() then decode).
 //
 //   untold_bench --benchmark_filter='codec|sha256'
+#include "bench_common.hpp"
+
 #include <untold/compression.hpp>
 #include <untold/hash.hpp>
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <span>
+#include <string>
 #include <vector>
 
 #if defined(UNTOLD_HAS_LZ4) && UNTOLD_HAS_LZ4
@@ -28,48 +40,27 @@ namespace {
 
 using bytes = std::vector<std::byte>;
 
-std::uint32_t pack_snorm_10_10_10_2(double x, double y, double z, std::uint32_t w) {
-  auto q = [](double c) { return static_cast<std::uint32_t>(static_cast<std::int32_t>(std::nearbyint(c * 511.0))) & 0x3FFu; };
-  return q(x) | (q(y) << 10) | (q(z) << 20) | (w << 30);
-}
-
-std::uint16_t to_half(float f) {
-  // Enough for UVs in [0, 1]: normal range, truncating mantissa.
-  std::uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  if ((bits & 0x7FFFFFFFu) < 0x38800000u) return 0;
-  return static_cast<std::uint16_t>(((bits >> 16) & 0x8000u) | (((bits >> 23) - 112u) << 10) | ((bits >> 13) & 0x3FFu));
-}
-
-/// 4 MiB of PBR_STATIC_V1 vertices (32 bytes each) on a smooth height field:
+/// 4 MiB of PBR_STATIC_V1 vertices of a displaced grid (scene_generator.hpp):
 /// what a VERTEX_DATA chunk of a terrain tile looks like.
 const bytes& vertex_payload() {
   static const bytes payload = [] {
-    constexpr int width = 512, height = 256;  // 131072 vertices * 32 B = 4 MiB
-    bytes out(static_cast<std::size_t>(width) * height * 32);
-    std::byte* p = out.data();
-    for (int j = 0; j < height; ++j) {
-      for (int i = 0; i < width; ++i) {
-        const double x = i * 0.25, z = j * 0.25;
-        const double y = 3.0 * std::sin(x * 0.05) * std::cos(z * 0.07) + 0.5 * std::sin(x * 0.31 + z * 0.17);
-        const double dx = 3.0 * 0.05 * std::cos(x * 0.05) * std::cos(z * 0.07) + 0.5 * 0.31 * std::cos(x * 0.31 + z * 0.17);
-        const double dz = -3.0 * 0.07 * std::sin(x * 0.05) * std::sin(z * 0.07) + 0.5 * 0.17 * std::cos(x * 0.31 + z * 0.17);
-        const double nl = std::sqrt(dx * dx + 1.0 + dz * dz);
-        const double tl = std::sqrt(1.0 + dx * dx);
-        const float position[3] = {static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)};
-        std::memcpy(p, position, 12);
-        untold::store_le_unchecked<std::uint32_t>(p + 12, pack_snorm_10_10_10_2(-dx / nl, 1.0 / nl, -dz / nl, 0));
-        untold::store_le_unchecked<std::uint32_t>(p + 16, pack_snorm_10_10_10_2(1.0 / tl, dx / tl, 0.0, 1));
-        untold::store_le_unchecked<std::uint16_t>(p + 20, to_half(static_cast<float>(i) / (width - 1)));
-        untold::store_le_unchecked<std::uint16_t>(p + 22, to_half(static_cast<float>(j) / (height - 1)));
-        untold::store_le_unchecked<std::uint32_t>(p + 24, 0);           // uv1 unused
-        untold::store_le_unchecked<std::uint32_t>(p + 28, 0xFFFFFFFFu);  // color0 unused
-        p += 32;
-      }
-    }
-    return out;
+    const auto plan = untold_bench::plan_scene({.meshes = 1, .geometry_bytes = 131072 * 56});
+    return *untold_bench::encode_vertices(untold_bench::make_geometry(plan, 0));
   }();
   return payload;
+}
+
+/// Runs `body` per iteration; the raw call of a pair records the baseline
+/// `key`, the untold one reports vs_raw against it.
+template <class Body>
+void timed_pair(benchmark::State& state, const std::string& key, bool raw, std::size_t bytes_per_iteration,
+                Body&& body) {
+  const double s = untold_bench::cpu_loop(state, body);
+  if (raw)
+    untold_bench::set_baseline(state, key, s);
+  else
+    untold_bench::speed_ratio(state, "vs_raw", key, s);
+  untold_bench::set_bytes(state, bytes_per_iteration);
 }
 
 #if (defined(UNTOLD_HAS_LZ4) && UNTOLD_HAS_LZ4) || (defined(UNTOLD_HAS_ZSTD) && UNTOLD_HAS_ZSTD)
@@ -83,108 +74,138 @@ const bytes& stored_payload(untold::compression method) {
   return zstd;
 }
 
-void report(benchmark::State& state, std::size_t raw_size, std::size_t stored_size) {
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(raw_size));
-  state.counters["ratio"] = static_cast<double>(stored_size) / static_cast<double>(raw_size);
-}
-#endif
-
+/// The raw library call: decode `in` into exactly `out`; true on success.
+bool raw_decode(untold::compression method, untold::byte_span in, std::span<std::byte> out) {
 #if defined(UNTOLD_HAS_LZ4) && UNTOLD_HAS_LZ4
-void codec_lz4_decompress_raw(benchmark::State& state) {
-  const bytes& raw = vertex_payload();
-  const bytes& stored = stored_payload(untold::compression::lz4);
-  bytes out(raw.size());
-  for (auto _ : state) {
-    const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(stored.data()), reinterpret_cast<char*>(out.data()),
-                                      static_cast<int>(stored.size()), static_cast<int>(out.size()));
-    if (n != static_cast<int>(raw.size())) state.SkipWithError("lz4 decode failed");
+  if (method == untold::compression::lz4)
+    return LZ4_decompress_safe(reinterpret_cast<const char*>(in.data()), reinterpret_cast<char*>(out.data()),
+                               static_cast<int>(in.size()), static_cast<int>(out.size())) ==
+           static_cast<int>(out.size());
+#endif
+#if defined(UNTOLD_HAS_ZSTD) && UNTOLD_HAS_ZSTD
+  if (method == untold::compression::zstd)
+    return ZSTD_decompress(out.data(), out.size(), in.data(), in.size()) == out.size();
+#endif
+  return false;
+}
+
+// One 4 MiB vertex chunk into a reused buffer.
+void codec_decompress(benchmark::State& state, untold::compression method, bool raw) {
+  const bytes& payload = vertex_payload();
+  const bytes& stored = stored_payload(method);
+  bytes out(payload.size());
+  timed_pair(state, "codec/" + std::to_string(static_cast<int>(method)), raw, payload.size(), [&] {
+    const bool ok = raw ? raw_decode(method, stored, out) : untold::decompress(method, stored, out).has_value();
+    if (!ok) state.SkipWithError("decode failed");
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
-  }
-  report(state, raw.size(), stored.size());
+  });
+  state.counters["ratio"] = static_cast<double>(stored.size()) / static_cast<double>(payload.size());
 }
-void codec_lz4_decompress_untold(benchmark::State& state) {
-  const bytes& raw = vertex_payload();
-  const bytes& stored = stored_payload(untold::compression::lz4);
-  bytes out(raw.size());
-  for (auto _ : state) {
-    if (!untold::decompress(untold::compression::lz4, stored, out)) state.SkipWithError("lz4 decode failed");
-    benchmark::DoNotOptimize(out.data());
+
+// ---- per-chunk decode of a whole compressed scene ---------------------------------
+
+const bytes& compressed_scene(untold::compression method) {
+  return untold_bench::untold_scene(untold_bench::scene_mb(1000, 64, method));
+}
+
+enum class scene_decode { raw_uninitialised, raw_zeroed, untold_open };
+
+void codec_scene(benchmark::State& state, untold::compression method, scene_decode how) {
+  const bytes& file = compressed_scene(method);
+  const auto a = untold::open(file, {.verify_hash = false});
+  if (!a) {
+    state.SkipWithError("open failed");
+    return;
+  }
+  std::uint64_t decoded = 0;
+  for (const untold::chunk_entry& c : a->chunks()) decoded += c.uncompressed_size;
+  const auto stored = [&](const untold::chunk_entry& c) {
+    return untold::byte_span(file).subspan(static_cast<std::size_t>(c.file_offset),
+                                           static_cast<std::size_t>(c.compressed_size));
+  };
+  const std::string key = "codec_scene/" + std::to_string(static_cast<int>(method));
+  timed_pair(state, key, how == scene_decode::raw_uninitialised, decoded, [&] {
+    bool ok = true;
+    if (how == scene_decode::untold_open) {
+      auto opened = untold::open(file, {.verify_hash = false});
+      ok = opened.has_value();
+      benchmark::DoNotOptimize(opened);
+    } else {
+      for (const untold::chunk_entry& c : a->chunks()) {
+        const auto size = static_cast<std::size_t>(c.uncompressed_size);
+        if (c.compression_type == 0) continue;  // stored raw: nothing to decode
+        if (how == scene_decode::raw_zeroed) {
+          bytes out(size);
+          ok = raw_decode(static_cast<untold::compression>(c.compression_type), stored(c), out) && ok;
+          benchmark::DoNotOptimize(out.data());
+        } else {
+          const std::unique_ptr<std::byte[]> out(new std::byte[size]);
+          ok = raw_decode(static_cast<untold::compression>(c.compression_type), stored(c), {out.get(), size}) && ok;
+          benchmark::DoNotOptimize(out.get());
+        }
+      }
+    }
+    if (!ok) state.SkipWithError("decode failed");
     benchmark::ClobberMemory();
-  }
-  report(state, raw.size(), stored.size());
+  });
+  state.counters["ratio"] = static_cast<double>(file.size()) / static_cast<double>(decoded);
 }
-BENCHMARK(codec_lz4_decompress_raw);
-BENCHMARK(codec_lz4_decompress_untold);
+
+// Per codec this build has: the 4 MiB chunk (raw, untold), then the scene
+// (raw into uninitialised buffers = the baseline, raw zeroed, untold::open).
+const bool codec_benchmarks_registered = [] {
+  for (const untold::compression method : {untold::compression::lz4, untold::compression::zstd}) {
+    if (!untold::compression_available(method)) continue;
+    const std::string codec = method == untold::compression::lz4 ? "lz4" : "zstd";
+    for (const bool raw : {true, false})
+      benchmark::RegisterBenchmark((std::string("codec_decompress/") + codec + (raw ? "_raw" : "_untold")).c_str(),
+                                   codec_decompress, method, raw);
+    for (const auto& [suffix, how] : {std::pair{"_raw", scene_decode::raw_uninitialised},
+                                      std::pair{"_raw_zeroed", scene_decode::raw_zeroed},
+                                      std::pair{"_untold_open", scene_decode::untold_open}})
+      benchmark::RegisterBenchmark((std::string("codec_scene/") + codec + suffix).c_str(), codec_scene, method, how);
+  }
+  return true;
+}();
 #endif
 
 #if defined(UNTOLD_HAS_ZSTD) && UNTOLD_HAS_ZSTD
-void codec_zstd_decompress_raw(benchmark::State& state) {
-  const bytes& raw = vertex_payload();
-  const bytes& stored = stored_payload(untold::compression::zstd);
-  bytes out(raw.size());
-  for (auto _ : state) {
-    const std::size_t n = ZSTD_decompress(out.data(), out.size(), stored.data(), stored.size());
-    if (n != raw.size()) state.SkipWithError("zstd decode failed");
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  report(state, raw.size(), stored.size());
-}
-void codec_zstd_decompress_untold(benchmark::State& state) {
-  const bytes& raw = vertex_payload();
-  const bytes& stored = stored_payload(untold::compression::zstd);
-  bytes out(raw.size());
-  for (auto _ : state) {
-    if (!untold::decompress(untold::compression::zstd, stored, out)) state.SkipWithError("zstd decode failed");
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  report(state, raw.size(), stored.size());
-}
-BENCHMARK(codec_zstd_decompress_raw);
-BENCHMARK(codec_zstd_decompress_untold);
-
 // Many small chunks (64 KiB): where reusing the decompression context
 // (untold's per-thread decompressor) pays against ZSTD_decompress, which
 // creates a context per call.
-const std::vector<bytes>& small_zstd_chunks() {
-  static const std::vector<bytes> chunks = [] {
-    std::vector<bytes> out;
+struct small_chunk {
+  bytes stored;
+  std::size_t size;  // decoded
+};
+const std::vector<small_chunk>& small_zstd_chunks() {
+  static const std::vector<small_chunk> chunks = [] {
+    std::vector<small_chunk> out;
     const bytes& raw = vertex_payload();
-    for (std::size_t at = 0; at < raw.size(); at += 65536)
-      out.push_back(*untold::compress(untold::compression::zstd, 0,
-                                      untold::byte_span(raw).subspan(at, std::min<std::size_t>(65536, raw.size() - at))));
+    for (std::size_t at = 0; at < raw.size(); at += 65536) {
+      const auto piece = untold::byte_span(raw).subspan(at, std::min<std::size_t>(65536, raw.size() - at));
+      out.push_back({*untold::compress(untold::compression::zstd, 0, piece), piece.size()});
+    }
     return out;
   }();
   return chunks;
 }
-void codec_zstd_64k_chunks_raw(benchmark::State& state) {
+void codec_zstd_64k_chunks(benchmark::State& state, bool raw) {
   const auto& chunks = small_zstd_chunks();
-  bytes out(65536);
-  for (auto _ : state) {
-    for (const bytes& c : chunks) {
-      if (ZSTD_decompress(out.data(), out.size(), c.data(), c.size()) != out.size()) state.SkipWithError("zstd");
+  bytes buffer(65536);
+  timed_pair(state, "codec/zstd_64k", raw, vertex_payload().size(), [&] {
+    for (const small_chunk& c : chunks) {
+      const auto out = std::span(buffer).first(c.size);
+      const bool ok = raw ? ZSTD_decompress(out.data(), out.size(), c.stored.data(), c.stored.size()) == out.size()
+                          : untold::decompress(untold::compression::zstd, c.stored, out).has_value();
+      if (!ok) state.SkipWithError("zstd");
       benchmark::DoNotOptimize(out.data());
     }
     benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(chunks.size()) * 65536);
+  });
 }
-void codec_zstd_64k_chunks_untold(benchmark::State& state) {
-  const auto& chunks = small_zstd_chunks();
-  bytes out(65536);
-  for (auto _ : state) {
-    for (const bytes& c : chunks) {
-      if (!untold::decompress(untold::compression::zstd, c, out)) state.SkipWithError("zstd");
-      benchmark::DoNotOptimize(out.data());
-    }
-    benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(chunks.size()) * 65536);
-}
-BENCHMARK(codec_zstd_64k_chunks_raw);
-BENCHMARK(codec_zstd_64k_chunks_untold);
+BENCHMARK_CAPTURE(codec_zstd_64k_chunks, raw, true);
+BENCHMARK_CAPTURE(codec_zstd_64k_chunks, untold, false);
 #endif
 
 // ---- SHA-256 over the same 16 MiB buffer --------------------------------------
@@ -204,31 +225,28 @@ const bytes& hash_payload() {
 void sha256_16m_raw_openssl(benchmark::State& state) {
   const bytes& data = hash_payload();
   untold::sha256_digest d{};
-  for (auto _ : state) {
+  timed_pair(state, "sha256", true, data.size(), [&] {
     unsigned int len = 0;
     if (EVP_Digest(data.data(), data.size(), d.data(), &len, EVP_sha256(), nullptr) != 1) state.SkipWithError("EVP");
     benchmark::DoNotOptimize(d);
-  }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(data.size()));
+  });
 }
 BENCHMARK(sha256_16m_raw_openssl);
 #endif
 void sha256_16m_untold(benchmark::State& state) {
   const bytes& data = hash_payload();
-  for (auto _ : state) {
+  timed_pair(state, "sha256", false, data.size(), [&] {
     auto d = untold::sha256_of(data);
     if (!d) state.SkipWithError("sha256");
     benchmark::DoNotOptimize(d);
-  }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(data.size()));
+  });
 }
 void sha256_16m_untold_portable(benchmark::State& state) {
   const bytes& data = hash_payload();
-  for (auto _ : state) {
+  timed_pair(state, "sha256", false, data.size(), [&] {
     auto d = untold::sha256_portable_of(data);
     benchmark::DoNotOptimize(d);
-  }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(data.size()));
+  });
 }
 BENCHMARK(sha256_16m_untold);
 BENCHMARK(sha256_16m_untold_portable);

@@ -6,6 +6,12 @@ packages=(
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
   liblz4-dev libzstd-dev libssl-dev
   doctest-dev libbenchmark-dev
+  # the untold command-line tool (tools/) and its tests (tests/cli/)
+  libcli11-dev nlohmann-json3-dev libassimp-dev libmeshoptimizer-dev assimp-testmodels
+  # untold::remote (libcurl) and its tests against a private nginx over TLS (tests/remote/)
+  libcurl4-openssl-dev nginx openssl
+  # the peers of the optional benchmarks (bench/bench_peers.cpp; libassimp-dev is above)
+  libtinygltf-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -87,6 +87,18 @@ class asset {
   [[nodiscard]] record_view<material_record> materials() const noexcept { return table<material_record>(); }
   [[nodiscard]] record_view<texture_record> textures() const noexcept { return table<texture_record>(); }
 
+  /// Records [first, first + count) of table R as a view (e.g. a skeleton's
+  /// joints, a clip's channels). Empty when that range is not inside the table
+  /// (never for a range a validated record declares). Safe for any values.
+  template <class R>
+  [[nodiscard]] record_view<R> records(std::uint64_t first, std::uint64_t count) const noexcept {
+    const record_view<R> all = table<R>();
+    const auto offset = checked_mul(first, all.stride());  // `first` counts records, not bytes
+    const auto range = offset ? checked_range(*offset, count, all.stride(), all.bytes().size()) : std::nullopt;
+    if (!range) return {};
+    return record_view<R>::make(subspan(all.bytes(), *range), header_.format_version).value_or(record_view<R>{});
+  }
+
   /// A mesh's PBR_STATIC_V1 vertex bytes (vertexCount * 32). Empty when the
   /// record's range is not inside VERTEX_DATA (never for a validated record)
   /// or the chunk is not loaded. Safe for any record, even a made-up one.
@@ -110,12 +122,16 @@ class asset {
     return it->second;
   }
 
- private:
+  /// Bytes [offset, offset + size) of a core chunk's uncompressed payload;
+  /// empty when the chunk is absent or not loaded or the range is not inside
+  /// it. Safe for any values.
   [[nodiscard]] byte_span slice(chunk_type type, std::uint64_t offset, std::uint64_t size) const noexcept {
     const byte_span chunk = payload(type);
     const auto range = checked_range(offset, size, 1, chunk.size());
     return range ? subspan(chunk, *range) : byte_span{};
   }
+
+ private:
 
   friend class asset_loader;
 

@@ -15,6 +15,7 @@
 // it. Nothing here allocates in proportion to an untrusted size.
 #pragma once
 
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
@@ -193,6 +194,72 @@ class decompressor {
   std::unique_ptr<ZSTD_DCtx, detail::zstd_dctx_deleter> zstd_;  // created on first zstd chunk
 #endif
 };
+
+namespace detail {
+/// What the blocks of the zstd frame starting `frame` (magic already checked)
+/// regenerate at most: raw and RLE blocks their Block_Size, compressed blocks
+/// 128 KiB. Walks the frame header and the block headers only (RFC 8878
+/// 3.1.1), O(blocks); 0 when they are malformed or run past the end.
+[[nodiscard]] inline std::uint64_t zstd_blocks_bound(byte_span frame) noexcept {
+  if (frame.size() < 5) return 0;
+  const auto descriptor = static_cast<std::uint8_t>(frame[4]);
+  const unsigned content_size_flag = descriptor >> 6, dictionary_flag = descriptor & 3u;
+  const bool single_segment = (descriptor & 0x20u) != 0;
+  constexpr std::size_t dictionary_bytes[] = {0, 1, 2, 4}, content_size_bytes[] = {0, 2, 4, 8};
+  std::size_t at = 5 + (single_segment ? 0 : 1) + dictionary_bytes[dictionary_flag] +
+                   (content_size_flag == 0 && single_segment ? 1 : content_size_bytes[content_size_flag]);
+  std::uint64_t total = 0;
+  for (;;) {
+    if (at > frame.size() || frame.size() - at < 3) return 0;
+    const std::uint32_t header = static_cast<std::uint32_t>(frame[at]) | static_cast<std::uint32_t>(frame[at + 1]) << 8 |
+                                 static_cast<std::uint32_t>(frame[at + 2]) << 16;
+    at += 3;
+    const unsigned type = (header >> 1) & 3u;  // 0 raw, 1 RLE, 2 compressed, 3 reserved
+    const std::uint32_t size = header >> 3;
+    const std::size_t content = type == 1 ? 1 : size;
+    if (type == 3 || frame.size() - at < content) return 0;
+    at += content;
+    total += type == 2 ? std::uint64_t{128} * 1024 : size;  // at most 2^21 per 3 bytes: no overflow
+    if ((header & 1u) != 0) return total;  // Last_Block
+  }
+}
+}  // namespace detail
+
+/// The most bytes `stored` can decode to with `method`, from the codec's
+/// format alone: a reader rejects a larger uncompressedSize before allocating
+/// it, so a small file cannot make it allocate up to its limits.
+///   none: stored.size();
+///   lz4:  256 x stored.size() (a match of n stored bytes yields at most
+///         19 + 255 x (n - 3) bytes, a literal one byte per byte);
+///   zstd: the sum over the frame's blocks (read from their 3-byte headers,
+///         RFC 8878) of a raw or RLE block's Block_Size and a compressed
+///         block's Block_Maximum_Size (128 KiB, which the format applies to
+///         the decompressed size too), or the frame's declared content size
+///         when that is less (decoding must produce exactly it); 0 when the
+///         bytes are not one well-formed standard frame (decoding fails).
+/// Never below what a successful decompress() produces (fuzz_decompress
+/// checks this); UINT64_MAX for a codec this build lacks or an unknown method,
+/// so decompress() reports those. Safe on untrusted input.
+[[nodiscard]] inline std::uint64_t max_decoded_size(compression method, byte_span stored) noexcept {
+  constexpr std::uint64_t unknown = ~std::uint64_t{0};
+  switch (method) {
+    case compression::none: return stored.size();
+    case compression::lz4: return UNTOLD_DETAIL_LZ4 ? checked_mul(stored.size(), 256).value_or(unknown) : unknown;
+    case compression::zstd: {
+#if UNTOLD_DETAIL_ZSTD
+      const auto magic = load_le<std::uint32_t>(stored, 0);
+      if (!magic || *magic != ZSTD_MAGICNUMBER) return 0;
+      const unsigned long long declared = ZSTD_getFrameContentSize(stored.data(), stored.size());
+      if (declared == ZSTD_CONTENTSIZE_ERROR) return 0;
+      const std::uint64_t blocks = detail::zstd_blocks_bound(stored);
+      return declared == ZSTD_CONTENTSIZE_UNKNOWN ? blocks : std::min<std::uint64_t>(declared, blocks);
+#else
+      return unknown;
+#endif
+    }
+  }
+  return unknown;
+}
 
 /// decompressor::decompress() through a per-thread decompressor, so callers
 /// get context reuse without managing one. Same contract: `out.size()` is the

@@ -93,10 +93,22 @@ inline constexpr std::uint32_t custom_distance = 1u << 2;
 
 [[nodiscard]] constexpr bool is_known_file_type(std::uint32_t v) noexcept { return v >= 1 && v <= 5; }
 [[nodiscard]] constexpr bool is_known_compression(std::uint32_t v) noexcept { return v <= 2; }
+[[nodiscard]] constexpr bool is_known_light_type(std::uint32_t v) noexcept { return v >= 1 && v <= 4; }
 [[nodiscard]] constexpr bool is_known_chunk_type(std::uint32_t v) noexcept {
   return v >= 1 && v <= max_known_chunk_type;
 }
 [[nodiscard]] constexpr bool is_plugin_chunk_type(std::uint32_t v) noexcept { return v >= first_plugin_chunk_type; }
+
+/// Whether a core chunk holds geometry or other bulk data (vertex, index,
+/// joint index, joint weight, edge index data) rather than metadata.
+[[nodiscard]] constexpr bool is_data_chunk(std::uint32_t type) noexcept {
+  return type == 6 || type == 7 || type == 16 || type == 17 || type == 18;
+}
+/// Metadata = the string table and every known record table: what a
+/// byte-range open loads, and what a writer puts first (spec 7).
+[[nodiscard]] constexpr bool is_metadata_chunk(std::uint32_t type) noexcept {
+  return is_known_chunk_type(type) && !is_data_chunk(type);
+}
 
 /// Bytes per index for a valid index type (0 for an invalid one).
 [[nodiscard]] constexpr std::uint32_t index_size(std::uint32_t type) noexcept {
@@ -186,6 +198,13 @@ inline constexpr std::array<chunk_type, 5> required_animation_chunks = {
 constexpr std::span<const chunk_type> required_chunks(file_type t) noexcept {
   if (t == file_type::animation) return detail::required_animation_chunks;
   return detail::required_scene_chunks;
+}
+
+/// Whether `type` is one of required_chunks(t).
+[[nodiscard]] constexpr bool is_required_chunk(file_type t, std::uint32_t type) noexcept {
+  for (const chunk_type required : required_chunks(t))
+    if (static_cast<std::uint32_t>(required) == type) return true;
+  return false;
 }
 
 }  // namespace untold

@@ -12,8 +12,9 @@
 //   auto mesh = tile->load_mesh(3);                     // vertices + indices
 //
 // The same rules run as in untold::open: header, table and record rules at
-// open; R-DECOMPRESS per chunk as it loads; R-HASH and the deep checks once
-// everything is loaded (load_all), since they need every byte.
+// open; R-DECOMPRESS per chunk as it loads (and the plugin envelope,
+// R-EXT-RANGES, of a plugin chunk as it loads); R-HASH and the deep checks
+// once everything is loaded (load_all), since they need every byte.
 #pragma once
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include "bytes.hpp"
 #include "content_hash.hpp"
 #include "error.hpp"
+#include "extensions.hpp"
 #include "format.hpp"
 #include "reader.hpp"
 #include "source.hpp"
@@ -44,15 +46,6 @@ struct mesh_bytes {
   std::vector<std::byte> indices;
   std::vector<std::byte> edge_indices;
 };
-
-/// Whether a chunk holds geometry or other bulk data rather than metadata.
-[[nodiscard]] constexpr bool is_data_chunk(std::uint32_t type) noexcept {
-  return type == 6 || type == 7 || type == 16 || type == 17 || type == 18;
-}
-/// Metadata = the string table and every known record table: what open loads.
-[[nodiscard]] constexpr bool is_metadata_chunk(std::uint32_t type) noexcept {
-  return is_known_chunk_type(type) && !is_data_chunk(type);
-}
 
 /// Sorts ranges and merges those that touch or are separated by less than
 /// `gap` bytes (alignment padding), so adjacent chunks become one request.
@@ -157,16 +150,21 @@ class streamed_asset {
     return coalesce(std::move(ranges), 0);
   }
 
-  /// Loads (and decodes) chunk row `row` into the asset. R-DECOMPRESS.
+  /// Loads (and decodes) chunk row `row` into the asset. R-DECOMPRESS, and
+  /// R-EXT-RANGES for a plugin chunk's envelope.
   status load_chunk(std::uint32_t row) {
     if (row >= asset_.chunks().size())
       return make_error(errc::invalid_argument, {.chunk_index = row, .field = "row"});
     if (asset_.is_loaded(row)) return {};
     const chunk_entry& c = asset_.chunks()[row];
-    if (c.file_offset + c.compressed_size <= prefix_.size()) return load_from(prefix_, 0, row);
-    std::vector<std::byte> stored;
-    UNTOLD_TRY(read_into(stored, c.file_offset, c.compressed_size));
-    return asset_loader::load_payload(asset_, row, std::move(stored));
+    if (c.file_offset + c.compressed_size <= prefix_.size()) {
+      UNTOLD_TRY(load_from(prefix_, 0, row));
+    } else {
+      std::vector<std::byte> stored;
+      UNTOLD_TRY(read_into(stored, c.file_offset, c.compressed_size));
+      UNTOLD_TRY(asset_loader::load_payload(asset_, row, std::move(stored)));
+    }
+    return validate_plugin_chunk(asset_, row);
   }
 
   /// The bytes of one mesh, reading only ranges_for_mesh(mesh_index).
@@ -211,14 +209,17 @@ class streamed_asset {
       std::vector<std::byte> stored;
       UNTOLD_TRY(read_into(stored, c.file_offset, c.compressed_size));
       if (hash) hasher.update(stored);
-      if (!asset_.is_loaded(row)) UNTOLD_TRY(asset_loader::load_payload(asset_, row, std::move(stored)));
+      if (!asset_.is_loaded(row)) {
+        UNTOLD_TRY(asset_loader::load_payload(asset_, row, std::move(stored)));
+        UNTOLD_TRY(validate_plugin_chunk(asset_, row));
+      }
     }
     if (hash) {
       auto digest = hasher.finish();
       if (!digest) return digest.error();
       if (*digest != asset_.header().content_hash) return make_error(errc::hash_mismatch, {.field = "contentHash"});
     }
-    if (options_.open.deep_checks) UNTOLD_TRY(validate_deep(asset_));
+    if (options_.open.deep_checks) UNTOLD_TRY(asset_loader::validate_all_deep(asset_));
     return {};
   }
 

@@ -17,7 +17,11 @@
 //   load payloads (compression.hpp)          R-DECOMPRESS
 //   index_entities    R-ENTITY-ID
 //   validate_records  (validate.hpp) R-STRING .. R-TEXTURE-FORMAT
+//   validate_extensions (extensions.hpp) R-STRING of extension tables,
+//                     R-EXT-RANGES (incl. plugin envelopes)
 //   validate_deep     (validate.hpp, opt-in) R-INDEX-VALUE R-FINITE R-BOUNDS
+//   validate_extensions_deep (extensions.hpp, opt-in) joint index values,
+//                     keyframe times (R-EXT-RANGES), R-FINITE of extensions
 //
 // Every function here is safe on untrusted input.
 #pragma once
@@ -34,6 +38,7 @@
 #include "compression.hpp"
 #include "content_hash.hpp"
 #include "error.hpp"
+#include "extensions.hpp"
 #include "format.hpp"
 #include "records.hpp"
 #include "validate.hpp"
@@ -53,7 +58,8 @@ struct open_options {
   reader_limits limits{};
   /// Check a non-zero contentHash (R-HASH).
   bool verify_hash = true;
-  /// Run the deep checks R-INDEX-VALUE, R-FINITE, R-BOUNDS (linear in geometry).
+  /// Run the deep checks R-INDEX-VALUE, R-FINITE, R-BOUNDS and the extension
+  /// deep checks (joint index values, keyframe times); linear in data size.
   bool deep_checks = false;
   /// Accept headerSize != 204 (the chunk table still starts at byte 204).
   bool relaxed_header_size = false;
@@ -135,9 +141,11 @@ inline result<std::vector<chunk_entry>> parse_chunk_table(const file_header& h, 
     if (c.compression_type != static_cast<std::uint32_t>(compression::none)) {  // R-LIMITS
       if (c.uncompressed_size > limits.max_chunk_bytes)
         return detail::chunk_error(errc::limit_exceeded, row, c, "uncompressedSize", c.uncompressed_size);
-      total_decoded += c.uncompressed_size;  // each term <= max_chunk_bytes, count <= 2^32: no overflow
-      if (total_decoded > limits.max_total_bytes)
-        return detail::chunk_error(errc::limit_exceeded, row, c, "uncompressedSize", total_decoded);
+      // total_decoded <= max_total_bytes here, so the subtraction cannot wrap;
+      // a running sum could (a caller may lift max_chunk_bytes to UINT64_MAX).
+      if (c.uncompressed_size > limits.max_total_bytes - total_decoded)
+        return detail::chunk_error(errc::limit_exceeded, row, c, "uncompressedSize", c.uncompressed_size);
+      total_decoded += c.uncompressed_size;
     }
     if (is_known_chunk_type(c.chunk_type)) {
       if (row_of_type[c.chunk_type] != none)  // R-DUP-CHUNK
@@ -233,6 +241,10 @@ class asset_loader {
     if (c.compression_type == static_cast<std::uint32_t>(compression::none)) {
       a.payloads_[row] = stored;
     } else {
+      // A size the stored bytes cannot decode to is rejected before it is
+      // allocated: allocation stays proportional to the file, not the limits.
+      if (c.uncompressed_size > max_decoded_size(static_cast<compression>(c.compression_type), stored))
+        return detail::chunk_error(errc::decompress_failed, row, c, "uncompressedSize", c.uncompressed_size);
       std::vector<std::byte>& storage = a.owned_[row];
       storage.resize(static_cast<std::size_t>(c.uncompressed_size));
       if (auto s = decompress(static_cast<compression>(c.compression_type), stored, storage); !s) {
@@ -261,8 +273,9 @@ class asset_loader {
     return {};
   }
 
-  /// Stage 3: the entityId index (R-ENTITY-ID) and every record rule. Needs
-  /// the metadata tables loaded; geometry payloads are not read.
+  /// Stage 3: the entityId index (R-ENTITY-ID), every record rule and the
+  /// extension rules. Needs the metadata tables loaded; geometry payloads are
+  /// not read (plugin envelopes are checked for the plugin chunks loaded).
   static status validate_metadata(asset& a) {
     const auto entities = a.entities();
     a.entity_rows_.clear();
@@ -274,7 +287,16 @@ class asset_loader {
     if (dup != a.entity_rows_.end())  // R-ENTITY-ID
       return detail::record_error(errc::duplicate_entity_id, a, chunk_type::entity_table, std::next(dup)->second,
                                   "entityId", dup->first);
-    UNTOLD_TRY(validate_records(a));
+    const string_validator strings(a.payload(chunk_type::string_table));  // one pass for every string rule
+    UNTOLD_TRY(validate_records(a, strings));
+    UNTOLD_TRY(validate_extensions(a, strings));
+    return {};
+  }
+
+  /// Stage 4 (opt-in): every deep check. Needs every chunk loaded.
+  static status validate_all_deep(const asset& a) {
+    UNTOLD_TRY(validate_deep(a));
+    UNTOLD_TRY(validate_extensions_deep(a));
     return {};
   }
 };
@@ -291,7 +313,7 @@ inline result<asset> open(byte_span file, const open_options& options = {}) {
     UNTOLD_TRY(asset_loader::load_payload(*a, row, subspan(file, {c.file_offset, c.compressed_size})));
   }
   UNTOLD_TRY(asset_loader::validate_metadata(*a));
-  if (options.deep_checks) UNTOLD_TRY(validate_deep(*a));
+  if (options.deep_checks) UNTOLD_TRY(asset_loader::validate_all_deep(*a));
   return a;
 }
 

@@ -16,11 +16,19 @@
 //   a->entities(), a->meshes(), a->materials(), a->textures()   // record_view<R>
 //   a->string(offset)                                            // std::string_view
 //   a->vertices(mesh), a->indices(mesh), a->edge_indices(mesh)   // byte spans
+//   a->table<untold::skin_record>(), a->records<R>(first, count) // extension tables
+//   untold::plugin_chunks(*a), untold::view_joint_weights(*a, skin)
+//
+// Engine conveniences (scene.hpp; safe on any asset):
+//   untold::walk_scene(*a).world[row]             // root x parents x local
+//   untold::resolve_mesh(*a, i), resolve_skin(*a, i), resolve_clip(*a, i)
 //
 // Write (deterministic; bad input is a returned error):
 //   untold::builder b{untold::file_type::tile};
 //   auto e = b.add_entity({.name = "root"});
 //   b.add_mesh({.entity = e, .vertices = v, .indices = i});
+//   b.add_skeleton(...), add_skin(...), add_animation_clip(...), add_light(...),
+//   add_camera(...), set_color_management(...), add_plugin_chunk(id, kind, version, bytes)
 //   auto bytes = b.finish();                      // result<std::vector<std::byte>>
 //
 // Headers, one concept each:
@@ -28,10 +36,12 @@
 //   error.hpp        errc (name/rule_id/message), error, result<T>
 //   format.hpp       enums and constants of the format
 //   records.hpp      record structs and their field-by-field codecs
-//   view.hpp         record_view<R>, string_table
+//   view.hpp         record_view<R>, index_view, string_table
 //   asset.hpp        the opened, validated file
 //   reader.hpp       open(): header/table rules and staging
 //   validate.hpp     record rules and deep checks
+//   extensions.hpp   extension tables 8-22, plugin envelope, R-EXT-RANGES
+//   scene.hpp        world transforms, joined mesh/skin/clip views
 //   compression.hpp  per-chunk lz4/zstd with exact-size checks
 //   hash.hpp         SHA-256 (OpenSSL EVP, portable fallback)
 //   content_hash.hpp the header's contentHash (R-HASH)
@@ -53,8 +63,10 @@
 #include "hash.hpp"
 #include "content_hash.hpp"
 #include "validate.hpp"
+#include "extensions.hpp"
 #include "reader.hpp"
 #include "writer.hpp"
+#include "scene.hpp"
 #include "source.hpp"
 #include "ranges.hpp"
 #include "io.hpp"

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <vector>
 
 #include "asset.hpp"
@@ -45,6 +47,14 @@ namespace detail {
 
 }  // namespace detail
 
+namespace detail {
+/// Elements, steps and tree nodes read by the validation loops a hostile file
+/// could try to make quadratic (string starts, parent walks, deep checks of
+/// meshes that share bytes). Per thread, only ever increased; tests read it
+/// to prove the work stays linear in the file size.
+inline thread_local std::uint64_t validation_work = 0;
+}  // namespace detail
+
 /// Which offsets of a string table start a valid string (R-STRING): valid
 /// UTF-8 up to a NUL that lies inside the table. Built right to left in one
 /// linear pass, so checking any number of references costs O(1) each, however
@@ -52,6 +62,7 @@ namespace detail {
 class string_validator {
  public:
   explicit string_validator(byte_span table) : valid_start_(table.size(), 0) {
+    detail::validation_work += table.size();
     for (std::size_t i = table.size(); i-- > 0;) {
       if (table[i] == std::byte{0}) {
         valid_start_[i] = 1;
@@ -130,6 +141,7 @@ inline status validate_entities(const asset& a) {
     const std::uint32_t walk = start + 1;
     std::uint32_t row = start;
     while (walk_of[row] == unvisited) {
+      ++detail::validation_work;
       walk_of[row] = walk;
       const std::uint32_t parent = entities[row].parent_entity_id;
       if (parent == none) break;
@@ -139,6 +151,7 @@ inline status validate_entities(const asset& a) {
                                     parent);
     }
     for (row = start; walk_of[row] == walk;) {
+      ++detail::validation_work;
       walk_of[row] = done;
       const std::uint32_t parent = entities[row].parent_entity_id;
       if (parent == none) break;
@@ -223,14 +236,20 @@ inline status validate_textures(const asset& a) {
   return {};
 }
 
-/// Every record rule of the core tables, in spec order.
-inline status validate_records(const asset& a) {
-  UNTOLD_TRY(validate_strings(a, string_validator(a.payload(chunk_type::string_table))));
+/// Every record rule of the core tables, in spec order, with `strings` built
+/// over the asset's string table (so one pass serves every string rule).
+inline status validate_records(const asset& a, const string_validator& strings) {
+  UNTOLD_TRY(validate_strings(a, strings));
   UNTOLD_TRY(validate_entities(a));
   UNTOLD_TRY(validate_meshes(a));
   UNTOLD_TRY(validate_materials(a));
   UNTOLD_TRY(validate_textures(a));
   return {};
+}
+
+/// Every record rule of the core tables, in spec order.
+inline status validate_records(const asset& a) {
+  return validate_records(a, string_validator(a.payload(chunk_type::string_table)));
 }
 
 // ---- deep checks (opt-in; linear in geometry size) ---------------------------
@@ -241,6 +260,134 @@ template <std::size_t N>
   return std::all_of(v.begin(), v.end(), [](float f) { return std::isfinite(f); });
 }
 [[nodiscard]] inline bool all_finite(const aabb& b) noexcept { return all_finite(b.min) && all_finite(b.max); }
+}  // namespace detail
+
+namespace detail {
+
+/// Per-component minimum and maximum of some elements.
+template <class T, std::size_t K>
+struct extrema {
+  std::array<T, K> lo{}, hi{};
+  [[nodiscard]] static constexpr extrema none() noexcept {
+    using lim = std::numeric_limits<T>;
+    extrema e;
+    e.lo.fill(lim::has_infinity ? lim::infinity() : lim::max());
+    e.hi.fill(lim::has_infinity ? -lim::infinity() : lim::lowest());
+    return e;
+  }
+  constexpr void add(const extrema& o) noexcept {
+    for (std::size_t k = 0; k < K; ++k) {
+      lo[k] = std::min(lo[k], o.lo[k]);
+      hi[k] = std::max(hi[k], o.hi[k]);
+    }
+  }
+};
+
+/// A vertex position as extrema: a NaN coordinate widens to -inf..+inf, so a
+/// range holding any non-finite coordinate has a non-finite extremum.
+struct position_key {
+  using value = extrema<float, 3>;
+  static value read(const std::byte* p) noexcept {
+    value e;
+    for (std::size_t axis = 0; axis < 3; ++axis) {
+      const float c = load_le_unchecked<float>(p + 4 * axis);
+      e.lo[axis] = std::isnan(c) ? -std::numeric_limits<float>::infinity() : c;
+      e.hi[axis] = std::isnan(c) ? std::numeric_limits<float>::infinity() : c;
+    }
+    return e;
+  }
+};
+/// N consecutive little-endian indices (e.g. the 4 joints of a skinned
+/// vertex) as one element: their smallest and largest value.
+template <class Index, std::size_t N = 1>
+struct index_key {
+  using value = extrema<std::uint32_t, 1>;
+  static value read(const std::byte* p) noexcept {
+    value e = value::none();
+    for (std::size_t k = 0; k < N; ++k) {
+      const std::uint32_t v = load_le_unchecked<Index>(p + k * sizeof(Index));
+      e.add({{v}, {v}});
+    }
+    return e;
+  }
+};
+
+/// Extrema of element ranges of one sequence (n elements, `stride` bytes
+/// apart, from `base`). Short ranges are scanned; long ones too until they
+/// have read 4 x n elements, then a segment tree over blocks of 64 elements
+/// answers them with at most 128 element reads and O(log n) nodes each. So
+/// any number of ranges, however they overlap (meshes may share vertex and
+/// index bytes), costs O(n + ranges x (64 + log n)) reads, not O(n x ranges).
+template <class Key>
+class range_extrema {
+ public:
+  using value = typename Key::value;
+  range_extrema(const std::byte* base, std::size_t stride, std::size_t n) noexcept
+      : base_(base), stride_(stride), n_(n) {}
+
+  /// Elements [first, first + count). Precondition: first + count <= n.
+  value query(std::size_t first, std::size_t count) {
+    value e = value::none();
+    const std::size_t end = first + count;
+    if (count <= 2 * block || (tree_.empty() && (scanned_ += count) <= 4 * n_)) {
+      scan(e, first, end);
+      return e;
+    }
+    if (tree_.empty()) build();
+    const std::size_t whole_first = (first + block - 1) / block, whole_end = end / block;
+    scan(e, first, whole_first * block);
+    scan(e, whole_end * block, end);
+    for (std::size_t lo = whole_first + blocks_, hi = whole_end + blocks_; lo < hi; lo >>= 1, hi >>= 1) {
+      if (lo & 1) e.add(tree_[lo++]);
+      if (hi & 1) e.add(tree_[--hi]);
+      validation_work += 2;
+    }
+    return e;
+  }
+
+ private:
+  static constexpr std::size_t block = 64;
+  void scan(value& e, std::size_t begin, std::size_t end) const noexcept {
+    for (std::size_t i = begin; i < end; ++i) e.add(Key::read(base_ + i * stride_));
+    validation_work += end - begin;
+  }
+  void build() {
+    blocks_ = (n_ + block - 1) / block;
+    tree_.assign(2 * blocks_, value::none());
+    for (std::size_t b = 0; b < blocks_; ++b) scan(tree_[blocks_ + b], b * block, std::min(n_, (b + 1) * block));
+    for (std::size_t i = blocks_; i-- > 1;) {
+      tree_[i] = tree_[2 * i];
+      tree_[i].add(tree_[2 * i + 1]);
+    }
+  }
+
+  const std::byte* base_;
+  std::size_t stride_, n_;
+  std::size_t scanned_ = 0, blocks_ = 0;
+  std::vector<value> tree_;  // [blocks_, 2 blocks_): blocks; [1, blocks_): unions
+};
+
+/// range_extrema over a chunk's elements of `stride` bytes for every start
+/// phase (a mesh's byte offset need not be a multiple of its element size),
+/// each built on first use.
+template <class Key>
+class chunk_extrema {
+ public:
+  chunk_extrema(byte_span chunk, std::size_t stride) : chunk_(chunk), stride_(stride), phases_(stride) {}
+  /// The `count` elements at byte `offset`. Precondition: they lie inside the chunk.
+  typename Key::value query(std::uint64_t offset, std::uint64_t count) {
+    const auto phase = static_cast<std::size_t>(offset % stride_);
+    auto& r = phases_[phase];
+    if (!r) r.emplace(chunk_.data() + phase, stride_, (chunk_.size() - phase) / stride_);
+    return r->query(static_cast<std::size_t>(offset / stride_), static_cast<std::size_t>(count));
+  }
+
+ private:
+  byte_span chunk_;
+  std::size_t stride_;
+  std::vector<std::optional<range_extrema<Key>>> phases_;
+};
+
 }  // namespace detail
 
 /// Absolute slack allowed by R-BOUNDS around a mesh's localBounds: bounds
@@ -270,6 +417,16 @@ inline status validate_deep(const asset& a) {
     if (field) return detail::record_error(errc::not_finite, a, chunk_type::entity_table, row, field, 0);
   }
 
+  // Meshes may share (overlap) vertex and index bytes, so scanning every
+  // mesh's ranges could cost (meshes x data), quadratic in the file size.
+  // Range extrema answer each mesh in O(64 + log n); only a mesh they show
+  // to be bad is scanned, to report its first bad element.
+  detail::chunk_extrema<detail::position_key> positions(a.payload(chunk_type::vertex_data), vertex_stride_pbr_static_v1);
+  detail::chunk_extrema<detail::index_key<std::uint16_t>> indices16(a.payload(chunk_type::index_data), 2),
+      edges16(a.payload(chunk_type::edge_index_data), 2);
+  detail::chunk_extrema<detail::index_key<std::uint32_t>> indices32(a.payload(chunk_type::index_data), 4),
+      edges32(a.payload(chunk_type::edge_index_data), 4);
+
   const auto meshes = a.meshes();
   for (std::size_t row = 0; row < meshes.size(); ++row) {
     const mesh_record m = meshes[row];
@@ -278,21 +435,36 @@ inline status validate_deep(const asset& a) {
     };
     if (!detail::all_finite(m.local_bounds)) return fail(errc::not_finite, "localBounds", 0);
 
+    // Spans from the asset are inside their chunks by construction (empty
+    // when a chunk is not loaded), so the range queries stay in bounds.
     const byte_span vertices = a.vertices(m);
+    const std::size_t vertex_count = vertices.size() / vertex_stride_pbr_static_v1;
     const float slack = bounds_tolerance(m.local_bounds);
-    for (std::uint32_t v = 0; v < m.vertex_count; ++v) {
-      const std::byte* p = vertices.data() + std::size_t{v} * vertex_stride_pbr_static_v1;
-      for (int axis = 0; axis < 3; ++axis) {
-        const float c = load_le_unchecked<float>(p + 4 * axis);
-        if (!std::isfinite(c)) return fail(errc::not_finite, "position", v);
-        if (c < m.local_bounds.min[axis] - slack || c > m.local_bounds.max[axis] + slack)
-          return fail(errc::out_of_bounds, "position", v);
+    if (vertex_count != 0) {
+      const auto e = positions.query(m.vertex_data_offset, vertex_count);
+      bool inside = true;
+      for (std::size_t axis = 0; axis < 3; ++axis)
+        inside = inside && std::isfinite(e.lo[axis]) && std::isfinite(e.hi[axis]) &&
+                 !(e.lo[axis] < m.local_bounds.min[axis] - slack) && !(e.hi[axis] > m.local_bounds.max[axis] + slack);
+      for (std::size_t v = 0; !inside && v < vertex_count; ++v) {
+        const std::byte* p = vertices.data() + v * vertex_stride_pbr_static_v1;
+        for (std::size_t axis = 0; axis < 3; ++axis) {
+          const float c = load_le_unchecked<float>(p + 4 * axis);
+          if (!std::isfinite(c)) return fail(errc::not_finite, "position", v);
+          if (c < m.local_bounds.min[axis] - slack || c > m.local_bounds.max[axis] + slack)
+            return fail(errc::out_of_bounds, "position", v);
+        }
       }
     }
 
-    const auto check_indices = [&](byte_span bytes, const char* field) -> status {
-      const std::uint32_t isize = index_size(m.index_type);
-      const std::size_t count = bytes.size() / isize;
+    const std::uint32_t isize = index_size(m.index_type);
+    const auto check_indices = [&](byte_span bytes, std::uint64_t offset, auto& ranges16, auto& ranges32,
+                                   const char* field) -> status {
+      const std::size_t count = isize == 0 ? 0 : bytes.size() / isize;
+      if (count == 0) return {};
+      const std::uint32_t largest =
+          isize == 2 ? ranges16.query(offset, count).hi[0] : ranges32.query(offset, count).hi[0];
+      if (largest < m.vertex_count) return {};
       for (std::size_t i = 0; i < count; ++i) {
         const std::uint32_t value = isize == 2 ? load_le_unchecked<std::uint16_t>(bytes.data() + 2 * i)
                                                : load_le_unchecked<std::uint32_t>(bytes.data() + 4 * i);
@@ -300,8 +472,8 @@ inline status validate_deep(const asset& a) {
       }
       return {};
     };
-    UNTOLD_TRY(check_indices(a.indices(m), "indices"));
-    UNTOLD_TRY(check_indices(a.edge_indices(m), "edgeIndices"));
+    UNTOLD_TRY(check_indices(a.indices(m), m.index_data_offset, indices16, indices32, "indices"));
+    UNTOLD_TRY(check_indices(a.edge_indices(m), m.edge_index_offset(), edges16, edges32, "edgeIndices"));
   }
   return {};
 }

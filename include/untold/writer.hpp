@@ -13,10 +13,21 @@
 // deterministic: same calls, same options, same bytes; padding is zero.
 //
 // Layout: header, chunk table, then 16-byte aligned payloads in the order
-// STRING, ENTITY, MESH, MATERIAL, TEXTURE, other metadata tables, VERTEX_DATA,
-// INDEX_DATA, other data chunks, raw (unknown/plugin) chunks - so one prefix
-// range holds all metadata. Meshes are stored grouped by entity (stable), as
-// each entity addresses a contiguous mesh range.
+// STRING, ENTITY, MESH, MATERIAL, TEXTURE, the extension tables (8-15, 19-22),
+// VERTEX_DATA, INDEX_DATA, JOINT_INDEX/JOINT_WEIGHT/EDGE_INDEX data, then raw
+// (unknown/plugin) chunks in call order - so one prefix range holds all
+// metadata. Required chunks of the file type are written even when empty,
+// other empty chunks are omitted. Meshes are stored grouped by entity
+// (stable), as each entity addresses a contiguous mesh range; skins name
+// meshes by handle and the builder stores the final row.
+//
+// Engine extensions (extensions.hpp):
+//   auto skel = b.add_skeleton({.name = "rig", .entity = root, .joints = joints});
+//   b.add_skin({.mesh = body, .skeleton = skel, .joints = palette,
+//               .joint_indices = per_vertex_joints, .joint_weights = per_vertex_weights});
+//   b.add_animation_clip({.name = "walk", .channels = channels});
+//   b.add_light({.name = "sun", .light = {.light_type = 1}});
+//   b.add_plugin_chunk("com.example.physics", 1, 3, cooked_bytes);
 #pragma once
 
 #include <algorithm>
@@ -29,6 +40,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -37,8 +49,10 @@
 #include "compression.hpp"
 #include "content_hash.hpp"
 #include "error.hpp"
+#include "extensions.hpp"
 #include "format.hpp"
 #include "records.hpp"
+#include "scene.hpp"
 #include "validate.hpp"
 
 namespace untold {
@@ -102,6 +116,89 @@ struct texture_desc {
   std::uint32_t mip_count = 0;
 };
 
+// ---- engine extensions (spec 3.3) ----------------------------------------------------
+//
+// Records that carry an entityId take it from `entity` (an entity handle) or,
+// when that is none, from `entity_id` as given (spec 3.3 lets lights and
+// cameras name ids that have no entity record).
+
+struct skeleton_joint_desc {
+  std::string_view path{};
+  /// Index of another joint of the same skeleton, or none for a root; any
+  /// order, but parent chains must not cycle.
+  std::uint32_t parent = none;
+  mat4 bind_transform = identity_matrix;
+  mat4 rest_transform = identity_matrix;
+  std::uint32_t flags = 0;
+};
+
+struct skeleton_desc {
+  std::string_view name{};
+  std::uint32_t entity = none;     // entity handle; skins find the skeleton by its entityId
+  std::uint32_t entity_id = none;  // or the entityId itself (required one way or the other)
+  /// Joints in skeleton order (more can follow with add_joint).
+  std::span<const skeleton_joint_desc> joints{};
+};
+
+struct skin_desc {
+  std::uint32_t mesh = none;      // mesh handle (required)
+  std::uint32_t skeleton = none;  // skeleton handle (required)
+  std::uint32_t entity = none;    // default: the mesh's entity
+  std::uint32_t entity_id = none;
+  /// Skin joint j -> index of a joint within the skeleton; jointCount = size().
+  std::span<const std::uint32_t> joints{};
+  /// One entry per mesh vertex: four indices into `joints`, and their weights.
+  std::span<const std::array<std::uint16_t, 4>> joint_indices{};
+  std::span<const float4> joint_weights{};
+};
+
+struct animation_channel_desc {
+  std::string_view joint_path{};
+  /// Keys in time order (finite, non-decreasing times; finite values).
+  std::span<const translation_keyframe_record> translations{};
+  std::span<const rotation_keyframe_record> rotations{};
+  std::uint32_t flags = 0;
+};
+
+struct animation_clip_desc {
+  std::string_view name{};
+  std::span<const animation_channel_desc> channels{};
+  /// Default: the latest key time of any channel (0 without keys).
+  std::optional<float> duration{};
+  std::uint32_t flags = 0;
+};
+
+struct light_desc {
+  std::string_view name{};
+  std::uint32_t entity = none;
+  std::uint32_t entity_id = none;
+  /// Every other field; entityId and nameOffset are filled by the builder.
+  light_record light{};
+};
+
+struct camera_desc {
+  std::string_view name{};
+  std::uint32_t entity = none;
+  std::uint32_t entity_id = none;
+  /// Every other field; entityId and nameOffset are filled by the builder.
+  camera_record camera{};
+};
+
+struct color_management_desc {
+  std::string_view view_transform{};
+  std::string_view look{};
+  std::uint32_t lut_texture = none;  // texture handle or none
+  /// exposure, gamma, shaper stops, lutSize; the references are filled by the builder.
+  color_management_record settings{};
+};
+
+struct color_grade_lut_desc {
+  std::string_view uri{};
+  std::uint32_t lut_size = 0;
+  float3 domain_min{0, 0, 0};
+  float3 domain_max{1, 1, 1};
+};
+
 /// How one chunk is stored. lz4 with level > 0 means lz4hc at that level;
 /// zstd level 0 means zstd's default level.
 struct chunk_compression {
@@ -117,8 +214,7 @@ struct compression_policy {
 
   [[nodiscard]] chunk_compression for_chunk(std::uint32_t type) const noexcept {
     if (is_known_chunk_type(type) && overrides[type]) return *overrides[type];
-    const bool is_data = type == 6 || type == 7 || type == 16 || type == 17 || type == 18;
-    return is_data ? data : metadata;
+    return is_data_chunk(type) ? data : metadata;
   }
 };
 
@@ -135,17 +231,6 @@ struct write_options {
 };
 
 namespace detail {
-
-[[nodiscard]] inline mat4 multiply(const mat4& a, const mat4& b) noexcept {
-  mat4 out{};
-  for (int c = 0; c < 4; ++c)
-    for (int r = 0; r < 4; ++r) {
-      float sum = 0;
-      for (int k = 0; k < 4; ++k) sum += a[k * 4 + r] * b[c * 4 + k];
-      out[c * 4 + r] = sum;
-    }
-  return out;
-}
 
 /// The axis-aligned box around `box` transformed by the affine part of `m`.
 [[nodiscard]] inline aabb transform_bounds(const mat4& m, const aabb& box) noexcept {
@@ -327,10 +412,175 @@ class builder {
     return handle;
   }
 
-  /// Adds a chunk the library does not interpret (type 23..0x7FFF or a plugin
-  /// chunk >= 0x8000), stored after every other chunk, in call order.
+  /// Adds a skeleton and its joints; returns its handle. Errors (at finish):
+  /// no entity, a dangling entity handle, a joint parent outside the skeleton,
+  /// a parent cycle, a non-finite transform, two skeletons with one entityId.
+  std::uint32_t add_skeleton(const skeleton_desc& d) {
+    const auto handle = static_cast<std::uint32_t>(skeletons_.size());
+    pending_skeleton s;
+    s.entity = d.entity;
+    s.record.entity_id = d.entity_id;
+    s.record.name_offset = add_string(d.name, chunk_type::skeleton_table, handle, "name");
+    skeletons_.push_back(std::move(s));
+    for (const skeleton_joint_desc& joint : d.joints) add_joint(handle, joint);
+    return handle;
+  }
+
+  /// Appends a joint to skeleton `skeleton`; returns its index within the
+  /// skeleton (what parent and skin joints refer to).
+  std::uint32_t add_joint(std::uint32_t skeleton, const skeleton_joint_desc& d) {
+    if (skeleton >= skeletons_.size()) {
+      fail(errc::invalid_argument, chunk_type::skeleton_table, skeleton, "skeleton", skeleton);
+      return none;
+    }
+    std::vector<skeleton_joint_record>& joints = skeletons_[skeleton].joints;
+    const auto index = static_cast<std::uint32_t>(joints.size());
+    skeleton_joint_record j;
+    j.parent_joint_index = d.parent;
+    j.joint_path_offset = add_string(d.path, chunk_type::skeleton_joint_table, index, "path");
+    j.flags = d.flags;
+    j.bind_transform = d.bind_transform;
+    j.rest_transform = d.rest_transform;
+    if (!detail::all_finite(d.bind_transform) || !detail::all_finite(d.rest_transform))
+      fail(errc::invalid_argument, chunk_type::skeleton_joint_table, index, "transform", 0);
+    joints.push_back(j);
+    return index;
+  }
+
+  /// Adds a skin binding mesh handle `mesh` to skeleton handle `skeleton`,
+  /// with per-vertex joints and weights (stored in JOINT_INDEX_DATA and
+  /// JOINT_WEIGHT_DATA); returns its handle. Errors: joint indices >=
+  /// joints.size(), non-finite weights; at finish, dangling handles, a
+  /// per-vertex count that is not the mesh's vertexCount, skin joints outside
+  /// the skeleton.
+  std::uint32_t add_skin(const skin_desc& d) {
+    const auto handle = static_cast<std::uint32_t>(skins_.size());
+    const auto fail_here = [&](const char* field, std::uint64_t value) {
+      fail(errc::invalid_argument, chunk_type::skin_table, handle, field, value);
+    };
+    pending_skin s{d.mesh, d.skeleton, d.entity, d.entity_id,
+                   std::vector<std::uint32_t>(d.joints.begin(), d.joints.end()),
+                   std::vector<std::array<std::uint16_t, 4>>(d.joint_indices.begin(), d.joint_indices.end()),
+                   std::vector<float4>(d.joint_weights.begin(), d.joint_weights.end())};
+    if (d.joints.size() > 0xFFFFFFFFu) fail_here("joints", d.joints.size());
+    for (std::size_t v = 0; v < s.joint_indices.size(); ++v)
+      for (const std::uint16_t joint : s.joint_indices[v])
+        if (joint >= d.joints.size()) fail_here("jointIndices", v);
+    for (std::size_t v = 0; v < s.joint_weights.size(); ++v)
+      if (!detail::all_finite(s.joint_weights[v])) fail_here("jointWeights", v);
+    skins_.push_back(std::move(s));
+    return handle;
+  }
+
+  /// Adds an animation clip with its channels and keys; returns its handle.
+  /// Errors: key times not finite or decreasing within a channel, non-finite
+  /// key values, a non-finite duration.
+  std::uint32_t add_animation_clip(const animation_clip_desc& d) {
+    const auto handle = static_cast<std::uint32_t>(clips_.size());
+    animation_clip_record clip;
+    clip.name_offset = add_string(d.name, chunk_type::animation_clip_table, handle, "name");
+    clip.first_channel_record_index = static_cast<std::uint32_t>(channels_.size());
+    clip.channel_record_count = static_cast<std::uint32_t>(d.channels.size());
+    clip.flags = d.flags;
+    float latest = 0;
+    for (const animation_channel_desc& c : d.channels) {
+      const auto row = static_cast<std::uint32_t>(channels_.size());
+      animation_channel_record channel;
+      channel.joint_path_offset = add_string(c.joint_path, chunk_type::animation_channel_table, row, "jointPath");
+      channel.first_translation_index = static_cast<std::uint32_t>(translation_keys_.size());
+      channel.translation_count = static_cast<std::uint32_t>(c.translations.size());
+      channel.first_rotation_index = static_cast<std::uint32_t>(rotation_keys_.size());
+      channel.rotation_count = static_cast<std::uint32_t>(c.rotations.size());
+      channel.flags = c.flags;
+      latest = std::max({latest, append_keys(translation_keys_, c.translations, row, "translations"),
+                         append_keys(rotation_keys_, c.rotations, row, "rotations")});
+      channels_.push_back(channel);
+    }
+    clip.duration = d.duration.value_or(latest);
+    if (!std::isfinite(clip.duration))
+      fail(errc::invalid_argument, chunk_type::animation_clip_table, handle, "duration", 0);
+    clips_.push_back(clip);
+    return handle;
+  }
+
+  /// Adds a light; returns its handle. Errors: an unknown lightType, a
+  /// non-finite localTransform; at finish, a dangling entity handle.
+  std::uint32_t add_light(const light_desc& d) {
+    const auto handle = static_cast<std::uint32_t>(lights_.size());
+    light_record l = d.light;
+    l.entity_id = d.entity_id;
+    l.name_offset = add_string(d.name, chunk_type::light_table, handle, "name");
+    if (!is_known_light_type(l.light_type))
+      fail(errc::invalid_argument, chunk_type::light_table, handle, "lightType", l.light_type);
+    if (!detail::all_finite(l.local_transform))
+      fail(errc::invalid_argument, chunk_type::light_table, handle, "localTransform", 0);
+    lights_.push_back({l, d.entity});
+    return handle;
+  }
+
+  /// Adds a camera; returns its handle. Errors: a non-finite localTransform;
+  /// at finish, a dangling entity handle.
+  std::uint32_t add_camera(const camera_desc& d) {
+    const auto handle = static_cast<std::uint32_t>(cameras_.size());
+    camera_record c = d.camera;
+    c.entity_id = d.entity_id;
+    c.name_offset = add_string(d.name, chunk_type::camera_table, handle, "name");
+    if (!detail::all_finite(c.local_transform))
+      fail(errc::invalid_argument, chunk_type::camera_table, handle, "localTransform", 0);
+    cameras_.push_back({c, d.entity});
+    return handle;
+  }
+
+  /// Sets the file's color management (at most one record; a second call
+  /// replaces it). Errors (at finish): a dangling LUT texture handle.
+  void set_color_management(const color_management_desc& d) {
+    color_management_record c = d.settings;
+    c.lut_texture_index = d.lut_texture;  // a handle until finish()
+    c.view_transform_name_offset = add_string(d.view_transform, chunk_type::color_management_table, 0, "viewTransform");
+    c.look_name_offset = add_string(d.look, chunk_type::color_management_table, 0, "look");
+    color_management_ = c;
+  }
+
+  /// Adds a color-grade LUT; returns its handle.
+  std::uint32_t add_color_grade_lut(const color_grade_lut_desc& d) {
+    const auto handle = static_cast<std::uint32_t>(luts_.size());
+    color_grade_lut_record l;
+    l.lut_uri_offset = add_string(d.uri, chunk_type::color_grade_lut_table, handle, "uri");
+    l.lut_size = d.lut_size;
+    l.domain_min = d.domain_min;
+    l.domain_max = d.domain_max;
+    luts_.push_back(l);
+    return handle;
+  }
+
+  /// Adds a plugin chunk of type `type` (>= 0x8000): the library writes the
+  /// envelope (magic, version 1, plugin id, kind, chunk version) before
+  /// `payload`. Stored after every other chunk, in call order. Errors: an
+  /// invalid plugin id (see is_valid_plugin_id), a type below 0x8000.
+  void add_plugin_chunk(std::string_view plugin_id, std::uint32_t kind, std::uint32_t chunk_version,
+                        byte_span payload, std::uint32_t type = first_plugin_chunk_type) {
+    if (!is_plugin_chunk_type(type)) {
+      fail(errc::invalid_argument, static_cast<chunk_type>(type), no_index, "chunkType", type);
+      return;
+    }
+    auto encoded = encode_plugin_chunk(plugin_id, kind, chunk_version, payload);
+    if (!encoded) {
+      fail(errc::invalid_argument, static_cast<chunk_type>(type), no_index, "pluginId", plugin_id.size());
+      return;
+    }
+    raw_chunks_.push_back({type, std::move(*encoded), 0});
+  }
+
+  /// Adds a chunk the library does not interpret (type 23..0x7FFF, or a
+  /// plugin chunk >= 0x8000 whose payload already starts with a valid
+  /// envelope), stored after every other chunk, in call order.
   void add_raw_chunk(std::uint32_t type, byte_span payload, std::uint32_t element_count = 0) {
     if (is_known_chunk_type(type) || type == 0) fail(errc::invalid_argument, chunk_type::string_table, no_index, "chunkType", type);
+    if (is_plugin_chunk_type(type)) {
+      if (const auto envelope = parse_plugin_chunk(payload); !envelope)
+        fail(errc::invalid_argument, static_cast<chunk_type>(type), no_index, envelope.error().context.field,
+             envelope.error().context.value);
+    }
     raw_chunks_.push_back({type, std::vector<std::byte>(payload.begin(), payload.end()), element_count});
   }
 
@@ -376,9 +626,20 @@ class builder {
     if (!detail::all_finite(options.root_transform))
       return make_error(errc::invalid_argument, {.field = "rootTransform"});
 
-    auto tables = build_core_tables(h, options);
-    if (!tables) return tables.error();
-    std::vector<pending_chunk>& chunks = *tables;
+    auto core = build_core_tables(h, options);
+    if (!core) return core.error();
+    auto extensions = build_extension_tables(h.format_version, core->mesh_rows);
+    if (!extensions) return extensions.error();
+    std::vector<pending_chunk>& chunks = core->chunks;
+    for (pending_chunk& c : *extensions) chunks.push_back(std::move(c));
+    // Spec 7: metadata in type order, then data in type order; empty chunks
+    // only when the file type requires them; raw chunks last, in call order.
+    std::erase_if(chunks, [&](const pending_chunk& c) {
+      return c.payload.empty() && !is_required_chunk(type_, c.type);
+    });
+    std::stable_sort(chunks.begin(), chunks.end(), [](const pending_chunk& a, const pending_chunk& b) {
+      return std::pair{is_data_chunk(a.type), a.type} < std::pair{is_data_chunk(b.type), b.type};
+    });
     for (const pending_chunk& raw : raw_chunks_) chunks.push_back(raw);
     return lay_out(h, std::move(chunks), options);
   }
@@ -396,11 +657,63 @@ class builder {
     std::vector<std::byte> payload;
     std::uint32_t element_count = 0;
   };
+  struct pending_skeleton {
+    skeleton_record record;  // entity_id: the raw id, used when `entity` is none
+    std::uint32_t entity = none;
+    std::vector<skeleton_joint_record> joints;
+  };
+  struct pending_skin {
+    std::uint32_t mesh, skeleton, entity, entity_id;  // as in skin_desc
+    std::vector<std::uint32_t> joints;
+    std::vector<std::array<std::uint16_t, 4>> joint_indices;
+    std::vector<float4> joint_weights;
+  };
+  template <class R>
+  struct with_entity {
+    R record;  // entity_id: the raw id, used when `entity` is none
+    std::uint32_t entity = none;
+  };
+  struct core_tables {
+    std::vector<pending_chunk> chunks;
+    std::vector<std::uint32_t> mesh_rows;  // per mesh handle: its row in the mesh table
+  };
+
+  // Appends a channel's keys after checking them (finite fields, times in
+  // order; an error names the channel and the key); returns the last key time.
+  template <class K>
+  float append_keys(std::vector<K>& out, std::span<const K> keys, std::uint32_t channel, const char* field) {
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      bool finite = true;
+      const auto check = [&finite](const auto& field, const char*) {
+        if constexpr (std::is_floating_point_v<std::remove_cvref_t<decltype(field)>>)
+          finite = finite && std::isfinite(field);
+      };
+      record_traits<K>::fields(check, keys[i], max_format_version);
+      if (!finite || (i > 0 && keys[i].time < keys[i - 1].time))
+        fail(errc::invalid_argument, chunk_type::animation_channel_table, channel, field, i);
+      out.push_back(keys[i]);
+    }
+    return keys.empty() ? 0.0f : keys.back().time;
+  }
+
+  // The entityId a record carries: that of entity handle `entity`, else `raw`.
+  result<std::uint32_t> entity_id_of(std::uint32_t entity, std::uint32_t raw, chunk_type table,
+                                     std::uint32_t record) const {
+    if (entity == none) return raw;
+    if (entity >= entities_.size()) return input_error(table, record, "entity", entity);
+    return entities_[entity].entity_id;
+  }
+
+  // The error for bad input to the builder: which table, record and field.
+  static error input_error(chunk_type table, std::uint32_t record, const char* field, std::uint64_t value) noexcept {
+    return make_error(errc::invalid_argument, {.chunk_type = static_cast<std::uint32_t>(table), .record_index = record,
+                                               .field = field, .value = value, .has_value = true});
+  }
 
   void fail(errc code, chunk_type table, std::uint32_t record, const char* field, std::uint64_t value) {
     if (error_.code != errc::ok) return;
-    error_ = make_error(code, {.chunk_type = static_cast<std::uint32_t>(table), .record_index = record,
-                               .field = field, .value = value, .has_value = true});
+    error_ = input_error(table, record, field, value);
+    error_.code = code;
   }
 
   template <class R>
@@ -427,7 +740,7 @@ class builder {
 
   // Resolves handles, fills bounds and offsets, and encodes the core tables
   // and geometry chunks in spec 7 order.
-  result<std::vector<pending_chunk>> build_core_tables(file_header& h, const write_options& options) const {
+  result<core_tables> build_core_tables(file_header& h, const write_options& options) const {
     // Entities: ids, parents (handles -> entityIds), world transforms.
     std::vector<entity_record> entities = entities_;
     std::vector<mat4> world(entities.size());
@@ -441,7 +754,7 @@ class builder {
     for (std::size_t i = 0; i < entities.size(); ++i) {
       entity_record& e = entities[i];
       const std::uint32_t parent = e.parent_entity_id;
-      world[i] = detail::multiply(parent == none ? options.root_transform : world[parent], e.local_transform);
+      world[i] = multiply(parent == none ? options.root_transform : world[parent], e.local_transform);
       e.parent_entity_id = parent == none ? none : entities[parent].entity_id;
     }
 
@@ -511,6 +824,12 @@ class builder {
         world_bounds = world_bounds ? detail::merge(*world_bounds, entities[i].world_bounds) : entities[i].world_bounds;
     }
     h.world_bounds = world_bounds.value_or(aabb{});
+    // Finite local transforms and positions can still overflow float in a
+    // world transform or its bounds; the file would then fail R-FINITE.
+    for (std::uint32_t i = 0; i < entities.size(); ++i)
+      if (!detail::all_finite(entities[i].world_bounds))
+        return make_error(errc::invalid_argument, {.chunk_type = 2, .record_index = i, .field = "worldBounds"});
+    if (!detail::all_finite(h.world_bounds)) return make_error(errc::invalid_argument, {.field = "worldBounds"});
 
     // Materials: texture handles must exist.
     for (std::uint32_t i = 0; i < materials_.size(); ++i) {
@@ -527,7 +846,10 @@ class builder {
     h.material_count = static_cast<std::uint32_t>(materials_.size());
     h.texture_ref_count = static_cast<std::uint32_t>(textures_.size());
 
-    std::vector<pending_chunk> chunks;
+    core_tables out;
+    out.mesh_rows.resize(order.size());
+    for (std::uint32_t row = 0; row < order.size(); ++row) out.mesh_rows[order[row]] = row;
+    std::vector<pending_chunk>& chunks = out.chunks;
     chunks.push_back({static_cast<std::uint32_t>(chunk_type::string_table), strings_.bytes(), 0});
     chunks.push_back(encode_table<entity_record>(entities, h.format_version));
     chunks.push_back(encode_table<mesh_record>(meshes, h.format_version));
@@ -535,8 +857,130 @@ class builder {
     chunks.push_back(encode_table<texture_record>(textures_, h.format_version));
     chunks.push_back(std::move(vertex_data));
     chunks.push_back(std::move(index_data));
-    if (!edge_data.payload.empty()) chunks.push_back(std::move(edge_data));
+    chunks.push_back(std::move(edge_data));
+    return out;
+  }
+
+  // Resolves the extension records' handles and encodes tables 8-15, 19-22
+  // and the joint index / weight data (chunks 16, 17).
+  result<std::vector<pending_chunk>> build_extension_tables(std::uint32_t version,
+                                                            std::span<const std::uint32_t> mesh_rows) const {
+    // Skeletons: joints concatenated in skeleton order; parents stay skeleton-local.
+    std::vector<skeleton_record> skeletons;
+    std::vector<skeleton_joint_record> joints;
+    for (std::uint32_t i = 0; i < skeletons_.size(); ++i) {
+      const pending_skeleton& ps = skeletons_[i];
+      skeleton_record s = ps.record;
+      auto id = entity_id_of(ps.entity, s.entity_id, chunk_type::skeleton_table, i);
+      if (!id) return id.error();
+      if (*id == none) return input_error(chunk_type::skeleton_table, i, "entity", none);
+      s.entity_id = *id;
+      const auto count = static_cast<std::uint32_t>(ps.joints.size());
+      const auto parent_of = [&](std::uint32_t j) { return ps.joints[j].parent_joint_index; };
+      for (std::uint32_t j = 0; j < count; ++j)
+        if (parent_of(j) != none && parent_of(j) >= count)
+          return input_error(chunk_type::skeleton_table, i, "parent", j);
+      if (const auto cycle = detail::visit_parents_first(count, parent_of, [](std::uint32_t, std::uint32_t) {});
+          cycle != none)
+        return input_error(chunk_type::skeleton_table, i, "parent", cycle);
+      s.first_joint_record_index = static_cast<std::uint32_t>(joints.size());
+      s.joint_record_count = count;
+      joints.insert(joints.end(), ps.joints.begin(), ps.joints.end());
+      skeletons.push_back(s);
+    }
+    {
+      std::vector<std::uint32_t> ids;
+      for (const skeleton_record& s : skeletons) ids.push_back(s.entity_id);
+      std::sort(ids.begin(), ids.end());
+      if (const auto dup = std::adjacent_find(ids.begin(), ids.end()); dup != ids.end())
+        return input_error(chunk_type::skeleton_table, no_index, "entity", *dup);
+    }
+
+    // Skins: mesh handles -> final rows, per-vertex data appended in skin order.
+    std::vector<skin_record> skins;
+    std::vector<skin_joint_mapping_record> mappings;
+    pending_chunk joint_index_data{static_cast<std::uint32_t>(chunk_type::joint_index_data), {}, 0};
+    pending_chunk joint_weight_data{static_cast<std::uint32_t>(chunk_type::joint_weight_data), {}, 0};
+    for (std::uint32_t i = 0; i < skins_.size(); ++i) {
+      const pending_skin& d = skins_[i];
+      if (d.mesh >= meshes_.size()) return input_error(chunk_type::skin_table, i, "mesh", d.mesh);
+      if (d.skeleton >= skeletons.size()) return input_error(chunk_type::skin_table, i, "skeleton", d.skeleton);
+      const std::uint32_t vertex_count = meshes_[d.mesh].record.vertex_count;
+      if (d.joint_indices.size() != vertex_count)
+        return input_error(chunk_type::skin_table, i, "jointIndices", d.joint_indices.size());
+      if (d.joint_weights.size() != vertex_count)
+        return input_error(chunk_type::skin_table, i, "jointWeights", d.joint_weights.size());
+      for (const std::uint32_t joint : d.joints)
+        if (joint >= skeletons[d.skeleton].joint_record_count)
+          return input_error(chunk_type::skin_table, i, "joints", joint);
+      auto id = entity_id_of(d.entity == none && d.entity_id == none ? meshes_[d.mesh].entity : d.entity, d.entity_id,
+                             chunk_type::skin_table, i);
+      if (!id) return id.error();
+      skin_record s;
+      s.entity_id = *id;
+      s.mesh_record_index = mesh_rows[d.mesh];
+      s.skeleton_entity_id = skeletons[d.skeleton].entity_id;
+      s.joint_count = static_cast<std::uint32_t>(d.joints.size());
+      s.first_joint_mapping_index = static_cast<std::uint32_t>(mappings.size());
+      s.vertex_count = vertex_count;
+      s.joint_index_data_offset = joint_index_data.payload.size();
+      s.joint_weight_data_offset = joint_weight_data.payload.size();
+      for (const std::uint32_t joint : d.joints) mappings.push_back({joint});
+      append_records(joint_index_data.payload, std::span(d.joint_indices),
+                     [](const std::array<std::uint16_t, 4>& v) { return skin_joint_indices{v}; });
+      append_records(joint_weight_data.payload, std::span(d.joint_weights),
+                     [](const float4& v) { return skin_joint_weights{v}; });
+      skins.push_back(s);
+    }
+
+    std::vector<light_record> lights;
+    for (std::uint32_t i = 0; i < lights_.size(); ++i) {
+      auto id = entity_id_of(lights_[i].entity, lights_[i].record.entity_id, chunk_type::light_table, i);
+      if (!id) return id.error();
+      lights.push_back(lights_[i].record);
+      lights.back().entity_id = *id;
+    }
+    std::vector<camera_record> cameras;
+    for (std::uint32_t i = 0; i < cameras_.size(); ++i) {
+      auto id = entity_id_of(cameras_[i].entity, cameras_[i].record.entity_id, chunk_type::camera_table, i);
+      if (!id) return id.error();
+      cameras.push_back(cameras_[i].record);
+      cameras.back().entity_id = *id;
+    }
+    std::vector<color_management_record> color;
+    if (color_management_) {
+      const std::uint32_t texture = color_management_->lut_texture_index;  // textures are stored in handle order
+      if (texture != none && texture >= textures_.size())
+        return input_error(chunk_type::color_management_table, 0, "lutTexture", texture);
+      color.push_back(*color_management_);
+    }
+
+    std::vector<pending_chunk> chunks;
+    chunks.push_back(encode_table<skeleton_record>(skeletons, version));
+    chunks.push_back(encode_table<skeleton_joint_record>(joints, version));
+    chunks.push_back(encode_table<skin_record>(skins, version));
+    chunks.push_back(encode_table<skin_joint_mapping_record>(mappings, version));
+    chunks.push_back(encode_table<animation_clip_record>(clips_, version));
+    chunks.push_back(encode_table<animation_channel_record>(channels_, version));
+    chunks.push_back(encode_table<translation_keyframe_record>(translation_keys_, version));
+    chunks.push_back(encode_table<rotation_keyframe_record>(rotation_keys_, version));
+    chunks.push_back(encode_table<light_record>(lights, version));
+    chunks.push_back(encode_table<camera_record>(cameras, version));
+    chunks.push_back(encode_table<color_management_record>(color, version));
+    chunks.push_back(encode_table<color_grade_lut_record>(luts_, version));
+    chunks.push_back(std::move(joint_index_data));
+    chunks.push_back(std::move(joint_weight_data));
     return chunks;
+  }
+
+  // Encodes make(value) for each value as consecutive R records at the end of `out`.
+  template <class T, class Make>
+  static void append_records(std::vector<std::byte>& out, std::span<const T> values, Make make) {
+    using R = decltype(make(values[0]));
+    const std::size_t at = out.size(), stride = codec<R>::size();
+    out.resize(at + values.size() * stride);
+    for (std::size_t i = 0; i < values.size(); ++i)
+      codec<R>::encode(make(values[i]), mutable_byte_span(out).subspan(at + i * stride, stride));
   }
 
   // Compresses per policy, places chunks 16-byte aligned, hashes, writes.
@@ -596,6 +1040,16 @@ class builder {
   std::vector<pending_mesh> meshes_;
   std::vector<material_record> materials_;
   std::vector<texture_record> textures_;
+  std::vector<pending_skeleton> skeletons_;
+  std::vector<pending_skin> skins_;
+  std::vector<animation_clip_record> clips_;
+  std::vector<animation_channel_record> channels_;
+  std::vector<translation_keyframe_record> translation_keys_;
+  std::vector<rotation_keyframe_record> rotation_keys_;
+  std::vector<with_entity<light_record>> lights_;
+  std::vector<with_entity<camera_record>> cameras_;
+  std::optional<color_management_record> color_management_;
+  std::vector<color_grade_lut_record> luts_;
   std::vector<pending_chunk> raw_chunks_;
   error error_{};
 };

@@ -55,7 +55,7 @@ TEST_CASE("a chunk that does not shrink is stored uncompressed") {
     x = x * 1664525u + 1013904223u;
     byte = std::byte(x >> 24);
   }
-  b.add_raw_chunk(0x8000, noise);
+  b.add_plugin_chunk("com.example.noise", 1, 1, noise);  // type 0x8000
   untold::write_options options;
   options.compression.metadata = {untold::compression::zstd, 3};
   auto f = b.finish(options);

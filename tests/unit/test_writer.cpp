@@ -281,7 +281,8 @@ TEST_CASE("custom entity ids and parents by id") {
 TEST_CASE("unknown core and plugin chunks survive a read and a rewrite") {
   untold::builder b;
   const bytes unknown = {std::byte{1}, std::byte{2}, std::byte{3}};
-  bytes plugin(40, std::byte{0x5A});
+  const bytes opaque(40, std::byte{0x5A});
+  const bytes plugin = *untold::encode_plugin_chunk("com.example.test", 7, 2, opaque);  // envelope + payload
   b.add_raw_chunk(23, unknown, 3);
   b.add_raw_chunk(0x8001, plugin);
   auto f = b.finish();
@@ -299,6 +300,9 @@ TEST_CASE("unknown core and plugin chunks survive a read and a rewrite") {
   untold::builder c;
   c.add_raw_chunk(5, unknown);  // a known type is not raw
   CHECK(c.first_error().code == untold::errc::invalid_argument);
+  untold::builder d;
+  d.add_raw_chunk(0x8001, opaque);  // a plugin chunk needs its envelope
+  CHECK(d.first_error().code == untold::errc::invalid_argument);
 }
 
 TEST_CASE("write() streams the same bytes to a sink") {

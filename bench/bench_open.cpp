@@ -1,0 +1,246 @@
+// Opening and validating generated scenes (issue #8), each number next to a
+// baseline measured in the same run:
+//
+//   open_metadata_*/N     untold::open of an in-memory file with N meshes and
+//                         16 MiB of geometry; x_memcpy_prefix = open time /
+//                         time to memcpy the metadata prefix (every byte
+//                         before VERTEX_DATA) once.
+//   open_file_warm_*/MB   open_file (mmap + open + unmap) of 1000 meshes with
+//                         1 MiB or 1 GiB of geometry on disk, page cache warm;
+//                         vs_1mb = time / the same benchmark's 1 MiB time.
+//   open_*_cold/MB        the same after posix_fadvise(POSIX_FADV_DONTNEED) of
+//                         the file before each iteration (untimed), i.e. read
+//                         from the device; vs_warm = cold / warm time,
+//                         vs_read = time / a pread of the whole file (warm
+//                         or cold like the benchmark: the physical limit for
+//                         anything that reads every byte); resident_500ms_after
+//                         = fraction of the file in the page cache 500 ms after
+//                         one more cold open (background readahead it caused).
+//   validate_*/256        deep checks and content hash of a 256 MiB scene;
+//                         vs_memcpy = throughput / memcpy of the same bytes.
+//
+//   untold_bench --benchmark_filter='open_|validate_'
+//
+// Files live in $UNTOLD_BENCH_DIR (default /tmp/untold-bench), written on
+// first use (the 1 GiB one needs about 1.1 GB of disk, and 3.4 GB of memory
+// for the ~20 s it takes to generate, once).
+#include "bench_common.hpp"
+
+#include <sys/mman.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+namespace {
+
+using namespace untold_bench;
+using untold::byte_span;
+
+const untold::open_options no_hash{.verify_hash = false};
+
+// ---- metadata scaling (in memory) -------------------------------------------------
+
+constexpr std::uint64_t metadata_geometry_mb = 16;
+
+/// Bytes before the first geometry chunk: header, table, strings, records.
+std::size_t metadata_prefix(byte_span file) {
+  auto a = untold::open(file, no_hash);
+  std::uint64_t end = untold::header_size;
+  for (const untold::chunk_entry& c : a->chunks())
+    if (untold::is_metadata_chunk(c.chunk_type)) end = std::max(end, c.file_offset + c.compressed_size);
+  return static_cast<std::size_t>(end);
+}
+
+void open_metadata_memcpy_prefix(benchmark::State& state) {
+  const auto meshes = static_cast<std::uint32_t>(state.range(0));
+  const auto& file = untold_scene(scene_mb(meshes, metadata_geometry_mb));
+  const std::size_t prefix = metadata_prefix(file);
+  memcpy_baseline(state, "prefix/" + std::to_string(meshes), {byte_span(file).first(prefix)});
+  state.counters["metadata_kib"] = static_cast<double>(prefix) / 1024.0;
+}
+
+void open_metadata(benchmark::State& state, bool verify_hash) {
+  const auto meshes = static_cast<std::uint32_t>(state.range(0));
+  const auto& file = untold_scene(scene_mb(meshes, metadata_geometry_mb));
+  const untold::open_options options{.verify_hash = verify_hash};
+  const double s = cpu_loop(state, [&] {
+    auto a = untold::open(file, options);
+    if (!a) state.SkipWithError("open failed");
+    benchmark::DoNotOptimize(a);
+  });
+  time_ratio(state, "x_memcpy_prefix", "prefix/" + std::to_string(meshes), s);
+  state.counters["ns_per_mesh"] = 1e9 * s / static_cast<double>(state.iterations()) / meshes;
+  state.counters["file_mb"] = static_cast<double>(file.size()) / (1 << 20);
+}
+
+void mesh_counts(benchmark::internal::Benchmark* b) {
+  b->ArgName("meshes")->Arg(10)->Arg(100)->Arg(1000)->Arg(10000);
+}
+BENCHMARK(open_metadata_memcpy_prefix)->Apply(mesh_counts);
+BENCHMARK_CAPTURE(open_metadata, nohash, false)->Apply(mesh_counts);
+BENCHMARK_CAPTURE(open_metadata, hash, true)->Apply(mesh_counts);
+
+// ---- the same metadata over 1 MiB and 1 GiB of geometry, on disk ------------------
+
+constexpr std::uint32_t file_meshes = 1000;
+
+std::filesystem::path file_for(benchmark::State& state) {
+  return untold_scene_file(scene_mb(file_meshes, static_cast<std::uint64_t>(state.range(0))));
+}
+
+// The ways in, each returning whether it opened.
+bool open_mapped(const std::filesystem::path& path, const untold::open_options& options) {
+  auto a = untold::open_file(path, options);
+  benchmark::DoNotOptimize(a);
+  return a.has_value();
+}
+// mmap without untold::mapped_file's posix_madvise(WILLNEED): pages come in on demand.
+bool open_mapped_no_willneed(const std::filesystem::path& path, const untold::open_options& options) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  const auto size = static_cast<std::size_t>(std::filesystem::file_size(path));
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) return false;
+  auto a = untold::open(byte_span(static_cast<const std::byte*>(p), size), options);
+  const bool ok = a.has_value();
+  benchmark::DoNotOptimize(a);
+  a = untold::asset{};  // drop the views before the mapping goes
+  ::munmap(p, size);
+  return ok;
+}
+// Header, table and metadata by pread: the geometry is never read.
+bool open_streamed(const std::filesystem::path& path, const untold::open_options& options) {
+  auto source = untold::file_range_source::open(path);
+  if (!source) return false;
+  auto a = untold::streamed_asset::open(*source, {.open = options});
+  benchmark::DoNotOptimize(a);
+  return a.has_value();
+}
+// The physical limit for anything that reads every byte: pread of the whole file.
+bool read_whole(const std::filesystem::path& path, const untold::open_options&) {
+  auto bytes = untold::read_file(path);
+  benchmark::DoNotOptimize(bytes);
+  return bytes.has_value();
+}
+
+using open_fn = bool (*)(const std::filesystem::path&, const untold::open_options&);
+
+/// The fraction of `path`'s pages in the page cache (mincore).
+double resident_fraction(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return -1;
+  const auto size = static_cast<std::size_t>(std::filesystem::file_size(path));
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) return -1;
+  std::vector<unsigned char> pages((size + 4095) / 4096);
+  std::size_t in = 0;
+  if (::mincore(p, size, pages.data()) == 0)
+    for (const unsigned char r : pages) in += r & 1;
+  ::munmap(p, size);
+  return static_cast<double>(in) / static_cast<double>(pages.size());
+}
+
+void open_file_bench(benchmark::State& state, const char* key, open_fn fn, bool verify_hash, bool cold) {
+  const std::filesystem::path path = file_for(state);
+  const untold::open_options options{.verify_hash = verify_hash};
+  const std::string mb = std::to_string(state.range(0));
+  if (cold) {  // state, once, that dropping works here
+    drop_from_page_cache(path);
+    state.counters["resident_after_drop"] = resident_fraction(path);
+  } else {
+    (void)fn(path, options);  // warm the page cache
+  }
+  bool ok = true;
+  const double s = wall_loop(
+      state, [&] { if (cold) drop_from_page_cache(path); }, [&] { ok = fn(path, options) && ok; });
+  if (!ok) state.SkipWithError("open failed");
+  if (cold && fn != read_whole) {  // what the open made the kernel read in the background
+    drop_from_page_cache(path);
+    (void)fn(path, options);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    state.counters["resident_500ms_after"] = resident_fraction(path);
+  }
+  const std::string name = std::string(key) + (verify_hash ? "_hash" : ""), temperature = cold ? "cold/" : "warm/";
+  if (cold) {
+    time_ratio(state, "vs_warm", name + "/warm/" + mb, s);
+  } else {
+    set_baseline(state, name + "/warm/" + mb, s);
+    if (std::string(key) != "read") time_ratio(state, "vs_1mb", name + "/warm/1", s);
+  }
+  if (std::string(key) == "read")
+    set_baseline(state, "read/" + temperature + mb, s);
+  else
+    time_ratio(state, "vs_read", "read/" + temperature + mb, s);
+  state.counters["file_mb"] = static_cast<double>(std::filesystem::file_size(path)) / (1 << 20);
+}
+
+void file_sizes(benchmark::internal::Benchmark* b) { b->ArgName("geometry_mb")->Arg(1)->Arg(1024)->UseManualTime(); }
+
+// Warm: the same 1000-mesh metadata over 1 MiB and 1 GiB of geometry.
+BENCHMARK_CAPTURE(open_file_bench, read_whole_warm, "read", read_whole, false, false)->Apply(file_sizes);
+BENCHMARK_CAPTURE(open_file_bench, file_warm, "file", open_mapped, false, false)->Apply(file_sizes);
+BENCHMARK_CAPTURE(open_file_bench, file_warm_hash, "file", open_mapped, true, false)->Apply(file_sizes);
+BENCHMARK_CAPTURE(open_file_bench, mmap_no_willneed_warm, "mmap_no_willneed", open_mapped_no_willneed, false, false)
+    ->Apply(file_sizes);
+BENCHMARK_CAPTURE(open_file_bench, streamed_warm, "streamed", open_streamed, false, false)->Apply(file_sizes);
+// Cold: the file dropped from the page cache before each iteration.
+BENCHMARK_CAPTURE(open_file_bench, read_whole_cold, "read", read_whole, false, true)->Apply(file_sizes);
+BENCHMARK_CAPTURE(open_file_bench, file_cold, "file", open_mapped, false, true)->Apply(file_sizes);
+BENCHMARK_CAPTURE(open_file_bench, file_cold_hash, "file", open_mapped, true, true)->Apply(file_sizes);
+BENCHMARK_CAPTURE(open_file_bench, mmap_no_willneed_cold, "mmap_no_willneed", open_mapped_no_willneed, false, true)
+    ->Apply(file_sizes);
+BENCHMARK_CAPTURE(open_file_bench, streamed_cold, "streamed", open_streamed, false, true)->Apply(file_sizes);
+
+// ---- validation throughput (in memory) --------------------------------------------
+
+constexpr std::uint64_t validate_mb = 256;
+
+const untold::asset& validate_asset() {
+  static const untold::asset a = [] {
+    auto opened = untold::open(untold_scene(scene_mb(file_meshes, validate_mb)), no_hash);
+    if (!opened) std::abort();
+    return std::move(*opened);
+  }();
+  return a;
+}
+std::size_t geometry_bytes(const untold::asset& a) {
+  return a.payload(untold::chunk_type::vertex_data).size() + a.payload(untold::chunk_type::index_data).size();
+}
+
+void validate_memcpy(benchmark::State& state) {
+  const auto& a = validate_asset();
+  memcpy_baseline(state, "validate/memcpy",
+                  {a.payload(untold::chunk_type::vertex_data), a.payload(untold::chunk_type::index_data)});
+}
+// R-INDEX-VALUE, R-FINITE, R-BOUNDS over every vertex and index.
+void validate_deep(benchmark::State& state) {
+  const auto& a = validate_asset();
+  const double s = cpu_loop(state, [&] {
+    const auto st = untold::validate_deep(a);
+    if (!st) state.SkipWithError("deep checks failed");
+    benchmark::DoNotOptimize(st);
+  });
+  speed_ratio(state, "vs_memcpy", "validate/memcpy", s);
+  set_bytes(state, geometry_bytes(a));
+}
+// R-HASH: SHA-256 of every stored chunk (the whole file, in effect).
+void validate_hash(benchmark::State& state) {
+  const auto& file = untold_scene(scene_mb(file_meshes, validate_mb));
+  const auto& a = validate_asset();
+  const double s = cpu_loop(state, [&] {
+    const auto st = untold::verify_content_hash(a.header(), a.chunks(), file);
+    if (!st) state.SkipWithError("hash failed");
+    benchmark::DoNotOptimize(st);
+  });
+  speed_ratio(state, "vs_memcpy", "validate/memcpy", s,
+              static_cast<double>(file.size()) / static_cast<double>(geometry_bytes(a)));
+  set_bytes(state, file.size());
+}
+BENCHMARK(validate_memcpy)->Arg(validate_mb)->ArgName("geometry_mb");
+BENCHMARK(validate_deep)->Arg(validate_mb)->ArgName("geometry_mb");
+BENCHMARK(validate_hash)->Arg(validate_mb)->ArgName("geometry_mb");
+
+}  // namespace

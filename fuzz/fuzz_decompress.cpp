@@ -1,0 +1,65 @@
+// fuzz_decompress: untold::decompress on arbitrary stored bytes.
+// Input: byte 0 picks the method (none, lz4, zstd) and the mode, bytes 1..3
+// the declared uncompressed size (< 8 MiB), the rest is data.
+//   mode "stored": the data is the stored chunk, decoded at the declared size;
+//   mode "mutated": the data is compressed, one byte of the result is changed
+//     (position and xor from bytes 1..3), then decoded at the true size.
+// Properties:
+//   - never reads or writes outside the two spans (sanitizers);
+//   - the decompressor object and the free function agree;
+//   - max_decoded_size (the reader's pre-allocation bound) is never below the
+//     size of a successful decode;
+//   - compress() is deterministic and round-trips.
+#include "traverse.hpp"
+
+#include <untold/compression.hpp>
+
+namespace {
+
+using untold::compression;
+using untold_fuzz::die;
+
+void decode(compression method, untold::byte_span stored, std::size_t declared) {
+  std::vector<std::byte> out(declared), again(declared);
+  const auto first = untold::decompress(method, stored, out);
+  untold::decompressor fresh;
+  const auto second = fresh.decompress(method, stored, again);
+  if (static_cast<bool>(first) != static_cast<bool>(second)) die("decompressor and decompress disagree");
+  if (first) {
+    if (!untold_fuzz::same_bytes(out, again)) die("two decodes differ");
+    if (declared > untold::max_decoded_size(method, stored)) die("max_decoded_size is below a real decode");
+  } else {
+    const std::string_view id = first.error().rule_id();
+    if (!(id.starts_with("R-") || id.starts_with("E-"))) die("codec error without a rule id");
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 4) return 0;
+  const auto method = static_cast<compression>(data[0] % 3);
+  const bool mutated = (data[0] & 0x80u) != 0;
+  const std::size_t declared = std::size_t{data[1]} | std::size_t{data[2]} << 8 | std::size_t{data[3] & 0x7Fu} << 16;
+  const untold::byte_span body = untold_fuzz::as_span(data + 4, size - 4);
+
+  if (!mutated) {
+    decode(method, body, declared);
+    return 0;
+  }
+  for (const int level : {0, 5}) {
+    auto packed = untold::compress(method, level, body);
+    if (!packed) die("compress failed: " + packed.error().describe());
+    auto packed_again = untold::compress(method, level, body);
+    if (!packed_again || !untold_fuzz::same_bytes(*packed, *packed_again)) die("compress is not deterministic");
+    std::vector<std::byte> back(body.size());
+    if (!untold::decompress(method, *packed, back) || !untold_fuzz::same_bytes(back, body))
+      die("compress/decompress round trip failed");
+    decode(method, *packed, body.size());
+    if (!packed->empty()) {
+      (*packed)[declared % packed->size()] ^= static_cast<std::byte>((data[1] ^ data[3]) | 1u);
+      decode(method, *packed, body.size());
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# CI fuzz smoke run: builds the libFuzzer targets with clang
+# (-fsanitize=fuzzer,address,undefined) and runs each for a bounded time,
+# starting from a copy of its committed corpus (fuzz/corpus/<target>/ is not
+# changed). Any crash, leak, timeout or out-of-memory fails the run; the
+# input is kept under <build-dir>/artifacts/<target>/ - add it to
+# fuzz/corpus/<target>/ as regress-<what> once fixed.
+#
+# Usage: fuzz/smoke.sh [build-dir]          (default: build/fuzz-smoke)
+#   UNTOLD_FUZZ_SECONDS  seconds per target (default 20)
+#   UNTOLD_JOBS          build jobs and targets run at once (default 2)
+# Longer local runs: the same binaries, e.g.
+#   nice <build-dir>/fuzz/fuzz_open -max_total_time=600 -rss_limit_mb=2048 \
+#     -timeout=10 -max_len=65536 <scratch-corpus> fuzz/corpus/fuzz_open
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build/fuzz-smoke}"
+seconds="${UNTOLD_FUZZ_SECONDS:-20}"
+jobs="${UNTOLD_JOBS:-2}"
+targets=(fuzz_open fuzz_ranges fuzz_decompress fuzz_vertex fuzz_roundtrip)
+
+echo "=== [fuzz-smoke] configure + build (clang, libFuzzer, ASan+UBSan)"
+cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DUNTOLD_DEVELOPER_MODE=ON -DUNTOLD_BUILD_FUZZ=ON -DUNTOLD_BUILD_TESTS=OFF -DUNTOLD_BUILD_TOOLS=OFF \
+  -DUNTOLD_BUILD_EXAMPLES=OFF -DUNTOLD_INSTALL=OFF > "$build.configure.log"
+cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+
+run_target() {  # target -> 0 when the run found nothing
+  local target="$1" work="$build/smoke-corpus/$1" artifacts="$build/artifacts/$1"
+  rm -rf "$work" && mkdir -p "$work" "$artifacts"
+  "$build/fuzz/$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len=65536 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/" "$work" "fuzz/corpus/$target" > "$build/$target.log" 2>&1
+}
+
+echo "=== [fuzz-smoke] ${#targets[@]} targets x ${seconds}s, $jobs at a time"
+failed=()
+for ((i = 0; i < ${#targets[@]}; i += jobs)); do
+  pids=()
+  for target in "${targets[@]:i:jobs}"; do
+    run_target "$target" &
+    pids+=("$!:$target")
+  done
+  for entry in "${pids[@]}"; do
+    target="${entry#*:}"
+    if wait "${entry%%:*}"; then
+      echo "  $target: $(grep -o 'stat::number_of_executed_units: [0-9]*' "$build/$target.log" | grep -o '[0-9]*$') executions, no finding"
+    else
+      failed+=("$target")
+      echo "  $target: FAILED, see $build/$target.log and $build/artifacts/$target/"
+      tail -n 40 "$build/$target.log"
+    fi
+  done
+done
+if ((${#failed[@]})); then
+  echo "=== [fuzz-smoke] findings in: ${failed[*]}"
+  exit 1
+fi
+echo "=== [fuzz-smoke] passed"

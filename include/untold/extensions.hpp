@@ -1,0 +1,1023 @@
+// untold/extensions.hpp - the engine extension tables (spec 3.3, chunk types
+// 8-22) and plugin chunks (>= 0x8000): records, typed data views, the plugin
+// envelope, and the rules R-EXT-RANGES (plus R-STRING for their strings).
+//
+//   for (const untold::skin_record& s : a->table<untold::skin_record>()) {
+//     auto joints  = untold::view_joint_indices(*a, s);   // 4 x u16 per vertex
+//     auto weights = untold::view_joint_weights(*a, s);   // 4 x f32 per vertex
+//   }
+//   for (const untold::plugin_chunk_view& p : untold::plugin_chunks(*a))
+//     if (p.plugin_id == "com.example.physics") load_shapes(p.kind, p.chunk_version, p.payload);
+//
+// Records follow records.hpp: each lists its fields once, in file order, with
+// spec names, in record_traits<R>::fields, and `asset::table<R>()` views any
+// of them. Index semantics the library checks (see docs/extensions.md):
+//   - a joint's parentJointIndex and a skin mapping's skeletonJointIndex are
+//     indices *within* a skeleton (0 = its firstJointRecordIndex), as the
+//     reference engine reads them;
+//   - a skin finds its skeleton by skeletonEntityId == skeleton.entityId;
+//   - the joint indices of a skinned vertex index the skin's own mapping
+//     (0 .. jointCount-1).
+// Every check is linear (or n log n) in the table sizes, whatever ranges and
+// references the file declares.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "asset.hpp"
+#include "bytes.hpp"
+#include "error.hpp"
+#include "format.hpp"
+#include "records.hpp"
+#include "validate.hpp"
+#include "view.hpp"
+
+namespace untold {
+
+// ---- records (spec 3.3) -----------------------------------------------------------
+
+/// Skeleton (8), 24 B: a named range of joint records owned by an entity id.
+struct skeleton_record {
+  std::uint32_t entity_id = none;
+  std::uint32_t name_offset = none;
+  std::uint32_t first_joint_record_index = 0;
+  std::uint32_t joint_record_count = 0;
+  std::uint32_t reserved0 = 0;
+  std::uint32_t reserved1 = 0;
+  friend constexpr bool operator==(const skeleton_record&, const skeleton_record&) = default;
+};
+
+/// Skeleton joint (9), 144 B. parentJointIndex is an index within the owning
+/// skeleton (NONE = a root joint).
+struct skeleton_joint_record {
+  std::uint32_t parent_joint_index = none;
+  std::uint32_t joint_path_offset = none;
+  std::uint32_t flags = 0;
+  std::uint32_t reserved = 0;
+  mat4 bind_transform = identity_matrix;
+  mat4 rest_transform = identity_matrix;
+  friend constexpr bool operator==(const skeleton_joint_record&, const skeleton_joint_record&) = default;
+};
+
+/// Skin (10), 48 B: binds mesh row meshRecordIndex to the skeleton whose
+/// entityId is skeletonEntityId through jointCount mapping records; per-vertex
+/// joints and weights live in JOINT_INDEX_DATA / JOINT_WEIGHT_DATA.
+struct skin_record {
+  std::uint32_t entity_id = none;
+  std::uint32_t mesh_record_index = 0;
+  std::uint32_t skeleton_entity_id = none;
+  std::uint32_t joint_count = 0;
+  std::uint32_t first_joint_mapping_index = 0;
+  std::uint32_t vertex_count = 0;
+  std::uint64_t joint_index_data_offset = 0;   // bytes into JOINT_INDEX_DATA
+  std::uint64_t joint_weight_data_offset = 0;  // bytes into JOINT_WEIGHT_DATA
+  std::uint32_t reserved0 = 0;
+  std::uint32_t reserved1 = 0;
+  friend constexpr bool operator==(const skin_record&, const skin_record&) = default;
+};
+
+/// Skin joint mapping (11), 4 B: skin joint -> joint index within the skin's skeleton.
+struct skin_joint_mapping_record {
+  std::uint32_t skeleton_joint_index = 0;
+  friend constexpr bool operator==(const skin_joint_mapping_record&, const skin_joint_mapping_record&) = default;
+};
+
+/// Animation clip (12), 28 B.
+struct animation_clip_record {
+  std::uint32_t name_offset = none;
+  float duration = 0;
+  std::uint32_t first_channel_record_index = 0;
+  std::uint32_t channel_record_count = 0;
+  std::uint32_t flags = 0;
+  std::uint32_t reserved0 = 0;
+  std::uint32_t reserved1 = 0;
+  friend constexpr bool operator==(const animation_clip_record&, const animation_clip_record&) = default;
+};
+
+/// Animation channel (13), 28 B: the keys of one joint, addressed by path.
+struct animation_channel_record {
+  std::uint32_t joint_path_offset = none;
+  std::uint32_t first_translation_index = 0;
+  std::uint32_t translation_count = 0;
+  std::uint32_t first_rotation_index = 0;
+  std::uint32_t rotation_count = 0;
+  std::uint32_t flags = 0;
+  std::uint32_t reserved = 0;
+  friend constexpr bool operator==(const animation_channel_record&, const animation_channel_record&) = default;
+};
+
+/// Translation keyframe (14), 20 B.
+struct translation_keyframe_record {
+  float time = 0;
+  float x = 0;
+  float y = 0;
+  float z = 0;
+  std::uint32_t reserved = 0;
+  friend constexpr bool operator==(const translation_keyframe_record&, const translation_keyframe_record&) = default;
+};
+
+/// Rotation keyframe (15), 20 B: a quaternion, xyzw.
+struct rotation_keyframe_record {
+  float time = 0;
+  float x = 0;
+  float y = 0;
+  float z = 0;
+  float w = 1;
+  friend constexpr bool operator==(const rotation_keyframe_record&, const rotation_keyframe_record&) = default;
+};
+
+/// Light (19), 176 B. lightType is a light_type (1..4); flags are light_flags
+/// bits, unknown bits passed through. Defaults are conveniences only.
+struct light_record {
+  std::uint32_t entity_id = none;  // may name no entity record (spec 3.3)
+  std::uint32_t name_offset = none;
+  std::uint32_t light_type = static_cast<std::uint32_t>(untold::light_type::point);
+  std::uint32_t flags = 0;
+  float3 color{1, 1, 1};
+  float intensity = 1;
+  float3 position{0, 0, 0};
+  float radius = 0;
+  float3 direction{0, 0, -1};
+  float falloff = 0;
+  float3 right{1, 0, 0};
+  float inner_cone = 0;
+  float3 up{0, 1, 0};
+  float outer_cone = 0;
+  float2 area_size{0, 0};
+  float source_power = 0;
+  float source_exposure = 0;
+  mat4 local_transform = identity_matrix;
+  friend constexpr bool operator==(const light_record&, const light_record&) = default;
+};
+
+/// Camera (20), 144 B. Defaults are conveniences only.
+struct camera_record {
+  std::uint32_t entity_id = none;  // may name no entity record (spec 3.3)
+  std::uint32_t name_offset = none;
+  std::uint32_t flags = 0;
+  std::uint32_t reserved = 0;
+  float3 position{0, 0, 0};
+  float fov_y_degrees = 60;
+  float3 forward{0, 0, -1};
+  float near_clip = 0.1f;  // spec "near" (a macro name on some platforms)
+  float3 up{0, 1, 0};
+  float far_clip = 1000;  // spec "far"
+  float3 right{1, 0, 0};
+  float aspect = 1;
+  mat4 local_transform = identity_matrix;
+  friend constexpr bool operator==(const camera_record&, const camera_record&) = default;
+};
+
+/// Color management (21), 32 B; at most one per file. lutTextureIndex is a
+/// texture row or NONE (not a rule of spec 6, so not checked at open).
+struct color_management_record {
+  std::uint32_t lut_texture_index = none;
+  std::uint32_t view_transform_name_offset = none;
+  std::uint32_t look_name_offset = none;
+  float exposure = 0;
+  float gamma = 1;
+  float shaper_min_stops = 0;
+  float shaper_max_stops = 0;
+  std::uint32_t lut_size = 0;
+  friend constexpr bool operator==(const color_management_record&, const color_management_record&) = default;
+};
+
+/// Color-grade LUT (22), 32 B.
+struct color_grade_lut_record {
+  std::uint32_t lut_uri_offset = none;
+  std::uint32_t lut_size = 0;
+  float3 domain_min{0, 0, 0};
+  float3 domain_max{1, 1, 1};
+  friend constexpr bool operator==(const color_grade_lut_record&, const color_grade_lut_record&) = default;
+};
+
+/// One skinned vertex of JOINT_INDEX_DATA (16), 8 B: four joint indices into
+/// the skin's mapping (0 .. jointCount-1).
+struct skin_joint_indices {
+  std::array<std::uint16_t, 4> joints{};
+  friend constexpr bool operator==(const skin_joint_indices&, const skin_joint_indices&) = default;
+};
+
+/// One skinned vertex of JOINT_WEIGHT_DATA (17), 16 B: four weights (sum 1 by
+/// convention; not a rule).
+struct skin_joint_weights {
+  float4 weights{};
+  friend constexpr bool operator==(const skin_joint_weights&, const skin_joint_weights&) = default;
+};
+
+inline constexpr std::uint32_t plugin_envelope_magic = 0x54584555u;  // "UEXT" as bytes 55 45 58 54
+inline constexpr std::uint16_t plugin_envelope_version = 1;
+inline constexpr std::size_t plugin_envelope_size = 16;
+
+/// The 16-byte envelope that starts every plugin chunk (>= 0x8000) payload;
+/// pluginIdLength bytes of UTF-8 plugin id and the opaque payload follow.
+struct plugin_envelope {
+  std::uint32_t magic = plugin_envelope_magic;
+  std::uint16_t version = plugin_envelope_version;
+  std::uint16_t plugin_id_length = 0;
+  std::uint32_t chunk_kind = 0;
+  std::uint32_t chunk_version = 0;
+  friend constexpr bool operator==(const plugin_envelope&, const plugin_envelope&) = default;
+};
+
+// ---- field lists ----------------------------------------------------------------
+
+template <>
+struct record_traits<skeleton_record> {
+  static constexpr chunk_type table = chunk_type::skeleton_table;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 24; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.entity_id, "entityId");
+    v(r.name_offset, "nameOffset");
+    v(r.first_joint_record_index, "firstJointRecordIndex");
+    v(r.joint_record_count, "jointRecordCount");
+    v(r.reserved0, "reserved0");
+    v(r.reserved1, "reserved1");
+  }
+};
+
+template <>
+struct record_traits<skeleton_joint_record> {
+  static constexpr chunk_type table = chunk_type::skeleton_joint_table;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 144; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.parent_joint_index, "parentJointIndex");
+    v(r.joint_path_offset, "jointPathOffset");
+    v(r.flags, "flags");
+    v(r.reserved, "reserved");
+    v(r.bind_transform, "bindTransform");
+    v(r.rest_transform, "restTransform");
+  }
+};
+
+template <>
+struct record_traits<skin_record> {
+  static constexpr chunk_type table = chunk_type::skin_table;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 48; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.entity_id, "entityId");
+    v(r.mesh_record_index, "meshRecordIndex");
+    v(r.skeleton_entity_id, "skeletonEntityId");
+    v(r.joint_count, "jointCount");
+    v(r.first_joint_mapping_index, "firstJointMappingIndex");
+    v(r.vertex_count, "vertexCount");
+    v(r.joint_index_data_offset, "jointIndexDataOffset");
+    v(r.joint_weight_data_offset, "jointWeightDataOffset");
+    v(r.reserved0, "reserved0");
+    v(r.reserved1, "reserved1");
+  }
+};
+
+template <>
+struct record_traits<skin_joint_mapping_record> {
+  static constexpr chunk_type table = chunk_type::skin_joint_mapping_table;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 4; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.skeleton_joint_index, "skeletonJointIndex");
+  }
+};
+
+template <>
+struct record_traits<animation_clip_record> {
+  static constexpr chunk_type table = chunk_type::animation_clip_table;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 28; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.name_offset, "nameOffset");
+    v(r.duration, "duration");
+    v(r.first_channel_record_index, "firstChannelRecordIndex");
+    v(r.channel_record_count, "channelRecordCount");
+    v(r.flags, "flags");
+    v(r.reserved0, "reserved0");
+    v(r.reserved1, "reserved1");
+  }
+};
+
+template <>
+struct record_traits<animation_channel_record> {
+  static constexpr chunk_type table = chunk_type::animation_channel_table;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 28; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.joint_path_offset, "jointPathOffset");
+    v(r.first_translation_index, "firstTranslationIndex");
+    v(r.translation_count, "translationCount");
+    v(r.first_rotation_index, "firstRotationIndex");
+    v(r.rotation_count, "rotationCount");
+    v(r.flags, "flags");
+    v(r.reserved, "reserved");
+  }
+};
+
+template <>
+struct record_traits<translation_keyframe_record> {
+  static constexpr chunk_type table = chunk_type::translation_keyframe_table;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 20; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.time, "time");
+    v(r.x, "x");
+    v(r.y, "y");
+    v(r.z, "z");
+    v(r.reserved, "reserved");
+  }
+};
+
+template <>
+struct record_traits<rotation_keyframe_record> {
+  static constexpr chunk_type table = chunk_type::rotation_keyframe_table;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 20; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.time, "time");
+    v(r.x, "x");
+    v(r.y, "y");
+    v(r.z, "z");
+    v(r.w, "w");
+  }
+};
+
+template <>
+struct record_traits<light_record> {
+  static constexpr chunk_type table = chunk_type::light_table;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 176; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.entity_id, "entityId");
+    v(r.name_offset, "nameOffset");
+    v(r.light_type, "lightType");
+    v(r.flags, "flags");
+    v(r.color, "color");
+    v(r.intensity, "intensity");
+    v(r.position, "position");
+    v(r.radius, "radius");
+    v(r.direction, "direction");
+    v(r.falloff, "falloff");
+    v(r.right, "right");
+    v(r.inner_cone, "innerCone");
+    v(r.up, "up");
+    v(r.outer_cone, "outerCone");
+    v(r.area_size, "areaSize");
+    v(r.source_power, "sourcePower");
+    v(r.source_exposure, "sourceExposure");
+    v(r.local_transform, "localTransform");
+  }
+};
+
+template <>
+struct record_traits<camera_record> {
+  static constexpr chunk_type table = chunk_type::camera_table;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 144; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.entity_id, "entityId");
+    v(r.name_offset, "nameOffset");
+    v(r.flags, "flags");
+    v(r.reserved, "reserved");
+    v(r.position, "position");
+    v(r.fov_y_degrees, "fovYDegrees");
+    v(r.forward, "forward");
+    v(r.near_clip, "near");
+    v(r.up, "up");
+    v(r.far_clip, "far");
+    v(r.right, "right");
+    v(r.aspect, "aspect");
+    v(r.local_transform, "localTransform");
+  }
+};
+
+template <>
+struct record_traits<color_management_record> {
+  static constexpr chunk_type table = chunk_type::color_management_table;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 32; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.lut_texture_index, "lutTextureIndex");
+    v(r.view_transform_name_offset, "viewTransformNameOffset");
+    v(r.look_name_offset, "lookNameOffset");
+    v(r.exposure, "exposure");
+    v(r.gamma, "gamma");
+    v(r.shaper_min_stops, "shaperMinStops");
+    v(r.shaper_max_stops, "shaperMaxStops");
+    v(r.lut_size, "lutSize");
+  }
+};
+
+template <>
+struct record_traits<color_grade_lut_record> {
+  static constexpr chunk_type table = chunk_type::color_grade_lut_table;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 32; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.lut_uri_offset, "lutUriOffset");
+    v(r.lut_size, "lutSize");
+    v(r.domain_min, "domainMin");
+    v(r.domain_max, "domainMax");
+  }
+};
+
+template <>
+struct record_traits<skin_joint_indices> {
+  static constexpr chunk_type table = chunk_type::joint_index_data;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 8; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.joints, "jointIndices");
+  }
+};
+
+template <>
+struct record_traits<skin_joint_weights> {
+  static constexpr chunk_type table = chunk_type::joint_weight_data;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 16; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.weights, "jointWeights");
+  }
+};
+
+template <>
+struct record_traits<plugin_envelope> {
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return plugin_envelope_size; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.magic, "magic");
+    v(r.version, "version");
+    v(r.plugin_id_length, "pluginIdLength");
+    v(r.chunk_kind, "chunkKind");
+    v(r.chunk_version, "chunkVersion");
+  }
+};
+
+namespace detail {
+struct field_byte_counter {
+  std::size_t bytes = 0;
+  template <class T>
+  constexpr void operator()(const T&, const char*) noexcept {
+    bytes += sizeof(T);
+  }
+};
+/// Bytes the field list of R encodes: must equal record_traits<R>::size().
+template <class R>
+[[nodiscard]] constexpr std::size_t field_list_bytes() noexcept {
+  R record{};
+  field_byte_counter counter;
+  record_traits<R>::fields(counter, record, max_format_version);
+  return counter.bytes;
+}
+template <class... R>
+inline constexpr bool field_lists_match_sizes = ((field_list_bytes<R>() == record_traits<R>::size()) && ...);
+}  // namespace detail
+
+static_assert(detail::field_lists_match_sizes<skeleton_record, skeleton_joint_record, skin_record,
+                                              skin_joint_mapping_record, animation_clip_record,
+                                              animation_channel_record, translation_keyframe_record,
+                                              rotation_keyframe_record, light_record, camera_record,
+                                              color_management_record, color_grade_lut_record, skin_joint_indices,
+                                              skin_joint_weights, plugin_envelope>,
+              "a field list disagrees with its record size (spec 3.3)");
+
+// ---- typed views of the raw data chunks 16, 17, 18 -------------------------------
+
+/// A skin's per-vertex joint indices (JOINT_INDEX_DATA, vertexCount x 8 B).
+/// Empty when the skin's range is not inside the loaded chunk (never for a
+/// validated skin of a fully loaded asset). Safe for any record.
+[[nodiscard]] inline record_view<skin_joint_indices> view_joint_indices(const asset& a,
+                                                                       const skin_record& skin) noexcept {
+  const auto bytes =
+      a.slice(chunk_type::joint_index_data, skin.joint_index_data_offset, std::uint64_t{skin.vertex_count} * 8);
+  return record_view<skin_joint_indices>::make(bytes).value_or(record_view<skin_joint_indices>{});
+}
+
+/// A skin's per-vertex joint weights (JOINT_WEIGHT_DATA, vertexCount x 16 B).
+/// Empty as for view_joint_indices. Safe for any record.
+[[nodiscard]] inline record_view<skin_joint_weights> view_joint_weights(const asset& a,
+                                                                       const skin_record& skin) noexcept {
+  const auto bytes =
+      a.slice(chunk_type::joint_weight_data, skin.joint_weight_data_offset, std::uint64_t{skin.vertex_count} * 16);
+  return record_view<skin_joint_weights>::make(bytes).value_or(record_view<skin_joint_weights>{});
+}
+
+/// A mesh's edge indices (EDGE_INDEX_DATA, edgeIndexCount of its indexType),
+/// empty when it has none. Safe for any record.
+[[nodiscard]] inline index_view view_edge_indices(const asset& a, const mesh_record& mesh) noexcept {
+  return index_view::make(a.edge_indices(mesh), mesh.index_type).value_or(index_view{});
+}
+
+/// A mesh's triangle indices (INDEX_DATA). Safe for any record.
+[[nodiscard]] inline index_view view_indices(const asset& a, const mesh_record& mesh) noexcept {
+  return index_view::make(a.indices(mesh), mesh.index_type).value_or(index_view{});
+}
+
+// ---- plugin chunks ------------------------------------------------------------------
+
+namespace detail {
+/// The code point of the valid UTF-8 sequence of `len` bytes at s[i].
+[[nodiscard]] inline std::uint32_t utf8_code_point(byte_span s, std::size_t i, std::size_t len) noexcept {
+  constexpr std::uint32_t lead_mask[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+  std::uint32_t cp = static_cast<std::uint32_t>(s[i]) & lead_mask[len];
+  for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<std::uint32_t>(s[i + k]) & 0x3F);
+  return cp;
+}
+/// Unicode White_Space (what "blank" means for a plugin id).
+[[nodiscard]] constexpr bool is_unicode_space(std::uint32_t cp) noexcept {
+  return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
+         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F ||
+         cp == 0x3000;
+}
+}  // namespace detail
+
+/// Whether `id` can be a plugin id: 1..65535 bytes of valid UTF-8, no NUL,
+/// not only (Unicode) whitespace. Safe on untrusted input.
+[[nodiscard]] inline bool is_valid_plugin_id(std::string_view id) noexcept {
+  if (id.empty() || id.size() > 0xFFFF) return false;
+  const byte_span bytes = std::as_bytes(std::span(id.data(), id.size()));
+  bool blank = true;
+  for (std::size_t i = 0; i < bytes.size();) {
+    const std::size_t len = detail::utf8_sequence_length(bytes, i);
+    if (len == 0 || bytes[i] == std::byte{0}) return false;
+    blank = blank && detail::is_unicode_space(detail::utf8_code_point(bytes, i, len));
+    i += len;
+  }
+  return !blank;
+}
+
+/// A parsed plugin chunk: views into the chunk payload.
+struct plugin_chunk_view {
+  std::string_view plugin_id{};
+  std::uint32_t kind = 0;           // envelope chunkKind, opaque to the library
+  std::uint32_t chunk_version = 0;  // envelope chunkVersion, opaque to the library
+  byte_span payload{};              // the bytes after the plugin id
+  std::uint32_t chunk_type = 0;     // set by plugin_chunks(): the row's chunkType
+  std::uint32_t row = no_index;     // set by plugin_chunks(): the chunk-table row
+};
+
+/// Parses the envelope at the start of a plugin chunk's uncompressed payload.
+/// Errors are errc::extension_range (R-EXT-RANGES) with field "magic",
+/// "version", "pluginIdLength" (id past the payload end) or "pluginId" (empty,
+/// blank, NUL or invalid UTF-8). Safe on untrusted input.
+[[nodiscard]] inline result<plugin_chunk_view> parse_plugin_chunk(byte_span chunk) noexcept {
+  const auto fail = [](const char* field, std::uint64_t value) {
+    return make_error(errc::extension_range, {.field = field, .value = value, .has_value = true});
+  };
+  if (chunk.size() < plugin_envelope_size) return fail("magic", chunk.size());
+  const plugin_envelope e = codec<plugin_envelope>::decode(chunk);
+  if (e.magic != plugin_envelope_magic) return fail("magic", e.magic);
+  if (e.version != plugin_envelope_version) return fail("version", e.version);
+  if (chunk.size() - plugin_envelope_size < e.plugin_id_length) return fail("pluginIdLength", e.plugin_id_length);
+  const std::string_view id(reinterpret_cast<const char*>(chunk.data()) + plugin_envelope_size, e.plugin_id_length);
+  if (!is_valid_plugin_id(id)) return fail("pluginId", e.plugin_id_length);
+  return plugin_chunk_view{id, e.chunk_kind, e.chunk_version, chunk.subspan(plugin_envelope_size + e.plugin_id_length)};
+}
+
+/// The payload of a plugin chunk: envelope, plugin id, then `payload`.
+/// Errors: errc::invalid_argument, field "pluginId", for an id that
+/// is_valid_plugin_id rejects.
+[[nodiscard]] inline result<std::vector<std::byte>> encode_plugin_chunk(std::string_view plugin_id, std::uint32_t kind,
+                                                                       std::uint32_t chunk_version, byte_span payload) {
+  if (!is_valid_plugin_id(plugin_id))
+    return make_error(errc::invalid_argument, {.field = "pluginId", .value = plugin_id.size(), .has_value = true});
+  std::vector<std::byte> out(plugin_envelope_size + plugin_id.size() + payload.size());
+  const plugin_envelope e{plugin_envelope_magic, plugin_envelope_version, static_cast<std::uint16_t>(plugin_id.size()),
+                          kind, chunk_version};
+  codec<plugin_envelope>::encode(e, out);
+  const auto* id = reinterpret_cast<const std::byte*>(plugin_id.data());
+  const auto at = out.begin() + static_cast<std::ptrdiff_t>(plugin_envelope_size);
+  std::copy(payload.begin(), payload.end(), std::copy(id, id + plugin_id.size(), at));
+  return out;
+}
+
+/// Every loaded plugin chunk with a valid envelope, in chunk-table order
+/// (after untold::open: all of them). Safe for any asset.
+[[nodiscard]] inline std::vector<plugin_chunk_view> plugin_chunks(const asset& a) {
+  std::vector<plugin_chunk_view> out;
+  for (std::uint32_t row = 0; row < a.chunks().size(); ++row) {
+    if (!is_plugin_chunk_type(a.chunks()[row].chunk_type) || !a.is_loaded(row)) continue;
+    auto parsed = parse_plugin_chunk(a.payload(row));
+    if (!parsed) continue;
+    parsed->chunk_type = a.chunks()[row].chunk_type;
+    parsed->row = row;
+    out.push_back(*parsed);
+  }
+  return out;
+}
+
+// ---- shared algorithms -----------------------------------------------------------------
+
+namespace detail {
+
+/// Visits rows 0..count-1 of a parent forest parents first, iteratively and
+/// in O(count): visit(row, parent) runs once per row, where `parent` is a row
+/// visited before, or none for a root, for a parent_of(row) that is none or
+/// >= count, and for the link that would close a cycle. Returns the first row
+/// whose parent link closed a cycle, or none. Safe for any parent values.
+/// Counts two steps of validation_work per row.
+template <class ParentOf, class Visit>
+std::uint32_t visit_parents_first(std::uint32_t count, ParentOf&& parent_of, Visit&& visit) {
+  constexpr std::uint8_t unvisited = 0, on_path = 1, done = 2;
+  std::vector<std::uint8_t> state(count, unvisited);
+  std::vector<std::uint32_t> path;
+  std::uint32_t first_cycle = none;
+  for (std::uint32_t start = 0; start < count; ++start) {
+    // Climb until a root, a visited row, or a row already on this path.
+    for (std::uint32_t row = start; state[row] == unvisited;) {
+      ++validation_work;
+      state[row] = on_path;
+      path.push_back(row);
+      const std::uint32_t parent = parent_of(row);
+      if (parent == none || parent >= count) break;
+      if (state[parent] == on_path) {
+        if (first_cycle == none) first_cycle = row;
+        break;
+      }
+      row = parent;
+    }
+    // Unwind from the top: each row's parent is done by now, or the row is a root.
+    while (!path.empty()) {
+      const std::uint32_t row = path.back();
+      path.pop_back();
+      ++validation_work;
+      const std::uint32_t parent = parent_of(row);
+      const bool linked = parent != none && parent < count && state[parent] == done;
+      state[row] = done;
+      visit(row, linked ? parent : none);
+    }
+  }
+  return first_cycle;
+}
+
+/// R-EXT-RANGES: [first, first + count) of a record of `table` lies inside a
+/// table of `size` records (overflow-safe). Reports `first_field` when first
+/// alone is past the end, else `count_field`.
+inline status check_record_range(const asset& a, chunk_type table, std::size_t row, std::uint32_t first,
+                                 std::uint32_t count, std::uint64_t size, const char* first_field,
+                                 const char* count_field) {
+  if (first > size) return record_error(errc::extension_range, a, table, row, first_field, first);
+  if (std::uint64_t{first} + count > size)
+    return record_error(errc::extension_range, a, table, row, count_field, count);
+  return {};
+}
+
+/// R-STRING for string fields of extension table R.
+template <class R>
+status check_string_fields(const asset& a, const string_validator& strings,
+                           std::initializer_list<std::pair<std::uint32_t R::*, const char*>> fields) {
+  const auto rows = a.table<R>();
+  for (std::size_t row = 0; row < rows.size(); ++row) {
+    const R r = rows[row];
+    for (const auto& [member, field] : fields)
+      if (!strings.valid(r.*member))
+        return record_error(errc::bad_string, a, record_traits<R>::table, row, field, r.*member);
+  }
+  return {};
+}
+
+[[nodiscard]] inline std::optional<std::uint64_t> chunk_size(const asset& a, chunk_type type) noexcept {
+  const auto row = a.find_chunk(type);
+  if (!row) return std::nullopt;
+  return a.chunks()[*row].uncompressed_size;
+}
+
+}  // namespace detail
+
+// ---- rules (R-EXT-RANGES, R-STRING) ----------------------------------------------------
+
+// R-STRING: every string reference of the extension tables.
+inline status validate_extension_strings(const asset& a, const string_validator& strings) {
+  UNTOLD_TRY(detail::check_string_fields<skeleton_record>(a, strings, {{&skeleton_record::name_offset, "nameOffset"}}));
+  UNTOLD_TRY(detail::check_string_fields<skeleton_joint_record>(
+      a, strings, {{&skeleton_joint_record::joint_path_offset, "jointPathOffset"}}));
+  UNTOLD_TRY(detail::check_string_fields<animation_clip_record>(
+      a, strings, {{&animation_clip_record::name_offset, "nameOffset"}}));
+  UNTOLD_TRY(detail::check_string_fields<animation_channel_record>(
+      a, strings, {{&animation_channel_record::joint_path_offset, "jointPathOffset"}}));
+  UNTOLD_TRY(detail::check_string_fields<light_record>(a, strings, {{&light_record::name_offset, "nameOffset"}}));
+  UNTOLD_TRY(detail::check_string_fields<camera_record>(a, strings, {{&camera_record::name_offset, "nameOffset"}}));
+  UNTOLD_TRY(detail::check_string_fields<color_management_record>(
+      a, strings,
+      {{&color_management_record::view_transform_name_offset, "viewTransformNameOffset"},
+       {&color_management_record::look_name_offset, "lookNameOffset"}}));
+  UNTOLD_TRY(detail::check_string_fields<color_grade_lut_record>(
+      a, strings, {{&color_grade_lut_record::lut_uri_offset, "lutUriOffset"}}));
+  return {};
+}
+
+// R-EXT-RANGES (skeletons, joints): each skeleton's joint range lies inside
+// the joint table, and two skeletons' ranges are identical or disjoint (so
+// every joint has one frame and the check stays linear). Inside a skeleton a
+// joint's parentJointIndex is NONE or a joint of that skeleton (index within
+// it) and parent chains have no cycle. A joint that no skeleton covers belongs
+// to no hierarchy; its parent must still be NONE or a row of the joint table.
+inline status validate_skeletons(const asset& a) {
+  const auto skeletons = a.table<skeleton_record>();
+  const auto joints = a.table<skeleton_joint_record>();
+  const std::uint64_t joint_count = joints.size();
+  struct owned_range {
+    std::uint32_t first, count, row;
+  };
+  std::vector<owned_range> ranges;
+  for (std::uint32_t row = 0; row < skeletons.size(); ++row) {
+    const skeleton_record s = skeletons[row];
+    UNTOLD_TRY(detail::check_record_range(a, chunk_type::skeleton_table, row, s.first_joint_record_index,
+                                          s.joint_record_count, joint_count, "firstJointRecordIndex",
+                                          "jointRecordCount"));
+    if (s.joint_record_count != 0) ranges.push_back({s.first_joint_record_index, s.joint_record_count, row});
+  }
+  std::sort(ranges.begin(), ranges.end(), [](const owned_range& x, const owned_range& y) {
+    return std::tie(x.first, x.count, x.row) < std::tie(y.first, y.count, y.row);
+  });
+
+  const auto joint_error = [&](std::uint64_t row, std::uint32_t parent) {
+    return detail::record_error(errc::extension_range, a, chunk_type::skeleton_joint_table, row, "parentJointIndex",
+                                parent);
+  };
+  std::vector<std::uint8_t> covered(joint_count, 0);
+  std::vector<std::uint32_t> parents;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const owned_range& r = ranges[i];
+    if (i > 0) {
+      const owned_range& previous = ranges[i - 1];
+      if (r.first == previous.first && r.count == previous.count) continue;  // shared joints, checked once
+      if (r.first < std::uint64_t{previous.first} + previous.count)
+        return detail::record_error(errc::extension_range, a, chunk_type::skeleton_table, r.row,
+                                    "firstJointRecordIndex", r.first);
+    }
+    parents.resize(r.count);
+    detail::validation_work += r.count;
+    for (std::uint32_t local = 0; local < r.count; ++local) {
+      parents[local] = joints[r.first + local].parent_joint_index;
+      covered[r.first + local] = 1;
+      if (parents[local] != none && parents[local] >= r.count) return joint_error(r.first + local, parents[local]);
+    }
+    const std::uint32_t cycle = detail::visit_parents_first(
+        r.count, [&](std::uint32_t local) { return parents[local]; }, [](std::uint32_t, std::uint32_t) {});
+    if (cycle != none) return joint_error(r.first + cycle, parents[cycle]);
+  }
+  detail::validation_work += joint_count;
+  for (std::uint32_t row = 0; row < joint_count; ++row) {
+    if (covered[row]) continue;
+    const std::uint32_t parent = joints[row].parent_joint_index;
+    if (parent != none && parent >= joint_count) return joint_error(row, parent);
+  }
+  return {};
+}
+
+// R-EXT-RANGES (skins): meshRecordIndex < meshCount and vertexCount equals
+// that mesh's vertexCount; the mapping range [firstJointMappingIndex,
+// + jointCount) lies inside the mapping table; with vertexCount > 0,
+// JOINT_INDEX_DATA and JOINT_WEIGHT_DATA exist and hold [offset, offset +
+// vertexCount * 8 / * 16) (overflow-safe); when skeletonEntityId names a
+// skeleton, every skeletonJointIndex of the skin's mappings is < that
+// skeleton's jointRecordCount (the smallest one if several skeletons carry
+// the id). A skin whose skeletonEntityId names no skeleton is accepted, as the
+// reference engine does (it then has no skeleton). Skins may share mapping
+// records; range queries keep the check linear in the table sizes.
+inline status validate_skins(const asset& a) {
+  const auto skins = a.table<skin_record>();
+  const auto meshes = a.meshes();
+  const auto mappings = a.table<skin_joint_mapping_record>();
+  const auto index_bytes = detail::chunk_size(a, chunk_type::joint_index_data);
+  const auto weight_bytes = detail::chunk_size(a, chunk_type::joint_weight_data);
+
+  // Smallest joint count per skeleton entityId.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> joints_of;
+  for (const skeleton_record& s : a.table<skeleton_record>()) joints_of.emplace_back(s.entity_id, s.joint_record_count);
+  std::sort(joints_of.begin(), joints_of.end());
+
+  // Largest mapped value per skin by range query: skins may share mapping
+  // records, so scanning each skin's range could be quadratic.
+  detail::chunk_extrema<detail::index_key<std::uint32_t>> mapped(mappings.bytes(), 4);
+  for (std::uint32_t row = 0; row < skins.size(); ++row) {
+    const skin_record s = skins[row];
+    ++detail::validation_work;
+    const auto fail = [&](const char* field, std::uint64_t value) {
+      return detail::record_error(errc::extension_range, a, chunk_type::skin_table, row, field, value);
+    };
+    if (s.mesh_record_index >= meshes.size()) return fail("meshRecordIndex", s.mesh_record_index);
+    if (s.vertex_count != meshes[s.mesh_record_index].vertex_count) return fail("vertexCount", s.vertex_count);
+    UNTOLD_TRY(detail::check_record_range(a, chunk_type::skin_table, row, s.first_joint_mapping_index, s.joint_count,
+                                          mappings.size(), "firstJointMappingIndex", "jointCount"));
+    if (s.vertex_count > 0) {
+      if (!index_bytes || !checked_range(s.joint_index_data_offset, s.vertex_count, 8, *index_bytes))
+        return fail("jointIndexDataOffset", s.joint_index_data_offset);
+      if (!weight_bytes || !checked_range(s.joint_weight_data_offset, s.vertex_count, 16, *weight_bytes))
+        return fail("jointWeightDataOffset", s.joint_weight_data_offset);
+    }
+    const auto skeleton = std::lower_bound(joints_of.begin(), joints_of.end(), std::pair{s.skeleton_entity_id, 0u});
+    if (s.joint_count == 0 || s.skeleton_entity_id == none || skeleton == joints_of.end() ||
+        skeleton->first != s.skeleton_entity_id)
+      continue;
+    const std::uint32_t bound = skeleton->second;
+    if (mapped.query(std::uint64_t{s.first_joint_mapping_index} * 4, s.joint_count).hi[0] < bound) continue;
+    for (std::uint64_t pos = s.first_joint_mapping_index;; ++pos)  // the first offending mapping
+      if (const std::uint32_t value = mappings[pos].skeleton_joint_index; value >= bound)
+        return detail::record_error(errc::extension_range, a, chunk_type::skin_joint_mapping_table, pos,
+                                    "skeletonJointIndex", value);
+  }
+  return {};
+}
+
+// R-EXT-RANGES (animation): each clip's channel range lies inside the channel
+// table; each channel's translation and rotation keyframe ranges lie inside
+// their tables.
+inline status validate_animations(const asset& a) {
+  const auto clips = a.table<animation_clip_record>();
+  const auto channels = a.table<animation_channel_record>();
+  const std::uint64_t translations = a.table<translation_keyframe_record>().size();
+  const std::uint64_t rotations = a.table<rotation_keyframe_record>().size();
+  for (std::size_t row = 0; row < clips.size(); ++row) {
+    const animation_clip_record c = clips[row];
+    UNTOLD_TRY(detail::check_record_range(a, chunk_type::animation_clip_table, row, c.first_channel_record_index,
+                                          c.channel_record_count, channels.size(), "firstChannelRecordIndex",
+                                          "channelRecordCount"));
+  }
+  for (std::size_t row = 0; row < channels.size(); ++row) {
+    const animation_channel_record c = channels[row];
+    UNTOLD_TRY(detail::check_record_range(a, chunk_type::animation_channel_table, row, c.first_translation_index,
+                                          c.translation_count, translations, "firstTranslationIndex",
+                                          "translationCount"));
+    UNTOLD_TRY(detail::check_record_range(a, chunk_type::animation_channel_table, row, c.first_rotation_index,
+                                          c.rotation_count, rotations, "firstRotationIndex", "rotationCount"));
+  }
+  return {};
+}
+
+// R-EXT-RANGES (lights): lightType is a known light_type (1..4).
+inline status validate_lights(const asset& a) {
+  const auto lights = a.table<light_record>();
+  for (std::size_t row = 0; row < lights.size(); ++row) {
+    const std::uint32_t type = lights[row].light_type;
+    if (!is_known_light_type(type))
+      return detail::record_error(errc::extension_range, a, chunk_type::light_table, row, "lightType", type);
+  }
+  return {};
+}
+
+// R-EXT-RANGES (color management): the table holds at most one record.
+inline status validate_color_management(const asset& a) {
+  const auto row = a.find_chunk(chunk_type::color_management_table);
+  if (!row || a.chunks()[*row].element_count <= 1) return {};
+  return make_error(errc::extension_range,
+                    {.chunk_index = *row, .chunk_type = static_cast<std::uint32_t>(chunk_type::color_management_table),
+                     .field = "elementCount", .value = a.chunks()[*row].element_count, .has_value = true});
+}
+
+/// R-EXT-RANGES (plugin envelope) for chunk-table row `row`: a loaded plugin
+/// chunk (type >= 0x8000) must start with a valid envelope (magic, version 1,
+/// non-blank UTF-8 id without NUL, id inside the payload). Other rows and
+/// plugin chunks not loaded yet pass (byte-range loading checks them when
+/// they load). Safe on untrusted input.
+inline status validate_plugin_chunk(const asset& a, std::uint32_t row) {
+  if (row >= a.chunks().size() || !is_plugin_chunk_type(a.chunks()[row].chunk_type) || !a.is_loaded(row)) return {};
+  const auto parsed = parse_plugin_chunk(a.payload(row));
+  if (parsed) return {};
+  error e = parsed.error();
+  e.context.chunk_index = row;
+  e.context.chunk_type = a.chunks()[row].chunk_type;
+  return e;
+}
+
+/// Every R-EXT-RANGES rule and the R-STRING references of the extension
+/// tables (R-STRING first), with `strings` built over the asset's string
+/// table. Precondition: the asset's directory passed and its metadata tables
+/// are loaded (asset_loader stage 3 runs it after validate_records). Linear in
+/// the table sizes. Safe on untrusted input.
+inline status validate_extensions(const asset& a, const string_validator& strings) {
+  UNTOLD_TRY(validate_extension_strings(a, strings));
+  UNTOLD_TRY(validate_skeletons(a));
+  UNTOLD_TRY(validate_skins(a));
+  UNTOLD_TRY(validate_animations(a));
+  UNTOLD_TRY(validate_lights(a));
+  UNTOLD_TRY(validate_color_management(a));
+  for (std::uint32_t row = 0; row < a.chunks().size(); ++row) UNTOLD_TRY(validate_plugin_chunk(a, row));
+  return {};
+}
+
+/// validate_extensions with its own pass over the string table.
+inline status validate_extensions(const asset& a) {
+  return validate_extensions(a, string_validator(a.payload(chunk_type::string_table)));
+}
+
+// ---- deep checks (opt-in; linear in data size) ----------------------------------------
+
+// R-EXT-RANGES (deep, joint indices): every joint index of a skinned vertex is
+// < its skin's jointCount. Error: skin table, skin row, field "jointIndexData",
+// value = the vertex. Skins may share joint data (and meshes), so each skin's
+// largest index comes from a range query over JOINT_INDEX_DATA, not a scan
+// of its range: linear in the chunk size, however many skins there are.
+// Skins whose data is not loaded are skipped.
+inline status validate_joint_indices_deep(const asset& a) {
+  const auto skins = a.table<skin_record>();
+  detail::chunk_extrema<detail::index_key<std::uint16_t, 4>> largest(a.payload(chunk_type::joint_index_data), 8);
+  for (std::size_t row = 0; row < skins.size(); ++row) {
+    const skin_record s = skins[row];
+    ++detail::validation_work;
+    const auto vertices = view_joint_indices(a, s);  // empty when not loaded (or out of range)
+    if (vertices.empty() || largest.query(s.joint_index_data_offset, s.vertex_count).hi[0] < s.joint_count) continue;
+    for (std::size_t v = 0;; ++v)  // the first offending vertex
+      for (const std::uint16_t joint : vertices[v].joints)
+        if (joint >= s.joint_count)
+          return detail::record_error(errc::extension_range, a, chunk_type::skin_table, row, "jointIndexData", v);
+  }
+  return {};
+}
+
+namespace detail {
+// Keyframe times of table K: finite and non-decreasing inside every channel's
+// range. One prefix count of "bad" keys (non-finite, or earlier than the key
+// before it) makes each channel O(1), however channel ranges overlap.
+template <class K>
+status check_keyframe_times(const asset& a, std::uint32_t animation_channel_record::*first_member,
+                            std::uint32_t animation_channel_record::*count_member) {
+  const auto keys = a.table<K>();
+  std::vector<std::uint32_t> bad_before(keys.size() + 1, 0);
+  float previous = 0;
+  detail::validation_work += keys.size();
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const float t = keys[i].time;
+    const bool bad = !std::isfinite(t) || (i > 0 && t < previous);
+    bad_before[i + 1] = bad_before[i] + (bad ? 1u : 0u);
+    previous = t;
+  }
+  const auto channels = a.table<animation_channel_record>();
+  detail::validation_work += channels.size();
+  for (const animation_channel_record& c : channels) {
+    const std::uint64_t first = c.*first_member, count = c.*count_member;
+    if (count == 0 || first + count > keys.size()) continue;  // ranges: validate_animations
+    // Inside the range a key is bad when non-finite or earlier than its
+    // predecessor; the first key only needs to be finite.
+    if (std::isfinite(keys[first].time) && bad_before[first + count] == bad_before[first + 1]) continue;
+    std::uint64_t key = first;
+    if (std::isfinite(keys[first].time))
+      for (key = first + 1; bad_before[key + 1] == bad_before[key];) ++key;
+    error_context ctx;
+    ctx.chunk_index = a.find_chunk(record_traits<K>::table).value_or(no_index);
+    ctx.chunk_type = static_cast<std::uint32_t>(record_traits<K>::table);
+    ctx.record_index = static_cast<std::uint32_t>(key);
+    ctx.field = "time";
+    return make_error(errc::extension_range, ctx);
+  }
+  return {};
+}
+}  // namespace detail
+
+// R-EXT-RANGES (deep, keyframes): translation and rotation keyframe times are
+// finite and non-decreasing within each channel. Error: keyframe table, the
+// offending key's row, field "time" (no value: it is a float).
+inline status validate_keyframes_deep(const asset& a) {
+  UNTOLD_TRY(detail::check_keyframe_times<translation_keyframe_record>(
+      a, &animation_channel_record::first_translation_index, &animation_channel_record::translation_count));
+  UNTOLD_TRY(detail::check_keyframe_times<rotation_keyframe_record>(
+      a, &animation_channel_record::first_rotation_index, &animation_channel_record::rotation_count));
+  return {};
+}
+
+// R-FINITE (deep, extension transforms): joint bind and rest transforms,
+// light and camera local transforms.
+inline status validate_extension_transforms_deep(const asset& a) {
+  const auto joints = a.table<skeleton_joint_record>();
+  for (std::size_t row = 0; row < joints.size(); ++row) {
+    const skeleton_joint_record j = joints[row];
+    const char* field = !detail::all_finite(j.bind_transform)   ? "bindTransform"
+                        : !detail::all_finite(j.rest_transform) ? "restTransform"
+                                                                : nullptr;
+    if (field) return detail::record_error(errc::not_finite, a, chunk_type::skeleton_joint_table, row, field, 0);
+  }
+  const auto lights = a.table<light_record>();
+  for (std::size_t row = 0; row < lights.size(); ++row)
+    if (!detail::all_finite(lights[row].local_transform))
+      return detail::record_error(errc::not_finite, a, chunk_type::light_table, row, "localTransform", 0);
+  const auto cameras = a.table<camera_record>();
+  for (std::size_t row = 0; row < cameras.size(); ++row)
+    if (!detail::all_finite(cameras[row].local_transform))
+      return detail::record_error(errc::not_finite, a, chunk_type::camera_table, row, "localTransform", 0);
+  return {};
+}
+
+/// The deep checks of the extension tables (joint index values, keyframe
+/// times, extension transforms). Edge index values are checked by
+/// validate_deep (R-INDEX-VALUE). Precondition: every chunk is loaded and
+/// validate_extensions passed. Linear in the data sizes. Safe on untrusted input.
+inline status validate_extensions_deep(const asset& a) {
+  UNTOLD_TRY(validate_joint_indices_deep(a));
+  UNTOLD_TRY(validate_keyframes_deep(a));
+  UNTOLD_TRY(validate_extension_transforms_deep(a));
+  return {};
+}
+
+}  // namespace untold

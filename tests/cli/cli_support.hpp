@@ -1,0 +1,65 @@
+// Helpers for the command-line tests: run the built `untold` binary and
+// capture its exit code, stdout and stderr; a scratch directory per test.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace cli_test {
+
+namespace fs = std::filesystem;
+
+struct run_result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+
+/// A fresh, empty directory under the build tree for one test.
+inline fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::path(UNTOLD_CLI_WORK_DIR) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+/// Runs `untold ARGS` (ARGS already shell-quoted where needed).
+inline run_result run_untold(const std::string& args) {
+  static std::atomic<int> counter{0};
+  const fs::path dir = fs::path(UNTOLD_CLI_WORK_DIR) / "runs";
+  fs::create_directories(dir);
+  const std::string id = std::to_string(::getpid()) + "_" + std::to_string(counter++);
+  const fs::path out = dir / (id + ".out"), err = dir / (id + ".err");
+  const std::string command = std::string(UNTOLD_CLI) + " " + args + " > " + quoted(out) + " 2> " + quoted(err);
+  const int status = std::system(command.c_str());
+  run_result r;
+  r.exit_code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
+  r.out = read_text(out);
+  r.err = read_text(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+inline fs::path test_data(const std::string& name) { return fs::path(UNTOLD_TEST_DATA_DIR) / name; }
+inline fs::path sample_model() { return fs::path(UNTOLD_SAMPLE_DIR) / "sample.gltf"; }
+
+}  // namespace cli_test
