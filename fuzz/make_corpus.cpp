@@ -178,9 +178,9 @@ int main(int argc, char** argv) {
     save_as("fuzz_open", std::string("regress-") + name, file);
     save_as("fuzz_ranges", std::string("regress-") + name, file);
   }
-  const fs::path fixtures = UNTOLD_FIXTURES_DIR;
+  const fs::path data = UNTOLD_TEST_DATA_DIR;
   for (const char* foreign : {"urho3d/Models/Box.mdl", "udm/models/cube.pmdl_b"})
-    if (fs::exists(fixtures / foreign)) save("fuzz_open", fs::path(foreign).filename().string(), read(fixtures / foreign));
+    save("fuzz_open", fs::path(foreign).filename().string(), read(data / foreign));
 
   // Codec streams: fuzz_decompress.
   const bytes text = [] {

@@ -17,7 +17,8 @@ cd "$(dirname "$0")/.."
 build="${1:-build/fuzz-smoke}"
 seconds="${UNTOLD_FUZZ_SECONDS:-20}"
 jobs="${UNTOLD_JOBS:-2}"
-targets=(fuzz_open fuzz_ranges fuzz_decompress fuzz_vertex fuzz_roundtrip)
+targets=()
+for source in fuzz/fuzz_*.cpp; do targets+=("$(basename "$source" .cpp)"); done
 
 echo "=== [fuzz-smoke] configure + build (clang, libFuzzer, ASan+UBSan)"
 cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -9,8 +9,14 @@
 //
 // To find the code that enforces a rule, grep for its errc name next to the
 // rule id in the table below (e.g. R-MESH-MATERIAL -> mesh_material).
+//
+// The foreign formats (Urho3D, UDM, assetc) add their rules to the same enum
+// from their own tables (urho3d/rules.hpp, udm/rules.hpp, assetc/rules.hpp):
+// one error type for every format, each value tagged with its format family.
 #pragma once
 
+#include <array>
+#include <cassert>
 #include <cstdint>
 #include <new>
 #include <optional>
@@ -19,10 +25,21 @@
 #include <type_traits>
 #include <utility>
 
+#include "assetc/rules.hpp"
+#include "udm/rules.hpp"
+#include "urho3d/rules.hpp"
+
 namespace untold {
 
-// X(name, rule id, message). One table; every other accessor derives from it.
-#define UNTOLD_ERROR_TABLE(X)                                                                                   \
+// X(name, rule id, message). One table per format family; every other
+// accessor derives from them.
+#define UNTOLD_ERROR_TABLE(X)                                                  \
+  UNTOLD_CORE_ERROR_TABLE(X)                                                   \
+  UNTOLD_URHO3D_ERROR_TABLE(X)                                                 \
+  UNTOLD_UDM_ERROR_TABLE(X)                                                    \
+  UNTOLD_ASSETC_ERROR_TABLE(X)
+
+#define UNTOLD_CORE_ERROR_TABLE(X)                                                                                   \
   X(ok, "OK", "no error")                                                                                       \
   /* spec 6: header and table */                                                                                \
   X(bad_magic, "R-MAGIC", "the first 8 bytes are not the .untold magic \"UNTOLD\\0\\0\"")                       \
@@ -119,9 +136,35 @@ enum class errc : std::uint16_t {
   return "unknown error";
 }
 
-inline constexpr std::uint32_t no_index = 0xFFFFFFFFu;
+/// Which format's rules a value enforces. Derived from the rule id prefix:
+/// R-/E- core, U3D- Urho3D, UDM- Pragma UDM, HM- assetc.
+enum class format_family : std::uint8_t { untold, urho3d, udm, assetc };
 
-/// Where an error happened. Unknown parts stay at their defaults.
+[[nodiscard]] constexpr format_family family(errc e) noexcept {
+  const std::string_view id = rule_id(e);
+  if (id.starts_with("U3D-")) return format_family::urho3d;
+  if (id.starts_with("UDM-")) return format_family::udm;
+  if (id.starts_with("HM-")) return format_family::assetc;
+  return format_family::untold;
+}
+
+[[nodiscard]] constexpr std::string_view name(format_family f) noexcept {
+  switch (f) {
+    case format_family::untold: return "untold";
+    case format_family::urho3d: return "urho3d";
+    case format_family::udm: return "udm";
+    case format_family::assetc: return "assetc";
+  }
+  return "unknown";
+}
+
+inline constexpr std::uint32_t no_index = 0xFFFFFFFFu;
+inline constexpr std::uint64_t no_offset = ~std::uint64_t{0};
+
+/// Where an error happened and the values needed to act on it. Unknown parts
+/// stay at their defaults. Chunk/record are the .untold terms; the foreign
+/// formats use record_index for "the n-th item of the structure being read"
+/// (vertex buffer, entry, property) and `offset` for the byte position.
 struct error_context {
   std::uint32_t chunk_index = no_index;   // row in the chunk table
   std::uint32_t chunk_type = 0;           // that row's chunkType (0 = n/a)
@@ -129,11 +172,26 @@ struct error_context {
   const char* field = nullptr;            // spec field name, e.g. "materialIndex"
   std::uint64_t value = 0;                // the offending value, when one helps
   bool has_value = false;
+  std::uint64_t offset = no_offset;       // byte offset in the file, when known
+  std::uint64_t limit = 0;                // the bound the value broke, when one helps
+  bool has_limit = false;
+  /// A name from the file (package entry, bone, property key), truncated to
+  /// fit; stored inline so an error never points into the caller's buffer.
+  std::array<char, 48> subject{};
 };
 
 struct error {
   errc code = errc::ok;
   error_context context{};
+
+  /// Copies `s` (truncated to 47 bytes) into context.subject.
+  constexpr error& with_subject(std::string_view s) noexcept {
+    const std::size_t n = s.size() < context.subject.size() - 1 ? s.size() : context.subject.size() - 1;
+    for (std::size_t i = 0; i < context.subject.size(); ++i) context.subject[i] = i < n ? s[i] : '\0';
+    return *this;
+  }
+  [[nodiscard]] constexpr std::string_view subject() const noexcept { return context.subject.data(); }
+  [[nodiscard]] constexpr format_family family() const noexcept { return untold::family(code); }
 
   [[nodiscard]] constexpr std::string_view name() const noexcept { return untold::name(code); }
   [[nodiscard]] constexpr std::string_view rule_id() const noexcept { return untold::rule_id(code); }
@@ -152,6 +210,9 @@ struct error {
     if (context.record_index != no_index) add("record", std::to_string(context.record_index));
     if (context.field != nullptr) add("field", context.field);
     if (context.has_value) add("value", std::to_string(context.value));
+    if (context.has_limit) add("limit", std::to_string(context.limit));
+    if (context.offset != no_offset) add("offset", std::to_string(context.offset));
+    if (!subject().empty()) add("name", "'" + std::string(subject()) + "'");
     if (!where.empty()) s.append(" (").append(where).append(")");
     return s;
   }
@@ -160,47 +221,54 @@ struct error {
 /// Builds an error with context fields in spec order.
 [[nodiscard]] constexpr error make_error(errc code, error_context ctx = {}) noexcept { return error{code, ctx}; }
 
-/// Either a T or an error. Deliberately small: no exceptions, no RTTI.
-/// Accessing the value of a failed result is a precondition violation.
-template <class T>
-class [[nodiscard]] result {
+/// Either a T or an error of type E. Deliberately small: no exceptions, no
+/// RTTI. Accessing the value of a failed result is a precondition violation,
+/// trapped by assert() in debug builds.
+/// E is any error type whose value-initialised `code` means "no error"
+/// (untold::error here, untold::remote::error for the remote layer).
+template <class T, class E>
+class [[nodiscard]] basic_result {
  public:
-  result(T value) noexcept(std::is_nothrow_move_constructible_v<T>) : value_(std::move(value)) {}  // NOLINT
-  result(untold::error e) noexcept : error_(e) {}                                                           // NOLINT
+  basic_result(T value) noexcept(std::is_nothrow_move_constructible_v<T>) : value_(std::move(value)) {}  // NOLINT
+  basic_result(E e) noexcept : error_(std::move(e)) {}                                                    // NOLINT
 
   [[nodiscard]] bool has_value() const noexcept { return value_.has_value(); }
   explicit operator bool() const noexcept { return has_value(); }
 
-  [[nodiscard]] T& value() & noexcept { return *value_; }
-  [[nodiscard]] const T& value() const& noexcept { return *value_; }
-  [[nodiscard]] T&& value() && noexcept { return std::move(*value_); }
-  T& operator*() & noexcept { return *value_; }
-  const T& operator*() const& noexcept { return *value_; }
-  T&& operator*() && noexcept { return std::move(*value_); }
-  T* operator->() noexcept { return &*value_; }
-  const T* operator->() const noexcept { return &*value_; }
+  [[nodiscard]] T& value() & noexcept { return checked(), *value_; }
+  [[nodiscard]] const T& value() const& noexcept { return checked(), *value_; }
+  [[nodiscard]] T&& value() && noexcept { return checked(), std::move(*value_); }
+  T& operator*() & noexcept { return checked(), *value_; }
+  const T& operator*() const& noexcept { return checked(), *value_; }
+  T&& operator*() && noexcept { return checked(), std::move(*value_); }
+  T* operator->() noexcept { return checked(), &*value_; }
+  const T* operator->() const noexcept { return checked(), &*value_; }
 
-  [[nodiscard]] const untold::error& error() const noexcept { return error_; }
+  [[nodiscard]] const E& error() const noexcept { return error_; }
 
  private:
+  void checked() const noexcept { assert(value_.has_value() && "untold: value of a failed result"); }
+
   std::optional<T> value_;
-  untold::error error_{};
+  E error_{};
 };
 
-/// Success or an error.
-template <>
-class [[nodiscard]] result<void> {
+/// Success or an error of type E.
+template <class E>
+class [[nodiscard]] basic_result<void, E> {
  public:
-  result() noexcept = default;
-  result(untold::error e) noexcept : error_(e) {}  // NOLINT
-  [[nodiscard]] bool has_value() const noexcept { return error_.code == errc::ok; }
+  basic_result() noexcept = default;
+  basic_result(E e) noexcept : error_(std::move(e)) {}  // NOLINT
+  [[nodiscard]] bool has_value() const noexcept { return error_.code == decltype(error_.code){}; }
   explicit operator bool() const noexcept { return has_value(); }
-  [[nodiscard]] const untold::error& error() const noexcept { return error_; }
+  [[nodiscard]] const E& error() const noexcept { return error_; }
 
  private:
-  untold::error error_{};
+  E error_{};
 };
 
+template <class T>
+using result = basic_result<T, error>;
 using status = result<void>;
 
 }  // namespace untold

@@ -40,22 +40,14 @@
 #include "error.hpp"
 #include "extensions.hpp"
 #include "format.hpp"
+#include "limits.hpp"
 #include "records.hpp"
 #include "validate.hpp"
 
 namespace untold {
 
-/// Caps on what a file may make the reader do. Defaults suit a streamed game
-/// tile; raise them for offline tools.
-struct reader_limits {
-  std::uint32_t max_chunks = 1024;                           // rows in the chunk table
-  std::uint64_t max_chunk_bytes = std::uint64_t{1} << 30;    // one chunk's decompressed size
-  std::uint64_t max_total_bytes = std::uint64_t{4} << 30;    // all decompressed chunks together
-  std::uint32_t max_records = std::uint32_t{1} << 24;        // records in one table
-};
-
 struct open_options {
-  reader_limits limits{};
+  untold::limits limits{};
   /// Check a non-zero contentHash (R-HASH).
   bool verify_hash = true;
   /// Run the deep checks R-INDEX-VALUE, R-FINITE, R-BOUNDS and the extension
@@ -110,7 +102,7 @@ inline error chunk_error(errc code, std::uint32_t row, const chunk_entry& c, con
 /// file's size `file_size`.
 inline result<std::vector<chunk_entry>> parse_chunk_table(const file_header& h, byte_span prefix,
                                                           std::uint64_t file_size, const open_options& options = {}) {
-  const reader_limits& limits = options.limits;
+  const limits& limits = options.limits;
   const byte_range table = chunk_table_range(h);
   if (table.end() > file_size)  // R-TRUNC-TABLE
     return make_error(errc::truncated_table, {.field = "chunkCount", .value = h.chunk_count, .has_value = true});

@@ -165,7 +165,7 @@ struct spec_vector {
 };
 
 std::vector<spec_vector> load_spec_vectors() {
-  std::ifstream file(UNTOLD_SPEC_DIR "/vertex-vectors.json", std::ios::binary);
+  std::ifstream file(UNTOLD_TEST_DATA_DIR "/spec/vertex-vectors.json", std::ios::binary);
   REQUIRE(file.good());
   std::stringstream buffer;
   buffer << file.rdbuf();

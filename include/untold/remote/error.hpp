@@ -14,10 +14,8 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 
 #include "../error.hpp"
@@ -139,44 +137,9 @@ struct error {
   return e;
 }
 
-/// Either a T or a remote::error (the remote twin of untold::result).
+/// Either a T or a remote::error.
 template <class T>
-class [[nodiscard]] result {
- public:
-  result(T value) noexcept(std::is_nothrow_move_constructible_v<T>) : value_(std::move(value)) {}  // NOLINT
-  result(remote::error e) noexcept : error_(std::move(e)) {}                                          // NOLINT
-
-  [[nodiscard]] bool has_value() const noexcept { return value_.has_value(); }
-  explicit operator bool() const noexcept { return has_value(); }
-
-  [[nodiscard]] T& value() & noexcept { return *value_; }
-  [[nodiscard]] const T& value() const& noexcept { return *value_; }
-  [[nodiscard]] T&& value() && noexcept { return std::move(*value_); }
-  T& operator*() & noexcept { return *value_; }
-  const T& operator*() const& noexcept { return *value_; }
-  T&& operator*() && noexcept { return std::move(*value_); }
-  T* operator->() noexcept { return &*value_; }
-  const T* operator->() const noexcept { return &*value_; }
-
-  [[nodiscard]] const remote::error& error() const noexcept { return error_; }
-
- private:
-  std::optional<T> value_;
-  remote::error error_{};
-};
-
-template <>
-class [[nodiscard]] result<void> {
- public:
-  result() noexcept = default;
-  result(remote::error e) noexcept : error_(std::move(e)) {}  // NOLINT
-  [[nodiscard]] bool has_value() const noexcept { return error_.code == remote_errc::ok; }
-  explicit operator bool() const noexcept { return has_value(); }
-  [[nodiscard]] const remote::error& error() const noexcept { return error_; }
-
- private:
-  remote::error error_{};
-};
+using result = untold::basic_result<T, remote::error>;
 
 using status = result<void>;
 

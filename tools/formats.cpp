@@ -1,0 +1,23 @@
+// tools/formats.cpp - the registry of foreign formats (see formats.hpp).
+#include "formats.hpp"
+
+namespace untold::tools {
+
+std::span<const format_handler> foreign_formats() {
+  static const std::vector<format_handler> all = [] {
+    std::vector<format_handler> v;
+    add_urho3d_formats(v);
+    add_udm_formats(v);
+    add_assetc_formats(v);
+    return v;
+  }();
+  return all;
+}
+
+const format_handler* recognise(byte_span head) {
+  for (const format_handler& f : foreign_formats())
+    if (f.recognise != nullptr && f.recognise(head)) return &f;
+  return nullptr;
+}
+
+}  // namespace untold::tools

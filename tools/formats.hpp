@@ -1,0 +1,80 @@
+// tools/formats.hpp - the foreign formats the CLI recognises beside .untold
+// (Urho3D, Pragma UDM, assetc), each found by its magic bytes, never by the
+// file extension.
+//
+// `info`, `validate` and `dump` ask `recognise(bytes)` for a handler; a
+// format with an importer also feeds `cook` through the neutral scene model
+// (untold/convert/model.hpp). Each family registers its handlers in its own
+// file (tools/format_urho3d.cpp, format_udm.cpp, format_assetc.cpp) and its
+// own subcommands (`untold pak`, `untold udm`, `untold build` ...) through
+// add_<family>_commands.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <untold/bytes.hpp>
+#include <untold/convert/model.hpp>
+#include <untold/error.hpp>
+#include <untold/limits.hpp>
+
+namespace CLI {
+class App;
+}
+
+namespace untold::tools {
+
+using json = nlohmann::ordered_json;
+
+/// What an importer gets from `untold cook`.
+struct import_request {
+  std::filesystem::path input;
+  byte_span bytes;                               // the input file's bytes
+  std::vector<std::filesystem::path> animations; // --animations (formats with separate clip files)
+  untold::limits limits{};
+};
+
+struct format_handler {
+  std::string_view name;         // e.g. "urho3d-model"; printed as "format" in JSON
+  std::string_view description;  // e.g. "Urho3D model (.mdl)"
+  /// True when `head` (the first bytes of the file, possibly all of it)
+  /// starts with this format's magic.
+  bool (*recognise)(byte_span head) = nullptr;
+  /// The counts a user checks first. Must contain "file", "format", "valid"
+  /// and, when not valid, "error" (error_json).
+  json (*info)(const std::string& path, byte_span file) = nullptr;
+  /// {"file", "format", "valid", "error"?} after the format's strict checks
+  /// (deep: also the value-level checks).
+  json (*validate)(const std::string& path, byte_span file, bool deep) = nullptr;
+  /// The whole structure (names, not numbers, for enums). On an invalid file:
+  /// {"file", "format", "valid": false, "error"}.
+  json (*dump)(const std::string& path, byte_span file) = nullptr;
+  /// For `cook`: fill a neutral scene (nullptr when the format is not a model).
+  result<convert::scene> (*import)(const import_request& request) = nullptr;
+};
+
+/// Every registered foreign format.
+[[nodiscard]] std::span<const format_handler> foreign_formats();
+
+/// The handler whose magic `head` starts with, or nullptr (.untold itself
+/// and unknown files).
+[[nodiscard]] const format_handler* recognise(byte_span head);
+
+/// Each family's registration (tools/format_<family>.cpp).
+void add_urho3d_formats(std::vector<format_handler>& out);
+void add_udm_formats(std::vector<format_handler>& out);
+void add_assetc_formats(std::vector<format_handler>& out);
+
+/// Each family's own subcommands; a subcommand that runs stores its exit code
+/// (0 ok, 1 invalid input, 2 usage, 3 I/O) in `exit_code`.
+void add_urho3d_commands(CLI::App& app, int& exit_code);
+void add_udm_commands(CLI::App& app, int& exit_code);
+void add_assetc_commands(CLI::App& app, int& exit_code);
+
+}  // namespace untold::tools
