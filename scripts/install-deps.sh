@@ -8,6 +8,8 @@ packages=(
   doctest-dev libbenchmark-dev
   # the untold command-line tool (tools/) and its tests (tests/cli/)
   libcli11-dev nlohmann-json3-dev libassimp-dev libmeshoptimizer-dev assimp-testmodels
+  # assetc compiler (untold build): assetc.yml and image decoding for KTX2 textures
+  libyaml-cpp-dev libstb-dev
   # untold::remote (libcurl) and its tests against a private nginx over TLS (tests/remote/)
   libcurl4-openssl-dev nginx openssl
   # the peers of the optional benchmarks (bench/bench_peers.cpp; libassimp-dev is above)
