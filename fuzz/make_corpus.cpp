@@ -201,7 +201,7 @@ int main(int argc, char** argv) {
     vertices.insert(vertices.end(), q.begin(), q.end());
   }
   save("fuzz_vertex", "quads", vertices);
-  if (fs::exists(fixtures / "urho3d/Models/Box.mdl")) save("fuzz_vertex", "box.mdl", read(fixtures / "urho3d/Models/Box.mdl"));
+  save("fuzz_vertex", "box.mdl", read(data / "urho3d/Models/Box.mdl"));
 
   // Builder scripts: fuzz_roundtrip reads any bytes as a script; a few
   // pseudo-random ones of growing length.
