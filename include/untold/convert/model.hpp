@@ -43,14 +43,14 @@ inline constexpr std::uint32_t no_ref = 0xFFFFFFFFu;
 struct report_entry {
   enum class kind : std::uint8_t { dropped, changed, info };
   kind severity = kind::dropped;
-  std::string what;    // e.g. "morph targets", "scale keyframes", "vertex colours"
-  std::string where;   // e.g. "mesh 'Body'", "clip 'Walk'", "" for the whole scene
-  std::string reason;  // why, in one phrase
+  std::string what{};    // e.g. "morph targets", "scale keyframes", "vertex colours"
+  std::string where{};   // e.g. "mesh 'Body'", "clip 'Walk'", "" for the whole scene
+  std::string reason{};  // why, in one phrase
   std::uint64_t count = 1;
 };
 
 struct conversion_report {
-  std::vector<report_entry> entries;
+  std::vector<report_entry> entries{};
 
   void dropped(std::string what, std::string where, std::string reason, std::uint64_t count = 1) {
     add(report_entry::kind::dropped, std::move(what), std::move(where), std::move(reason), count);
@@ -134,49 +134,49 @@ enum class topology : std::uint8_t { triangle_list, line_list, point_list, trian
 /// A morph target: per-vertex deltas, dense (one entry per mesh vertex) or
 /// empty when the target does not move that attribute.
 struct morph_target {
-  std::string name;
+  std::string name{};
   float default_weight = 0;
-  std::vector<float> position_deltas;  // xyz
-  std::vector<float> normal_deltas;    // xyz
-  std::vector<float> tangent_deltas;   // xyz
+  std::vector<float> position_deltas{};  // xyz
+  std::vector<float> normal_deltas{};    // xyz
+  std::vector<float> tangent_deltas{};   // xyz
 };
 
 /// A coarser level of detail of a mesh: its own index list over the same
 /// vertices, used from `switch_distance` on (or below `screen_coverage`).
 struct lod_level {
   float switch_distance = 0;
-  std::vector<std::uint32_t> indices;
+  std::vector<std::uint32_t> indices{};
 };
 
 struct mesh {
-  std::string name;
+  std::string name{};
   topology primitive = topology::triangle_list;
-  std::vector<float> positions;  // xyz (required)
-  std::vector<float> normals;    // xyz
-  std::vector<float> tangents;   // xyzw, w = handedness
-  std::vector<float> uv0;        // uv
-  std::vector<float> uv1;        // uv
-  std::vector<std::vector<float>> extra_uvs;  // uv sets beyond the second
-  std::vector<float> colors;     // rgba (first colour set)
+  std::vector<float> positions{};  // xyz (required)
+  std::vector<float> normals{};    // xyz
+  std::vector<float> tangents{};   // xyzw, w = handedness
+  std::vector<float> uv0{};        // uv
+  std::vector<float> uv1{};        // uv
+  std::vector<std::vector<float>> extra_uvs{};  // uv sets beyond the second
+  std::vector<float> colors{};     // rgba (first colour set)
   /// Skinning, one entry per vertex: indices into skins[skin].joints.
-  std::vector<std::array<std::uint16_t, 4>> joints;
-  std::vector<std::array<float, 4>> weights;
-  std::vector<std::uint32_t> indices;  // empty: non-indexed (0, 1, 2, ...)
+  std::vector<std::array<std::uint16_t, 4>> joints{};
+  std::vector<std::array<float, 4>> weights{};
+  std::vector<std::uint32_t> indices{};  // empty: non-indexed (0, 1, 2, ...)
   std::uint32_t material = no_ref;
   std::uint32_t skin = no_ref;
-  std::vector<morph_target> morphs;
-  std::vector<lod_level> lods;  // levels after LOD0 (this mesh's own indices)
+  std::vector<morph_target> morphs{};
+  std::vector<lod_level> lods{};  // levels after LOD0 (this mesh's own indices)
 
   [[nodiscard]] std::size_t vertex_count() const noexcept { return positions.size() / 3; }
 };
 
 struct texture {
-  std::string name;
-  std::string uri;  // relative to the output, '/' separators
+  std::string name{};
+  std::string uri{};  // relative to the output, '/' separators
   texture_format format = texture_format::unknown;
   std::uint32_t width = 0, height = 0, mip_count = 0;
   bool srgb = false;
-  std::vector<std::byte> embedded;  // image bytes when the source embeds them
+  std::vector<std::byte> embedded{};  // image bytes when the source embeds them
 };
 
 /// A material's use of a texture.
@@ -192,7 +192,7 @@ struct texture_slot {
 enum class alpha_mode : std::uint8_t { opaque, mask, blend };
 
 struct material {
-  std::string name;
+  std::string name{};
   std::array<float, 4> base_color{1, 1, 1, 1};
   std::array<float, 3> emissive{0, 0, 0};
   float emissive_strength = 1;
@@ -200,36 +200,36 @@ struct material {
   alpha_mode alpha = alpha_mode::opaque;
   float alpha_cutoff = 0.5f;
   bool double_sided = false;
-  texture_slot base_color_texture, metallic_roughness_texture, normal_texture, occlusion_texture, emissive_texture;
+  texture_slot base_color_texture{}, metallic_roughness_texture{}, normal_texture{}, occlusion_texture{}, emissive_texture{};
   /// Source-specific slots with no PBR meaning (Urho3D technique units, UDM
   /// material properties): name -> texture. Writers report them as dropped.
-  std::vector<std::pair<std::string, std::uint32_t>> other_textures;
+  std::vector<std::pair<std::string, std::uint32_t>> other_textures{};
 };
 
 struct node {
-  std::string name;
+  std::string name{};
   std::uint32_t parent = no_ref;  // an earlier node, or no_ref for a root
   transform local{};
-  std::vector<std::uint32_t> meshes;  // mesh indices drawn at this node (instancing: several nodes, one mesh)
+  std::vector<std::uint32_t> meshes{};  // mesh indices drawn at this node (instancing: several nodes, one mesh)
 };
 
 struct joint {
-  std::string name;
+  std::string name{};
   std::uint32_t parent = no_ref;  // a joint of the same skeleton, or no_ref
   transform rest{};               // local rest pose relative to the parent joint
   mat4 inverse_bind = identity_matrix;  // skeleton space -> joint space at bind time
 };
 
 struct skeleton {
-  std::string name;
+  std::string name{};
   std::uint32_t node = no_ref;  // the node the skeleton hangs under, when known
-  std::vector<joint> joints;
+  std::vector<joint> joints{};
 };
 
 struct skin {
   std::uint32_t skeleton = 0;
   /// Skin joint j -> joint index within the skeleton (mesh.joints index this).
-  std::vector<std::uint32_t> joints;
+  std::vector<std::uint32_t> joints{};
 };
 
 enum class anim_path : std::uint8_t { translation, rotation, scale, weights };
@@ -241,20 +241,20 @@ struct animation_channel {
   std::uint32_t node = no_ref;      // ... or a node
   anim_path path = anim_path::translation;
   interpolation interp = interpolation::linear;
-  std::vector<float> times;   // seconds, non-decreasing
-  std::vector<float> values;  // times.size() x components (3 / 4 xyzw / 3 / morph count)
+  std::vector<float> times{};   // seconds, non-decreasing
+  std::vector<float> values{};  // times.size() x components (3 / 4 xyzw / 3 / morph count)
 };
 
 struct animation {
-  std::string name;
+  std::string name{};
   float duration = 0;  // seconds
-  std::vector<animation_channel> channels;
+  std::vector<animation_channel> channels{};
 };
 
 enum class light_kind : std::uint8_t { directional, point, spot, area };
 
 struct light {
-  std::string name;
+  std::string name{};
   std::uint32_t node = no_ref;
   light_kind kind = light_kind::point;
   std::array<float, 3> color{1, 1, 1};
@@ -265,7 +265,7 @@ struct light {
 };
 
 struct camera {
-  std::string name;
+  std::string name{};
   std::uint32_t node = no_ref;
   bool orthographic = false;
   float yfov = 0.8f;  // radians
@@ -274,17 +274,17 @@ struct camera {
 };
 
 struct scene {
-  std::string name;
-  std::vector<node> nodes;
-  std::vector<mesh> meshes;
-  std::vector<material> materials;
-  std::vector<texture> textures;
-  std::vector<skeleton> skeletons;
-  std::vector<skin> skins;
-  std::vector<animation> animations;
-  std::vector<light> lights;
-  std::vector<camera> cameras;
-  conversion_report report;
+  std::string name{};
+  std::vector<node> nodes{};
+  std::vector<mesh> meshes{};
+  std::vector<material> materials{};
+  std::vector<texture> textures{};
+  std::vector<skeleton> skeletons{};
+  std::vector<skin> skins{};
+  std::vector<animation> animations{};
+  std::vector<light> lights{};
+  std::vector<camera> cameras{};
+  conversion_report report{};
 };
 
 // ---- checks -------------------------------------------------------------------------

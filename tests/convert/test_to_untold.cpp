@@ -1,0 +1,231 @@
+// convert::to_untold: the neutral scene model written as .untold, read back
+// with deep checks, and the report of what the format could not hold.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include <untold/convert/to_untold.hpp>
+#include <untold/reader.hpp>
+#include <untold/scene.hpp>
+
+namespace cv = untold::convert;
+
+namespace {
+
+/// A unit quad (two triangles) with normals, tangents and uvs.
+cv::mesh quad(std::string name, float z) {
+  cv::mesh m;
+  m.name = std::move(name);
+  m.positions = {0, 0, z, 1, 0, z, 1, 1, z, 0, 1, z};
+  m.normals = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+  m.tangents = {1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, -1};
+  m.uv0 = {0, 0, 1, 0, 1, 1, 0, 1};
+  m.indices = {0, 1, 2, 0, 2, 3};
+  return m;
+}
+
+const cv::report_entry* find(const cv::conversion_report& r, std::string_view what) {
+  for (const auto& e : r.entries)
+    if (e.what == what) return &e;
+  return nullptr;
+}
+
+/// root -> arm (skinned quad, drawn twice: by arm and by copy), a light and a camera node.
+cv::scene skinned_scene() {
+  cv::scene s;
+  s.nodes.push_back({.name = "root"});
+  s.nodes.push_back({.name = "arm", .parent = 0, .local = {.translation = {1, 2, 3}}, .meshes = {0}});
+  s.nodes.push_back({.name = "copy", .parent = 0, .meshes = {0}});
+  s.nodes.push_back({.name = "lamp", .parent = 0, .local = {.translation = {0, 5, 0}}});
+  s.textures.push_back({.name = "albedo", .uri = "Textures/albedo.png", .format = untold::texture_format::rgba8,
+                        .srgb = true});
+  cv::material mat{.name = "skin"};
+  mat.base_color_texture.texture = 0;
+  mat.metallic_roughness_texture.texture = 0;
+  mat.alpha = cv::alpha_mode::blend;
+  mat.emissive = {1, 0.5f, 0};
+  mat.emissive_strength = 2;
+  s.materials.push_back(mat);
+
+  cv::mesh m = quad("body", 0);
+  m.material = 0;
+  m.skin = 0;
+  m.joints = {{0, 1, 0, 0}, {0, 1, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0}};
+  m.weights = {{0.5f, 0.5f, 0, 0}, {0.5f, 0.5f, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0}};
+  m.morphs.push_back({.name = "smile", .position_deltas = std::vector<float>(12, 0.1f)});
+  m.lods.push_back({.switch_distance = 10, .indices = {0, 1, 2}});
+  s.meshes.push_back(m);
+
+  cv::skeleton sk{.name = "rig", .node = 0};
+  sk.joints.push_back({.name = "hip"});
+  sk.joints.push_back({.name = "knee", .parent = 0, .rest = {.translation = {0, -1, 0}}});
+  sk.joints[1].inverse_bind = cv::transform{.translation = {0, 1, 0}}.matrix();
+  s.skeletons.push_back(sk);
+  s.skins.push_back({.skeleton = 0, .joints = {0, 1}});
+
+  cv::animation walk{.name = "walk", .duration = 1};
+  walk.channels.push_back({.skeleton = 0, .joint = 1, .path = cv::anim_path::translation,
+                           .times = {0, 1}, .values = {0, -1, 0, 0, -2, 0}});
+  walk.channels.push_back({.skeleton = 0, .joint = 0, .path = cv::anim_path::rotation,
+                           .interp = cv::interpolation::step, .times = {0.5f}, .values = {0, 0, 0, 1}});
+  walk.channels.push_back({.skeleton = 0, .joint = 0, .path = cv::anim_path::scale,
+                           .times = {0, 1}, .values = {1, 1, 1, 2, 2, 2}});
+  walk.channels.push_back({.node = 3, .path = cv::anim_path::translation, .times = {0}, .values = {0, 0, 0}});
+  s.animations.push_back(walk);
+  s.lights.push_back({.name = "sun", .node = 3, .kind = cv::light_kind::spot, .intensity = 3,
+                      .inner_cone = 0.5f, .outer_cone = 1.0f});
+  s.cameras.push_back({.name = "eye", .node = 3, .yfov = 1.0f, .znear = 0.5f, .zfar = 50});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("to_untold: a skinned, animated scene reads back deep-valid with every table") {
+  const cv::scene s = skinned_scene();
+  cv::conversion_report report;
+  auto out = cv::to_untold(s, {}, report);
+  REQUIRE_MESSAGE(out, out.error().describe());
+  auto a = untold::open(out->file, {.deep_checks = true});
+  REQUIRE_MESSAGE(a, a.error().describe());
+
+  CHECK(a->entities().size() == 4);
+  REQUIRE(a->meshes().size() == 2);  // one record per drawing node
+  CHECK(a->meshes()[0].vertex_count == 4);
+  CHECK(a->meshes()[0].index_count == 6);
+  CHECK(a->meshes()[1].vertex_count == 4);
+  REQUIRE(a->materials().size() == 1);
+  const auto mat = a->materials()[0];
+  CHECK(mat.emissive_factor[0] == doctest::Approx(2.0f));  // strength multiplied in
+  CHECK(mat.emissive_factor[1] == doctest::Approx(1.0f));
+  CHECK(mat.metallic_texture == 0);
+  CHECK(mat.metallic_channel() == untold::texture_channel::b);
+  CHECK(mat.roughness_texture == 0);
+  CHECK(mat.roughness_channel() == untold::texture_channel::g);
+  REQUIRE(a->textures().size() == 1);
+  CHECK(a->string(a->textures()[0].uri_offset) == "Textures/albedo.png");
+
+  // Skeleton: paths from the root; bind pose = inverse of the inverse bind matrix.
+  REQUIRE(a->table<untold::skeleton_record>().size() == 1);
+  const auto joints = a->table<untold::skeleton_joint_record>();
+  REQUIRE(joints.size() == 2);
+  CHECK(a->string(joints[1].joint_path_offset) == "hip/knee");
+  CHECK(joints[1].parent_joint_index == 0);
+  CHECK(joints[1].bind_transform[13] == doctest::Approx(-1.0f));
+  CHECK(joints[1].rest_transform[13] == doctest::Approx(-1.0f));
+  CHECK(a->table<untold::skin_record>().size() == 2);  // the skin follows both mesh records
+  auto skin = untold::resolve_skin(*a, 0);
+  REQUIRE(skin);
+  CHECK(skin->skeleton_joints == std::vector<std::uint32_t>{0, 1});
+
+  auto clip = untold::resolve_clip(*a, 0);
+  REQUIRE(clip);
+  CHECK(clip->name == "walk");
+  REQUIRE(clip->channels.size() == 2);  // translation + rotation; scale and node channels dropped
+  CHECK(clip->channels[0].joint_path == "hip/knee");
+  CHECK(clip->channels[0].translations.size() == 2);
+  CHECK(clip->channels[1].rotations.size() == 1);
+
+  const auto lights = a->table<untold::light_record>();
+  REQUIRE(lights.size() == 1);
+  CHECK(lights[0].light_type == 3);
+  CHECK(lights[0].outer_cone == doctest::Approx(57.29578f));
+  CHECK(lights[0].position[1] == doctest::Approx(5.0f));
+  const auto cameras = a->table<untold::camera_record>();
+  REQUIRE(cameras.size() == 1);
+  CHECK(cameras[0].fov_y_degrees == doctest::Approx(57.29578f));
+  CHECK(cameras[0].far_clip == 50);
+
+  // One LOD file with the coarser indices.
+  REQUIRE(out->lod_files.size() == 1);
+  auto lod = untold::open(out->lod_files[0], {.deep_checks = true});
+  REQUIRE_MESSAGE(lod, lod.error().describe());
+  CHECK(lod->header().file_type == static_cast<std::uint32_t>(untold::file_type::lod));
+  CHECK(lod->meshes()[0].index_count == 3);
+
+  // The report names every loss, with counts.
+  CHECK(report.lost_anything());
+  REQUIRE(find(report, "morph targets"));
+  CHECK(find(report, "morph targets")->count == 1);
+  REQUIRE(find(report, "alpha mode"));
+  REQUIRE(find(report, "scale keyframes"));
+  CHECK(find(report, "scale keyframes")->count == 2);
+  REQUIRE(find(report, "node channels"));
+  REQUIRE(find(report, "step channels"));
+  CHECK(find(report, "step channels")->severity == cv::report_entry::kind::changed);
+  REQUIRE(find(report, "instanced mesh copies"));
+  CHECK(find(report, "instanced mesh copies")->count == 1);
+  CHECK(find(report, "emissive strength"));
+}
+
+TEST_CASE("to_untold: deterministic output") {
+  const cv::scene s = skinned_scene();
+  cv::conversion_report r1, r2;
+  auto a = cv::to_untold(s, {}, r1);
+  auto b = cv::to_untold(s, {}, r2);
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a->file == b->file);
+  CHECK(r1.entries.size() == r2.entries.size());
+}
+
+TEST_CASE("to_untold: strips and fans become lists, lines are dropped, a mesh without a node gets an entity") {
+  cv::scene s;
+  cv::mesh strip = quad("strip", 0);
+  strip.primitive = cv::topology::triangle_strip;
+  strip.indices = {0, 1, 3, 2};
+  cv::mesh fan = quad("fan", 1);
+  fan.primitive = cv::topology::triangle_fan;
+  fan.indices = {0, 1, 2, 3};
+  cv::mesh lines = quad("lines", 2);
+  lines.primitive = cv::topology::line_list;
+  s.meshes = {strip, fan, lines};
+  cv::conversion_report report;
+  auto out = cv::to_untold(s, {}, report);
+  REQUIRE_MESSAGE(out, out.error().describe());
+  auto a = untold::open(out->file, {.deep_checks = true});
+  REQUIRE_MESSAGE(a, a.error().describe());
+  REQUIRE(a->meshes().size() == 2);
+  CHECK(a->meshes()[0].index_count == 6);  // 4-index strip -> 2 triangles
+  CHECK(a->meshes()[1].index_count == 6);  // 4-index fan -> 2 triangles
+  CHECK(a->entities().size() == 2);
+  REQUIRE(find(report, "line_list primitives"));
+  CHECK(find(report, "line_list primitives")->count == 6);
+  CHECK(find(report, "triangle_strip"));
+}
+
+TEST_CASE("to_untold: a bad reference is an error, never a file") {
+  cv::scene s;
+  s.meshes.push_back(quad("q", 0));
+  s.meshes[0].material = 3;
+  cv::conversion_report report;
+  auto out = cv::to_untold(s, {}, report);
+  REQUIRE_FALSE(out);
+  CHECK(out.error().code == untold::errc::invalid_argument);
+  CHECK(std::string(out.error().context.field) == "mesh.material");
+  CHECK(out.error().context.value == 3);
+
+  s.meshes[0].material = cv::no_ref;
+  s.meshes[0].indices.push_back(9);
+  auto bad_index = cv::to_untold(s, {}, report);
+  REQUIRE_FALSE(bad_index);
+  CHECK(std::string(bad_index.error().context.field) == "mesh.indices");
+
+  cv::scene cyclic;
+  cyclic.nodes.push_back({.name = "a", .parent = 1});
+  cyclic.nodes.push_back({.name = "b", .parent = 0});
+  auto cycle = cv::to_untold(cyclic, {}, report);
+  REQUIRE_FALSE(cycle);
+  CHECK(std::string(cycle.error().context.field) == "node.parent");
+}
+
+TEST_CASE("convert::transform::matrix and inverse_affine agree") {
+  const cv::transform t{.translation = {1, 2, 3}, .rotation = {0, 0.7071068f, 0, 0.7071068f}, .scale = {2, 2, 2}};
+  const untold::mat4 m = t.matrix();
+  const untold::mat4 id = cv::detail::multiply(m, cv::detail::inverse_affine(m));
+  for (int i = 0; i < 16; ++i) CHECK(id[i] == doctest::Approx(untold::identity_matrix[i]).epsilon(1e-5));
+  // 90 degrees about +Y maps +X to -Z.
+  CHECK(m[2] == doctest::Approx(-2.0f));
+  CHECK(m[12] == 1);
+}
