@@ -1,7 +1,7 @@
 // fuzz/make_corpus.cpp - writes the seed inputs of every fuzz target into
 // <out>/<target>/seed-*: small files made by the writer (every compression,
 // raw and plugin chunks, edge indices, every material version, each file
-// type), the golden file, a few foreign files from ../shared/fixtures as
+// type), the golden file, a few foreign files from tests/data as
 // arbitrary bytes, codec streams and vertex buffers.
 //   untold_fuzz_corpus <out-dir>
 // Deterministic: the same library gives the same files.

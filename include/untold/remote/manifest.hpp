@@ -8,7 +8,7 @@
 //   }
 //   std::string text = untold::remote::write_manifest(*m);   // unknown fields kept
 //
-// Schema: /work/shared/spec/tile-manifest.md (docs/remote.md). Required
+// Schema: docs/spec/tile-manifest.md (docs/remote.md). Required
 // fields are checked for presence and type; unknown fields - at the top
 // level, in streaming_defaults, tiles, bounds, tile_size and LOD entries -
 // are kept in `extra` (in file order) and written back after the known ones.
