@@ -1,0 +1,88 @@
+// untold/urho3d/common.hpp - what every Urho3D format reader shares: the
+// cursor rules (U3D-TRUNC, U3D-COUNT), identifier checks, finite-float checks
+// and Urho3D's SDBM hash.
+//
+// Safe on untrusted input: every function checks the span it is given.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string_view>
+
+#include "../bytes.hpp"
+#include "../cursor.hpp"
+#include "../error.hpp"
+#include "../limits.hpp"
+
+namespace untold::urho3d {
+
+using float3 = std::array<float, 3>;
+/// Urho3D's quaternion in file order: w, x, y, z.
+using quat_wxyz = std::array<float, 4>;
+
+/// The cursor rules of every Urho3D format.
+inline constexpr cursor_rules u3d_rules{errc::u3d_truncated, errc::u3d_count_too_large};
+
+/// True when `head` starts with the four identifier bytes `id`.
+[[nodiscard]] inline bool starts_with_id(byte_span head, std::string_view id) noexcept {
+  return head.size() >= id.size() && std::memcmp(head.data(), id.data(), id.size()) == 0;
+}
+
+namespace detail {
+
+/// An error with field/offset and optional value, for checks outside a cursor.
+[[nodiscard]] inline error fail(errc code, const char* field, std::uint64_t offset, std::uint64_t value,
+                                bool has_value = true) noexcept {
+  return byte_cursor::fail_at(code, field, value, has_value, offset);
+}
+
+/// A NUL-terminated name (U3D-STRING when the NUL is missing).
+[[nodiscard]] inline result<std::string_view> read_name(byte_cursor& c, const char* field) noexcept {
+  return c.cstring(field, errc::u3d_missing_nul);
+}
+
+template <std::size_t N>
+[[nodiscard]] inline result<std::array<float, N>> read_floats(byte_cursor& c, const char* field) noexcept {
+  auto b = c.bytes(4 * N, field);
+  if (!b) return b.error();
+  std::array<float, N> out{};
+  for (std::size_t i = 0; i < N; ++i) out[i] = load_le_unchecked<float>(b->data() + 4 * i);
+  return out;
+}
+
+template <std::size_t N>
+[[nodiscard]] inline bool all_finite(const std::array<float, N>& v) noexcept {
+  for (float f : v)
+    if (!std::isfinite(f)) return false;
+  return true;
+}
+
+/// All floats in `bytes` (a multiple of 4 bytes, any alignment) are finite.
+/// Returns the index of the first non-finite float, or npos.
+inline constexpr std::size_t npos = ~std::size_t{0};
+[[nodiscard]] inline std::size_t first_non_finite(byte_span bytes, std::size_t stride, std::size_t offset,
+                                                  std::size_t floats) noexcept {
+  if (stride == 0) return npos;
+  const std::size_t n = bytes.size() / stride;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < floats; ++k)
+      if (!std::isfinite(load_le_unchecked<float>(bytes.data() + i * stride + offset + 4 * k))) return i;
+  return npos;
+}
+
+}  // namespace detail
+
+/// Urho3D's SDBM step: h = c + (h << 6) + (h << 16) - h, in u32.
+[[nodiscard]] constexpr std::uint32_t sdbm(std::uint32_t hash, std::uint8_t c) noexcept {
+  return static_cast<std::uint32_t>(c + (hash << 6) + (hash << 16) - hash);
+}
+/// SDBM over `bytes`, continuing from `hash` (0 for a fresh hash).
+[[nodiscard]] inline std::uint32_t sdbm(byte_span bytes, std::uint32_t hash = 0) noexcept {
+  for (std::byte b : bytes) hash = sdbm(hash, static_cast<std::uint8_t>(b));
+  return hash;
+}
+
+}  // namespace untold::urho3d

@@ -1,0 +1,724 @@
+// untold/urho3d/model.hpp - Urho3D binary models (.mdl): UMDL (legacy
+// element mask), UMD2 (element descriptions) and rbfx's UMD3 (a version, then
+// the UMD2 layout; morph weights from version 2).
+//
+// Reads: vertex buffers (layout, morph range, vertex bytes as a view into the
+// file), index buffers (16/32-bit, a view), geometries (bone mapping, LOD
+// levels), vertex morphs (per-vertex deltas, a view), the skeleton (bind TRS,
+// 3x4 offset matrix, collision sphere/box), the bounding box and the optional
+// per-geometry centres. Writes the same structure back byte-exactly.
+//
+// Rejects (read_model): U3D-MAGIC, U3D-MAGIC-NONE, U3D-VERSION, U3D-TRUNC,
+// U3D-COUNT, U3D-STRING, U3D-ELEMENT-TYPE, U3D-ELEMENT-SEMANTIC,
+// U3D-ELEMENT-MASK, U3D-VERTEX-SIZE, U3D-MORPH-RANGE, U3D-INDEX-SIZE,
+// U3D-LOD-COUNT, U3D-PRIMITIVE, U3D-BUFFER-REF, U3D-DRAW-RANGE,
+// U3D-BONE-MAPPING, U3D-BONE-PARENT, U3D-COLLISION, U3D-MORPH-BUFFER,
+// U3D-MORPH-MASK, U3D-MORPH-VERTEX, U3D-TRAILING, R-LIMITS; with deep checks
+// (validate_model_deep) also U3D-INDEX-VALUE, U3D-BLEND-INDEX, U3D-FINITE.
+//
+// Safe on untrusted input: every count is checked against the remaining
+// bytes (and the caller's limits) before anything is allocated, every range
+// is overflow-checked, no recursion, work linear in the file size. The
+// returned model views the input buffer: keep it alive.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "../sink.hpp"
+#include "common.hpp"
+
+namespace untold::urho3d {
+
+enum class model_kind : std::uint8_t { umdl, umd2, umd3 };
+
+[[nodiscard]] constexpr std::string_view model_id(model_kind k) noexcept {
+  switch (k) {
+    case model_kind::umdl: return "UMDL";
+    case model_kind::umd2: return "UMD2";
+    case model_kind::umd3: return "UMD3";
+  }
+  return "UMDL";
+}
+
+enum class element_type : std::uint8_t { int32, float32, vector2, vector3, vector4, ubyte4, ubyte4_norm };
+enum class element_semantic : std::uint8_t {
+  position,
+  normal,
+  binormal,
+  tangent,
+  texcoord,
+  color,
+  blend_weights,
+  blend_indices,
+  object_index
+};
+enum class primitive_type : std::uint8_t { triangle_list, line_list, point_list, triangle_strip, line_strip, triangle_fan };
+
+[[nodiscard]] constexpr std::uint32_t element_size(element_type t) noexcept {
+  switch (t) {
+    case element_type::int32:
+    case element_type::float32:
+    case element_type::ubyte4:
+    case element_type::ubyte4_norm: return 4;
+    case element_type::vector2: return 8;
+    case element_type::vector3: return 12;
+    case element_type::vector4: return 16;
+  }
+  return 0;
+}
+
+[[nodiscard]] constexpr std::string_view name(element_type t) noexcept {
+  constexpr std::array<std::string_view, 7> names{"INT", "FLOAT", "VECTOR2", "VECTOR3", "VECTOR4", "UBYTE4", "UBYTE4_NORM"};
+  return static_cast<std::size_t>(t) < names.size() ? names[static_cast<std::size_t>(t)] : "unknown";
+}
+[[nodiscard]] constexpr std::string_view name(element_semantic s) noexcept {
+  constexpr std::array<std::string_view, 9> names{"POSITION", "NORMAL",       "BINORMAL",     "TANGENT",    "TEXCOORD",
+                                                  "COLOR",    "BLENDWEIGHTS", "BLENDINDICES", "OBJECTINDEX"};
+  return static_cast<std::size_t>(s) < names.size() ? names[static_cast<std::size_t>(s)] : "unknown";
+}
+[[nodiscard]] constexpr std::string_view name(primitive_type p) noexcept {
+  constexpr std::array<std::string_view, 6> names{"TRIANGLE_LIST",  "LINE_LIST",  "POINT_LIST",
+                                                  "TRIANGLE_STRIP", "LINE_STRIP", "TRIANGLE_FAN"};
+  return static_cast<std::size_t>(p) < names.size() ? names[static_cast<std::size_t>(p)] : "unknown";
+}
+
+struct vertex_element {
+  element_type type = element_type::float32;
+  element_semantic semantic = element_semantic::position;
+  std::uint8_t index = 0;
+  std::uint32_t offset = 0;  // within a vertex; set by the reader (and by layout())
+  friend constexpr bool operator==(const vertex_element&, const vertex_element&) = default;
+};
+
+/// The legacy mask bits of UMDL files, in vertex order.
+struct legacy_element {
+  std::uint32_t bit;
+  element_type type;
+  element_semantic semantic;
+  std::uint8_t index;
+};
+inline constexpr std::array<legacy_element, 14> legacy_elements{{
+    {0x1, element_type::vector3, element_semantic::position, 0},
+    {0x2, element_type::vector3, element_semantic::normal, 0},
+    {0x4, element_type::ubyte4_norm, element_semantic::color, 0},
+    {0x8, element_type::vector2, element_semantic::texcoord, 0},
+    {0x10, element_type::vector2, element_semantic::texcoord, 1},
+    {0x20, element_type::vector3, element_semantic::texcoord, 0},  // cube texcoord 0
+    {0x40, element_type::vector3, element_semantic::texcoord, 1},  // cube texcoord 1
+    {0x80, element_type::vector4, element_semantic::tangent, 0},
+    {0x100, element_type::vector4, element_semantic::blend_weights, 0},
+    {0x200, element_type::ubyte4, element_semantic::blend_indices, 0},
+    {0x400, element_type::vector4, element_semantic::texcoord, 4},  // instance matrix rows
+    {0x800, element_type::vector4, element_semantic::texcoord, 5},
+    {0x1000, element_type::vector4, element_semantic::texcoord, 6},
+    {0x2000, element_type::int32, element_semantic::object_index, 0},
+}};
+inline constexpr std::uint32_t legacy_mask_bits = 0x3FFF;
+
+/// Fills each element's offset (tight packing in declaration order) and
+/// returns the vertex size. No preconditions.
+inline std::uint32_t layout(std::vector<vertex_element>& elements) noexcept {
+  std::uint32_t offset = 0;
+  for (vertex_element& e : elements) {
+    e.offset = offset;
+    offset += element_size(e.type);
+  }
+  return offset;
+}
+
+/// The elements a legacy mask declares (bits above 0x2000 are ignored: the
+/// reader rejects them first).
+[[nodiscard]] inline std::vector<vertex_element> elements_from_mask(std::uint32_t mask) {
+  std::vector<vertex_element> out;
+  for (const legacy_element& l : legacy_elements)
+    if ((mask & l.bit) != 0) out.push_back({l.type, l.semantic, l.index, 0});
+  layout(out);
+  return out;
+}
+
+struct vertex_buffer {
+  std::uint32_t vertex_count = 0;
+  std::uint32_t legacy_mask = 0;  // UMDL: the stored mask; elements derive from it
+  std::vector<vertex_element> elements;
+  std::uint32_t vertex_size = 0;
+  std::uint32_t morph_range_start = 0, morph_range_count = 0;
+  byte_span data;  // vertex_count * vertex_size bytes
+
+  /// The first element with this semantic and index, or nullptr.
+  [[nodiscard]] const vertex_element* find(element_semantic s, std::uint8_t index = 0) const noexcept {
+    for (const vertex_element& e : elements)
+      if (e.semantic == s && e.index == index) return &e;
+    return nullptr;
+  }
+  /// The bytes of vertex v. Precondition: v < vertex_count, data sized as above.
+  [[nodiscard]] const std::byte* vertex(std::uint32_t v) const noexcept {
+    return data.data() + static_cast<std::size_t>(v) * vertex_size;
+  }
+};
+
+struct index_buffer {
+  std::uint32_t index_count = 0;
+  std::uint32_t index_size = 2;  // 2 or 4
+  byte_span data;                // index_count * index_size bytes
+
+  /// Index i. Precondition: i < index_count, data sized as above.
+  [[nodiscard]] std::uint32_t at(std::size_t i) const noexcept {
+    return index_size == 2 ? load_le_unchecked<std::uint16_t>(data.data() + 2 * i)
+                           : load_le_unchecked<std::uint32_t>(data.data() + 4 * i);
+  }
+};
+
+struct lod_level {
+  float distance = 0;
+  primitive_type primitive = primitive_type::triangle_list;
+  std::uint32_t vertex_buffer = 0, index_buffer = 0;
+  std::uint32_t index_start = 0, index_count = 0;
+};
+
+struct geometry {
+  std::vector<std::uint32_t> bone_mapping;  // geometry bone index -> skeleton bone; empty: identity
+  std::vector<lod_level> lods;
+};
+
+inline constexpr std::uint32_t morph_position = 0x1, morph_normal = 0x2, morph_tangent = 0x80;
+
+struct morph_buffer {
+  std::uint32_t buffer = 0;  // vertex buffer index
+  std::uint32_t mask = 0;    // morph_position | morph_normal | morph_tangent
+  std::uint32_t vertex_count = 0;
+  byte_span data;            // vertex_count * stride() bytes
+
+  /// u32 vertex index, then a vec3 per masked element (tangent is xyz here).
+  [[nodiscard]] constexpr std::uint32_t stride() const noexcept {
+    return 4 + ((mask & morph_position) != 0 ? 12 : 0) + ((mask & morph_normal) != 0 ? 12 : 0) +
+           ((mask & morph_tangent) != 0 ? 12 : 0);
+  }
+  /// Vertex index of entry i. Precondition: i < vertex_count.
+  [[nodiscard]] std::uint32_t vertex_index(std::uint32_t i) const noexcept {
+    return load_le_unchecked<std::uint32_t>(data.data() + static_cast<std::size_t>(i) * stride());
+  }
+  /// The delta of element `bit` for entry i (zero when not masked).
+  [[nodiscard]] float3 delta(std::uint32_t i, std::uint32_t bit) const noexcept {
+    if ((mask & bit) == 0) return {0, 0, 0};
+    std::size_t at = static_cast<std::size_t>(i) * stride() + 4;
+    if (bit != morph_position && (mask & morph_position) != 0) at += 12;
+    if (bit == morph_tangent && (mask & morph_normal) != 0) at += 12;
+    return {load_le_unchecked<float>(data.data() + at), load_le_unchecked<float>(data.data() + at + 4),
+            load_le_unchecked<float>(data.data() + at + 8)};
+  }
+};
+
+struct morph {
+  std::string_view name;
+  float weight = 0;  // UMD3 version >= 2 only
+  std::vector<morph_buffer> buffers;
+};
+
+inline constexpr std::uint8_t collision_sphere = 1, collision_box = 2;
+
+struct bone {
+  std::string_view name;
+  std::uint32_t parent = 0;  // its own index for a root
+  float3 position{0, 0, 0};
+  quat_wxyz rotation{1, 0, 0, 0};
+  float3 scale{1, 1, 1};
+  std::array<float, 12> offset_matrix{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};  // 3x4 row-major
+  std::uint8_t collision_mask = 0;
+  float radius = 0;                                  // when collision_mask & 1
+  float3 box_min{0, 0, 0}, box_max{0, 0, 0};         // when collision_mask & 2
+
+  [[nodiscard]] constexpr bool is_root(std::uint32_t self) const noexcept { return parent == self; }
+};
+
+struct model {
+  model_kind kind = model_kind::umd2;
+  std::uint32_t version = 1;  // UMD3's stored version; 1 for UMDL/UMD2
+  std::vector<vertex_buffer> vertex_buffers;
+  std::vector<index_buffer> index_buffers;
+  std::vector<geometry> geometries;
+  std::vector<morph> morphs;
+  std::vector<bone> bones;
+  float3 bounds_min{0, 0, 0}, bounds_max{0, 0, 0};
+  std::vector<float3> geometry_centers;  // empty (older files) or one per geometry
+
+  [[nodiscard]] constexpr bool has_morph_weights() const noexcept { return kind == model_kind::umd3 && version >= 2; }
+};
+
+struct model_options {
+  untold::limits limits{};
+  bool deep_checks = false;  // + U3D-INDEX-VALUE, U3D-BLEND-INDEX, U3D-FINITE
+};
+
+/// Highest UMD3 version this reader knows (rbfx's morphWeightVersion).
+inline constexpr std::uint32_t max_model_version = 2;
+
+/// True when `head` starts with UMDL, UMD2 or UMD3.
+[[nodiscard]] inline bool is_model(byte_span head) noexcept {
+  return starts_with_id(head, "UMDL") || starts_with_id(head, "UMD2") || starts_with_id(head, "UMD3");
+}
+
+namespace detail {
+
+[[nodiscard]] inline status check_bone_parents(const std::vector<bone>& bones, std::uint64_t skeleton_offset) {
+  const std::size_t n = bones.size();
+  for (std::size_t i = 0; i < n; ++i)
+    if (bones[i].parent >= n)
+      return fail(errc::u3d_bone_parent, "bone.parent", skeleton_offset, bones[i].parent).with_subject(bones[i].name);
+  // Linear cycle check without recursion: walk each unvisited chain, marking
+  // it "on the current path"; meeting a marked-on-path bone is a cycle.
+  std::vector<std::uint8_t> state(n, 0);  // 0 new, 1 on the current path, 2 proven to reach a root
+  std::vector<std::uint32_t> path;
+  for (std::size_t start = 0; start < n; ++start) {
+    path.clear();
+    std::uint32_t b = static_cast<std::uint32_t>(start);
+    while (state[b] == 0) {
+      state[b] = 1;
+      path.push_back(b);
+      if (bones[b].parent == b) break;
+      b = bones[b].parent;
+    }
+    if (state[b] == 1 && bones[b].parent != b)
+      return fail(errc::u3d_bone_parent, "bone.parent", skeleton_offset, bones[b].parent).with_subject(bones[b].name);
+    for (std::uint32_t p : path) state[p] = 2;
+  }
+  return {};
+}
+
+[[nodiscard]] inline status read_vertex_buffer(byte_cursor& c, model_kind kind, const untold::limits& lim,
+                                               vertex_buffer& vb) {
+  auto count = c.read<std::uint32_t>("vertexCount");
+  if (!count) return count.error();
+  vb.vertex_count = *count;
+  if (kind == model_kind::umdl) {
+    const std::uint64_t at = c.offset();
+    auto mask = c.read<std::uint32_t>("elementMask");
+    if (!mask) return mask.error();
+    if ((*mask & ~legacy_mask_bits) != 0) return fail(errc::u3d_element_mask, "elementMask", at, *mask);
+    vb.legacy_mask = *mask;
+    vb.elements = elements_from_mask(*mask);
+  } else {
+    auto n = c.count_u32(4, "elementCount", lim.max_records);
+    if (!n) return n.error();
+    vb.elements.reserve(*n);
+    for (std::uint32_t j = 0; j < *n; ++j) {
+      const std::uint64_t at = c.offset();
+      auto desc = c.read<std::uint32_t>("element");
+      if (!desc) return desc.error();
+      const std::uint32_t type = *desc & 0xFFu, semantic = (*desc >> 8) & 0xFFu;
+      if (type > 6 || (*desc >> 24) != 0) return fail(errc::u3d_element_type, "element.type", at, *desc);
+      if (semantic > 8) return fail(errc::u3d_element_semantic, "element.semantic", at, *desc);
+      vb.elements.push_back({static_cast<element_type>(type), static_cast<element_semantic>(semantic),
+                             static_cast<std::uint8_t>((*desc >> 16) & 0xFFu), 0});
+    }
+    layout(vb.elements);
+  }
+  std::uint64_t size = 0;
+  for (const vertex_element& e : vb.elements) size += element_size(e.type);
+  vb.vertex_size = static_cast<std::uint32_t>(size);  // <= 16 x 2^24 elements: fits
+  const std::uint64_t at = c.offset();
+  auto start = c.read<std::uint32_t>("morphRangeStart");
+  if (!start) return start.error();
+  auto range = c.read<std::uint32_t>("morphRangeCount");
+  if (!range) return range.error();
+  vb.morph_range_start = *start;
+  vb.morph_range_count = *range;
+  if (std::uint64_t{*start} + *range > vb.vertex_count)
+    return fail(errc::u3d_morph_range, "morphRangeCount", at, std::uint64_t{*start} + *range);
+  const std::uint64_t bytes = std::uint64_t{vb.vertex_count} * vb.vertex_size;
+  // The engine sizes the read in u32; a buffer with vertices but no layout has no bytes to read.
+  if ((vb.vertex_size == 0 && vb.vertex_count != 0) || bytes > 0xFFFFFFFFu)
+    return c.fail(errc::u3d_vertex_size, "vertexSize", vb.vertex_size);
+  auto data = c.array_bytes(vb.vertex_count, vb.vertex_size, "vertexData");
+  if (!data) return data.error();
+  vb.data = *data;
+  return {};
+}
+
+}  // namespace detail
+
+[[nodiscard]] inline status validate_model_deep(const model& m);
+
+/// Reads and checks a .mdl (see the header comment for the rules).
+/// Preconditions: none; `file` may hold any bytes. The result views `file`.
+[[nodiscard]] inline result<model> read_model(byte_span file, const model_options& options = {}) {
+  const untold::limits& lim = options.limits;
+  byte_cursor c(file, u3d_rules);
+  model m;
+  if (starts_with_id(file, "UMDL")) {
+    m.kind = model_kind::umdl;
+  } else if (starts_with_id(file, "UMD2")) {
+    m.kind = model_kind::umd2;
+  } else if (starts_with_id(file, "UMD3")) {
+    m.kind = model_kind::umd3;
+  } else {
+    // Early-2011 models start directly with a (small) vertex buffer count.
+    const auto first = load_le<std::uint32_t>(file, 0);
+    if (first && *first > 0 && *first < 256) return detail::fail(errc::u3d_no_identifier, "id", 0, *first);
+    return detail::fail(errc::u3d_bad_magic, "id", 0, first.value_or(0), first.has_value());
+  }
+  (void)c.skip(4, "id");
+  if (m.kind == model_kind::umd3) {
+    const std::uint64_t at = c.offset();
+    auto v = c.read<std::uint32_t>("version");
+    if (!v) return v.error();
+    if (*v < 1 || *v > max_model_version) return detail::fail(errc::u3d_bad_version, "version", at, *v);
+    m.version = *v;
+  }
+
+  // Vertex buffers: at least 16 bytes each (count, mask/elementCount, morph range).
+  auto vb_count = c.count_u32(16, "vertexBufferCount", lim.max_records);
+  if (!vb_count) return vb_count.error();
+  m.vertex_buffers.resize(*vb_count);
+  for (vertex_buffer& vb : m.vertex_buffers) UNTOLD_TRY(detail::read_vertex_buffer(c, m.kind, lim, vb));
+
+  auto ib_count = c.count_u32(8, "indexBufferCount", lim.max_records);
+  if (!ib_count) return ib_count.error();
+  m.index_buffers.resize(*ib_count);
+  for (index_buffer& ib : m.index_buffers) {
+    auto n = c.read<std::uint32_t>("indexCount");
+    if (!n) return n.error();
+    const std::uint64_t at = c.offset();
+    auto size = c.read<std::uint32_t>("indexSize");
+    if (!size) return size.error();
+    if (*size != 2 && *size != 4) return detail::fail(errc::u3d_index_size, "indexSize", at, *size);
+    ib.index_count = *n;
+    ib.index_size = *size;
+    auto data = c.array_bytes(*n, *size, "indexData");
+    if (!data) return data.error();
+    ib.data = *data;
+  }
+
+  auto geometry_count = c.count_u32(8, "geometryCount", lim.max_records);
+  if (!geometry_count) return geometry_count.error();
+  m.geometries.resize(*geometry_count);
+  std::uint64_t lod_total = 0;
+  for (geometry& g : m.geometries) {
+    auto mapping = c.count_u32(4, "boneMappingCount", lim.max_records);
+    if (!mapping) return mapping.error();
+    auto mapping_bytes = c.array_bytes(*mapping, 4, "boneMapping");
+    if (!mapping_bytes) return mapping_bytes.error();
+    g.bone_mapping.resize(*mapping);
+    for (std::uint32_t j = 0; j < *mapping; ++j) g.bone_mapping[j] = load_le_unchecked<std::uint32_t>(mapping_bytes->data() + 4 * j);
+    const std::uint64_t lod_at = c.offset();
+    auto lods = c.count_u32(24, "lodCount", lim.max_records);
+    if (!lods) return lods.error();
+    if (*lods == 0) return detail::fail(errc::u3d_lod_count, "lodCount", lod_at, 0);
+    lod_total += *lods;
+    if (lod_total > lim.max_records) return detail::fail(errc::limit_exceeded, "lodCount", lod_at, lod_total);
+    g.lods.resize(*lods);
+    for (lod_level& l : g.lods) {
+      const std::uint64_t at = c.offset();
+      auto raw = c.bytes(24, "lod");
+      if (!raw) return raw.error();
+      const std::byte* p = raw->data();
+      l.distance = load_le_unchecked<float>(p);
+      const std::uint32_t prim = load_le_unchecked<std::uint32_t>(p + 4);
+      if (prim > 5) return detail::fail(errc::u3d_primitive_type, "primitiveType", at + 4, prim);
+      l.primitive = static_cast<primitive_type>(prim);
+      l.vertex_buffer = load_le_unchecked<std::uint32_t>(p + 8);
+      l.index_buffer = load_le_unchecked<std::uint32_t>(p + 12);
+      l.index_start = load_le_unchecked<std::uint32_t>(p + 16);
+      l.index_count = load_le_unchecked<std::uint32_t>(p + 20);
+      if (l.vertex_buffer >= m.vertex_buffers.size())
+        return detail::fail(errc::u3d_buffer_ref, "vertexBuffer", at + 8, l.vertex_buffer);
+      if (l.index_buffer >= m.index_buffers.size())
+        return detail::fail(errc::u3d_buffer_ref, "indexBuffer", at + 12, l.index_buffer);
+      if (std::uint64_t{l.index_start} + l.index_count > m.index_buffers[l.index_buffer].index_count)
+        return detail::fail(errc::u3d_draw_range, "indexCount", at + 20, std::uint64_t{l.index_start} + l.index_count);
+    }
+  }
+
+  // Morphs: at least a NUL and a buffer count each.
+  auto morph_count = c.count_u32(5, "morphCount", lim.max_records);
+  if (!morph_count) return morph_count.error();
+  m.morphs.resize(*morph_count);
+  std::vector<std::uint32_t> seen_in(m.vertex_buffers.size(), ~std::uint32_t{0});  // last morph naming each buffer
+  for (std::uint32_t mi = 0; mi < *morph_count; ++mi) {
+    morph& mo = m.morphs[mi];
+    auto name = detail::read_name(c, "morph.name");
+    if (!name) return name.error();
+    mo.name = *name;
+    if (m.has_morph_weights()) {
+      auto w = c.read<float>("morph.weight");
+      if (!w) return w.error();
+      mo.weight = *w;
+    }
+    auto buffers = c.count_u32(12, "morph.bufferCount", lim.max_records);
+    if (!buffers) return buffers.error();
+    mo.buffers.resize(*buffers);
+    for (morph_buffer& mb : mo.buffers) {
+      const std::uint64_t at = c.offset();
+      auto index = c.read<std::uint32_t>("morph.buffer");
+      if (!index) return index.error();
+      if (*index >= m.vertex_buffers.size() || seen_in[*index] == mi)
+        return detail::fail(errc::u3d_morph_buffer, "morph.buffer", at, *index).with_subject(mo.name);
+      seen_in[*index] = mi;
+      auto mask = c.read<std::uint32_t>("morph.elementMask");
+      if (!mask) return mask.error();
+      if (*mask == 0 || (*mask & ~(morph_position | morph_normal | morph_tangent)) != 0)
+        return detail::fail(errc::u3d_morph_mask, "morph.elementMask", at + 4, *mask).with_subject(mo.name);
+      mb.buffer = *index;
+      mb.mask = *mask;
+      auto n = c.read<std::uint32_t>("morph.vertexCount");
+      if (!n) return n.error();
+      mb.vertex_count = *n;
+      const std::uint64_t data_at = c.offset();
+      auto data = c.array_bytes(*n, mb.stride(), "morph.vertices");
+      if (!data) return data.error();
+      mb.data = *data;
+      const std::uint32_t limit = m.vertex_buffers[mb.buffer].vertex_count;
+      for (std::uint32_t v = 0; v < *n; ++v)
+        if (mb.vertex_index(v) >= limit)
+          return detail::fail(errc::u3d_morph_vertex, "morph.vertexIndex", data_at + std::uint64_t{v} * mb.stride(),
+                              mb.vertex_index(v))
+              .with_subject(mo.name);
+    }
+  }
+
+  // Skeleton: a bone is at least a NUL, 4 + 40 + 48 bytes and the collision mask.
+  const std::uint64_t skeleton_at = c.offset();
+  auto bone_count = c.count_u32(94, "boneCount", lim.max_records);
+  if (!bone_count) return bone_count.error();
+  m.bones.resize(*bone_count);
+  for (bone& b : m.bones) {
+    auto name = detail::read_name(c, "bone.name");
+    if (!name) return name.error();
+    b.name = *name;
+    auto fixed = c.bytes(4 + 40 + 48 + 1, "bone");
+    if (!fixed) return fixed.error();
+    const std::byte* p = fixed->data();
+    auto f = [p](std::size_t i) { return load_le_unchecked<float>(p + 4 + 4 * i); };
+    b.parent = load_le_unchecked<std::uint32_t>(p);
+    b.position = {f(0), f(1), f(2)};
+    b.rotation = {f(3), f(4), f(5), f(6)};
+    b.scale = {f(7), f(8), f(9)};
+    for (std::size_t k = 0; k < 12; ++k) b.offset_matrix[k] = f(10 + k);
+    b.collision_mask = static_cast<std::uint8_t>(p[92]);
+    if ((b.collision_mask & ~(collision_sphere | collision_box)) != 0)
+      return c.fail(errc::u3d_collision_mask, "bone.collisionMask", b.collision_mask).with_subject(b.name);
+    if ((b.collision_mask & collision_sphere) != 0) {
+      auto r = c.read<float>("bone.radius");
+      if (!r) return r.error();
+      b.radius = *r;
+    }
+    if ((b.collision_mask & collision_box) != 0) {
+      auto box = detail::read_floats<6>(c, "bone.boundingBox");
+      if (!box) return box.error();
+      b.box_min = {(*box)[0], (*box)[1], (*box)[2]};
+      b.box_max = {(*box)[3], (*box)[4], (*box)[5]};
+    }
+  }
+  UNTOLD_TRY(detail::check_bone_parents(m.bones, skeleton_at));
+  for (std::size_t gi = 0; gi < m.geometries.size(); ++gi)
+    for (std::uint32_t b : m.geometries[gi].bone_mapping)
+      if (b >= m.bones.size()) {
+        error e = detail::fail(errc::u3d_bone_mapping, "boneMapping", c.offset(), b);
+        e.context.record_index = static_cast<std::uint32_t>(gi);
+        return e;
+      }
+
+  auto box = detail::read_floats<6>(c, "boundingBox");
+  if (!box) return box.error();
+  m.bounds_min = {(*box)[0], (*box)[1], (*box)[2]};
+  m.bounds_max = {(*box)[3], (*box)[4], (*box)[5]};
+
+  // Per-geometry centres: absent in older files (the file ends here), else one per geometry.
+  if (!c.at_end()) {
+    const std::uint64_t want = std::uint64_t{12} * m.geometries.size();
+    if (c.remaining() > want) {
+      (void)c.skip(want, "geometryCenters");
+      return c.fail(errc::u3d_trailing_bytes, "end", c.remaining());
+    }
+    auto centers = c.bytes(want, "geometryCenters");
+    if (!centers) return centers.error();
+    m.geometry_centers.resize(m.geometries.size());
+    for (std::size_t i = 0; i < m.geometries.size(); ++i)
+      for (std::size_t k = 0; k < 3; ++k)
+        m.geometry_centers[i][k] = load_le_unchecked<float>(centers->data() + 12 * i + 4 * k);
+  }
+  if (options.deep_checks) UNTOLD_TRY(validate_model_deep(m));
+  return m;
+}
+
+/// Value-level checks of a model that read_model accepted (or one built in
+/// memory whose spans are sized as documented): U3D-INDEX-VALUE (every index
+/// in a LOD's draw range < its vertex buffer's vertex count), U3D-BLEND-INDEX
+/// (every blend index with a non-zero weight, of the vertices a geometry
+/// draws, is inside its bone mapping, or the skeleton when the mapping is
+/// empty), U3D-FINITE (positions, morph deltas, bone transforms and bounds,
+/// model bounds and centres). Linear in the file size. Errors carry
+/// record_index = geometry / bone / vertex buffer and field.
+[[nodiscard]] inline status validate_model_deep(const model& m) {
+  auto err = [](errc code, const char* field, std::size_t record, std::uint64_t value) {
+    error e = make_error(code);
+    e.context.field = field;
+    e.context.record_index = static_cast<std::uint32_t>(record);
+    e.context.value = value;
+    e.context.has_value = true;
+    return e;
+  };
+  for (std::size_t gi = 0; gi < m.geometries.size(); ++gi) {
+    const geometry& g = m.geometries[gi];
+    for (const lod_level& l : g.lods) {
+      const vertex_buffer& vb = m.vertex_buffers[l.vertex_buffer];
+      const index_buffer& ib = m.index_buffers[l.index_buffer];
+      const vertex_element* indices = vb.find(element_semantic::blend_indices);
+      const vertex_element* weights = vb.find(element_semantic::blend_weights);
+      if (indices != nullptr && indices->type != element_type::ubyte4) indices = nullptr;  // only UBYTE4 is meaningful
+      if (weights != nullptr && weights->type != element_type::vector4) weights = nullptr;
+      const std::uint64_t palette = g.bone_mapping.empty() ? m.bones.size() : g.bone_mapping.size();
+      for (std::uint64_t i = l.index_start; i < std::uint64_t{l.index_start} + l.index_count; ++i) {
+        const std::uint32_t v = ib.at(static_cast<std::size_t>(i));
+        if (v >= vb.vertex_count) return err(errc::u3d_index_value, "index", gi, v);
+        if (indices == nullptr) continue;
+        const std::byte* vertex = vb.vertex(v);
+        for (std::size_t k = 0; k < 4; ++k) {
+          const float w = weights != nullptr ? load_le_unchecked<float>(vertex + weights->offset + 4 * k) : 1.0f;
+          const auto bi = static_cast<std::uint8_t>(vertex[indices->offset + k]);
+          if (w != 0.0f && bi >= palette) return err(errc::u3d_blend_index, "blendIndex", gi, bi);
+        }
+      }
+    }
+  }
+  for (std::size_t vi = 0; vi < m.vertex_buffers.size(); ++vi) {
+    const vertex_buffer& vb = m.vertex_buffers[vi];
+    const vertex_element* pos = vb.find(element_semantic::position);
+    if (pos == nullptr || pos->type == element_type::int32 || pos->type == element_type::ubyte4 ||
+        pos->type == element_type::ubyte4_norm)
+      continue;
+    const std::size_t bad = detail::first_non_finite(vb.data, vb.vertex_size, pos->offset, element_size(pos->type) / 4);
+    if (bad != detail::npos) return err(errc::u3d_not_finite, "position", vi, bad);
+  }
+  for (const morph& mo : m.morphs)
+    for (const morph_buffer& mb : mo.buffers) {
+      const std::size_t deltas = (mb.stride() - 4) / 4;
+      if (detail::first_non_finite(mb.data, mb.stride(), 4, deltas) != detail::npos)
+        return err(errc::u3d_not_finite, "morph.delta", mb.buffer, 0).with_subject(mo.name);
+    }
+  for (std::size_t bi = 0; bi < m.bones.size(); ++bi) {
+    const bone& b = m.bones[bi];
+    const bool ok = detail::all_finite(b.position) && detail::all_finite(b.rotation) && detail::all_finite(b.scale) &&
+                    detail::all_finite(b.offset_matrix) && std::isfinite(b.radius) && detail::all_finite(b.box_min) &&
+                    detail::all_finite(b.box_max);
+    if (!ok) return err(errc::u3d_not_finite, "bone", bi, bi).with_subject(b.name);
+  }
+  if (!detail::all_finite(m.bounds_min) || !detail::all_finite(m.bounds_max))
+    return err(errc::u3d_not_finite, "boundingBox", 0, 0);
+  for (std::size_t i = 0; i < m.geometry_centers.size(); ++i)
+    if (!detail::all_finite(m.geometry_centers[i])) return err(errc::u3d_not_finite, "geometryCenter", i, i);
+  return {};
+}
+
+/// Writes `m` as a .mdl of kind m.kind (UMDL: each buffer's legacy_mask;
+/// UMD2/UMD3: its elements). Deterministic; real files round-trip
+/// byte-exactly. Bad input (spans not sized as documented, a UMDL buffer
+/// whose elements are not its mask's, centres not one per geometry, ...) is
+/// invalid_argument; the bytes are then re-read with read_model, so the
+/// writer never returns a file the reader rejects (that error is returned).
+[[nodiscard]] inline result<std::vector<std::byte>> write_model(const model& m) {
+  auto bad = [](const char* field, std::size_t record, std::uint64_t value) {
+    error e = make_error(errc::invalid_argument);
+    e.context.field = field;
+    e.context.record_index = static_cast<std::uint32_t>(record);
+    e.context.value = value;
+    e.context.has_value = true;
+    return e;
+  };
+  std::vector<std::byte> out;
+  byte_sink s(out);
+  s.string(model_id(m.kind));
+  if (m.kind == model_kind::umd3) s.put<std::uint32_t>(m.version);
+  s.put<std::uint32_t>(static_cast<std::uint32_t>(m.vertex_buffers.size()));
+  for (std::size_t i = 0; i < m.vertex_buffers.size(); ++i) {
+    const vertex_buffer& vb = m.vertex_buffers[i];
+    std::vector<vertex_element> elements = vb.elements;
+    const std::uint32_t size = layout(elements);
+    if (std::uint64_t{vb.vertex_count} * size != vb.data.size()) return bad("vertexData", i, vb.data.size());
+    s.put<std::uint32_t>(vb.vertex_count);
+    if (m.kind == model_kind::umdl) {
+      if (elements != elements_from_mask(vb.legacy_mask) || (vb.legacy_mask & ~legacy_mask_bits) != 0)
+        return bad("elementMask", i, vb.legacy_mask);
+      s.put<std::uint32_t>(vb.legacy_mask);
+    } else {
+      s.put<std::uint32_t>(static_cast<std::uint32_t>(elements.size()));
+      for (const vertex_element& e : elements)
+        s.put<std::uint32_t>(static_cast<std::uint32_t>(e.type) | (static_cast<std::uint32_t>(e.semantic) << 8) |
+                             (static_cast<std::uint32_t>(e.index) << 16));
+    }
+    s.put<std::uint32_t>(vb.morph_range_start);
+    s.put<std::uint32_t>(vb.morph_range_count);
+    s.bytes(vb.data);
+  }
+  s.put<std::uint32_t>(static_cast<std::uint32_t>(m.index_buffers.size()));
+  for (std::size_t i = 0; i < m.index_buffers.size(); ++i) {
+    const index_buffer& ib = m.index_buffers[i];
+    if (std::uint64_t{ib.index_count} * ib.index_size != ib.data.size()) return bad("indexData", i, ib.data.size());
+    s.put<std::uint32_t>(ib.index_count);
+    s.put<std::uint32_t>(ib.index_size);
+    s.bytes(ib.data);
+  }
+  s.put<std::uint32_t>(static_cast<std::uint32_t>(m.geometries.size()));
+  for (const geometry& g : m.geometries) {
+    s.put<std::uint32_t>(static_cast<std::uint32_t>(g.bone_mapping.size()));
+    for (std::uint32_t b : g.bone_mapping) s.put<std::uint32_t>(b);
+    s.put<std::uint32_t>(static_cast<std::uint32_t>(g.lods.size()));
+    for (const lod_level& l : g.lods) {
+      s.put<float>(l.distance);
+      s.put<std::uint32_t>(static_cast<std::uint32_t>(l.primitive));
+      s.put<std::uint32_t>(l.vertex_buffer);
+      s.put<std::uint32_t>(l.index_buffer);
+      s.put<std::uint32_t>(l.index_start);
+      s.put<std::uint32_t>(l.index_count);
+    }
+  }
+  s.put<std::uint32_t>(static_cast<std::uint32_t>(m.morphs.size()));
+  for (std::size_t i = 0; i < m.morphs.size(); ++i) {
+    const morph& mo = m.morphs[i];
+    if (mo.name.find('\0') != std::string_view::npos) return bad("morph.name", i, 0);
+    s.cstring(mo.name);
+    if (m.has_morph_weights()) s.put<float>(mo.weight);
+    s.put<std::uint32_t>(static_cast<std::uint32_t>(mo.buffers.size()));
+    for (const morph_buffer& mb : mo.buffers) {
+      if (std::uint64_t{mb.vertex_count} * mb.stride() != mb.data.size()) return bad("morph.vertices", i, mb.data.size());
+      s.put<std::uint32_t>(mb.buffer);
+      s.put<std::uint32_t>(mb.mask);
+      s.put<std::uint32_t>(mb.vertex_count);
+      s.bytes(mb.data);
+    }
+  }
+  s.put<std::uint32_t>(static_cast<std::uint32_t>(m.bones.size()));
+  for (std::size_t i = 0; i < m.bones.size(); ++i) {
+    const bone& b = m.bones[i];
+    if (b.name.find('\0') != std::string_view::npos) return bad("bone.name", i, 0);
+    s.cstring(b.name);
+    s.put<std::uint32_t>(b.parent);
+    for (float f : b.position) s.put<float>(f);
+    for (float f : b.rotation) s.put<float>(f);
+    for (float f : b.scale) s.put<float>(f);
+    for (float f : b.offset_matrix) s.put<float>(f);
+    s.put<std::uint8_t>(b.collision_mask);
+    if ((b.collision_mask & collision_sphere) != 0) s.put<float>(b.radius);
+    if ((b.collision_mask & collision_box) != 0) {
+      for (float f : b.box_min) s.put<float>(f);
+      for (float f : b.box_max) s.put<float>(f);
+    }
+  }
+  for (float f : m.bounds_min) s.put<float>(f);
+  for (float f : m.bounds_max) s.put<float>(f);
+  if (!m.geometry_centers.empty()) {
+    if (m.geometry_centers.size() != m.geometries.size())
+      return bad("geometryCenters", 0, m.geometry_centers.size());
+    for (const float3& c : m.geometry_centers)
+      for (float f : c) s.put<float>(f);
+  }
+  model_options check;
+  check.limits.max_records = ~std::uint32_t{0};
+  auto reread = read_model(out, check);
+  if (!reread) return reread.error();
+  return out;
+}
+
+}  // namespace untold::urho3d

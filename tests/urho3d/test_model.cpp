@@ -1,0 +1,334 @@
+// .mdl: every real fixture parses to its last byte, deep-validates and
+// round-trips byte-exactly; a hand-generated model exercises every rejection
+// rule by mutation.
+#include <cmath>
+#include <limits>
+
+#include <untold/urho3d/model.hpp>
+
+#include "u3d_support.hpp"
+
+namespace u3 = untold::urho3d;
+using namespace u3d_test;
+using untold::errc;
+
+TEST_CASE("urho3d model: every fixture parses to its last byte, deep-validates and round-trips") {
+  const auto files = model_fixtures();
+  REQUIRE(files.size() == 27);
+  std::size_t with_centers = 0, umd2 = 0;
+  for (const auto& p : files) {
+    CAPTURE(p.string());
+    const bytes file = load(p);
+    auto m = u3::read_model(file, {.deep_checks = true});
+    REQUIRE_MESSAGE(m.has_value(), m.error().describe());
+    CHECK(!m->vertex_buffers.empty());
+    CHECK(!m->geometries.empty());
+    for (const auto& vb : m->vertex_buffers) CHECK(vb.data.size() == std::size_t{vb.vertex_count} * vb.vertex_size);
+    with_centers += m->geometry_centers.empty() ? 0 : 1;
+    umd2 += m->kind == u3::model_kind::umd2 ? 1 : 0;
+    auto again = u3::write_model(*m);
+    REQUIRE_MESSAGE(again.has_value(), again.error().describe());
+    CHECK(*again == file);
+  }
+  CHECK(umd2 == 1);  // MaterialPreview.mdl
+  CHECK(with_centers > 0);
+}
+
+TEST_CASE("urho3d model: fixture facts") {
+  auto box = load(data_dir() / "Models/Box.mdl");
+  auto m = u3::read_model(box);
+  REQUIRE(m);
+  CHECK(m->kind == u3::model_kind::umdl);
+  REQUIRE(m->vertex_buffers.size() == 1);
+  const auto& vb = m->vertex_buffers[0];
+  CHECK(vb.find(u3::element_semantic::position) != nullptr);
+  CHECK(vb.find(u3::element_semantic::position)->offset == 0);
+  REQUIRE(m->index_buffers.size() == 1);
+  CHECK(m->geometries[0].lods[0].index_count == m->index_buffers[0].index_count);
+  // The view points into the file: zero copy.
+  CHECK(vb.data.data() >= box.data());
+  CHECK(vb.data.data() + vb.data.size() <= box.data() + box.size());
+
+  auto lines = u3::read_model(load(data_dir() / "Models/LinePrimitives/Basis.mdl"));
+  REQUIRE(lines);
+  CHECK(lines->geometries[0].lods[0].primitive == u3::primitive_type::line_list);
+}
+
+namespace {
+
+struct tiny_options {
+  std::string_view id = "UMD2";
+  std::uint32_t version = 2;
+  std::uint32_t element_count = 4;
+  bool two_morph_buffers = false;
+  std::uint32_t bone1_parent = 0;
+  std::uint32_t bone0_parent = 0;
+  bool centers = true;
+};
+
+struct tiny {
+  bytes file;
+  std::size_t vb_count, elements, morph_range, ib_size, index_data, mapping, lod_count, lod, morph_buffer, morph_mask,
+      morph_vertex, bone0_parent, bone1_parent, bone1_mask, positions, bone_count, end_of_bbox;
+};
+
+/// A skinned, morphed UMD2 model written byte by byte.
+tiny make_tiny(const tiny_options& o = {}) {
+  tiny t{};
+  gen g;
+  g.id(o.id);
+  if (o.id == "UMD3") g.u32(o.version);
+  t.vb_count = g.size();
+  g.u32(1);                 // vertex buffers
+  g.u32(3);                 // vertices
+  t.elements = g.size();
+  g.u32(o.element_count);
+  const std::uint32_t descs[4] = {0x0003, 0x0103, 0x0604, 0x0705};  // position, normal, weights, indices
+  for (std::uint32_t i = 0; i < o.element_count && i < 4; ++i) g.u32(descs[i]);
+  t.morph_range = g.size();
+  g.u32(0).u32(3);
+  t.positions = g.size();
+  const float pos[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+  for (int v = 0; v < 3; ++v) {
+    if (o.element_count == 0) break;
+    g.f32(pos[v][0]).f32(pos[v][1]).f32(pos[v][2]);
+    g.f32(0).f32(0).f32(-1);
+    g.f32(0.75f).f32(0.25f).f32(0).f32(0);
+    g.u8(0).u8(1).u8(0).u8(0);
+  }
+  g.u32(1);  // index buffers
+  g.u32(3);
+  t.ib_size = g.size();
+  g.u32(2);
+  t.index_data = g.size();
+  g.u16(0).u16(1).u16(2);
+  g.u32(1);  // geometries
+  g.u32(2);
+  t.mapping = g.size();
+  g.u32(1).u32(0);
+  t.lod_count = g.size();
+  g.u32(1);
+  t.lod = g.size();
+  g.f32(0).u32(0).u32(0).u32(0).u32(0).u32(3);
+  g.u32(1);  // morphs
+  g.cstr("smile");
+  if (o.id == "UMD3" && o.version >= 2) g.f32(0.5f);
+  g.u32(o.two_morph_buffers ? 2 : 1);
+  for (int k = 0; k < (o.two_morph_buffers ? 2 : 1); ++k) {
+    t.morph_buffer = g.size();
+    g.u32(0);
+    t.morph_mask = g.size();
+    g.u32(1).u32(1);
+    t.morph_vertex = g.size();
+    g.u32(2).f32(0).f32(1).f32(0);
+  }
+  t.bone_count = g.size();
+  g.u32(2);  // bones
+  g.cstr("root");
+  t.bone0_parent = g.size();
+  g.u32(o.bone0_parent).f32(0).f32(0).f32(0).f32(1).f32(0).f32(0).f32(0).f32(1).f32(1).f32(1);
+  for (int k = 0; k < 12; ++k) g.f32(k % 5 == 0 ? 1.0f : 0.0f);
+  g.u8(0);
+  g.cstr("child");
+  t.bone1_parent = g.size();
+  g.u32(o.bone1_parent).f32(0).f32(1).f32(0).f32(1).f32(0).f32(0).f32(0).f32(1).f32(1).f32(1);
+  for (int k = 0; k < 12; ++k) g.f32(k % 5 == 0 ? 1.0f : 0.0f);
+  t.bone1_mask = g.size();
+  g.u8(3).f32(0.5f).f32(-1).f32(-1).f32(-1).f32(1).f32(1).f32(1);
+  g.f32(0).f32(0).f32(0).f32(1).f32(1).f32(0);  // bounding box
+  t.end_of_bbox = g.size();
+  if (o.centers) g.f32(0.3f).f32(0.3f).f32(0);
+  t.file = std::move(g.b);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("urho3d model: the hand-made model reads, deep-validates and round-trips") {
+  for (const tiny_options& o : {tiny_options{}, tiny_options{.id = "UMD3", .version = 2},
+                                tiny_options{.id = "UMD3", .version = 1}, tiny_options{.centers = false}}) {
+    const tiny t = make_tiny(o);
+    auto m = u3::read_model(t.file, {.deep_checks = true});
+    REQUIRE_MESSAGE(m.has_value(), m.error().describe());
+    CHECK(m->bones.size() == 2);
+    CHECK(m->bones[1].collision_mask == 3);
+    CHECK(m->bones[1].radius == 0.5f);
+    REQUIRE(m->morphs.size() == 1);
+    CHECK(m->morphs[0].name == "smile");
+    CHECK(m->morphs[0].buffers[0].vertex_index(0) == 2);
+    CHECK(m->morphs[0].buffers[0].delta(0, u3::morph_position) == u3::float3{0, 1, 0});
+    CHECK(m->morphs[0].weight == (o.id == "UMD3" && o.version == 2 ? 0.5f : 0.0f));
+    CHECK(m->geometry_centers.size() == (o.centers ? 1u : 0u));
+    CHECK(m->vertex_buffers[0].find(u3::element_semantic::blend_indices)->offset == 40);
+    auto again = u3::write_model(*m);
+    REQUIRE(again);
+    CHECK(*again == t.file);
+  }
+}
+
+TEST_CASE("urho3d model: truncation at every field is an error") {
+  const tiny t = make_tiny();
+  for (std::size_t n = 0; n < t.file.size(); ++n) {
+    if (n == t.end_of_bbox) continue;  // a file without geometry centres: valid
+    const bytes cut(t.file.begin(), t.file.begin() + static_cast<std::ptrdiff_t>(n));
+    auto m = u3::read_model(cut);
+    REQUIRE_FALSE(m.has_value());
+    const errc e = m.error().code;
+    CHECK_MESSAGE((e == errc::u3d_truncated || e == errc::u3d_count_too_large || e == errc::u3d_missing_nul ||
+                   e == errc::u3d_bad_magic),
+                  n << ": " << m.error().describe());
+  }
+}
+
+TEST_CASE("urho3d model: one crafted file per rejection rule") {
+  const tiny base = make_tiny();
+  auto mutated = [&](std::size_t at, std::uint32_t v) {
+    bytes b = base.file;
+    put_u32(b, at, v);
+    return b;
+  };
+  SUBCASE("U3D-MAGIC") {
+    bytes b = base.file;
+    b[0] = std::byte{'X'};
+    U3D_CHECK_ERR(u3::read_model(b), errc::u3d_bad_magic);
+    U3D_CHECK_ERR(u3::read_model(bytes{}), errc::u3d_bad_magic);
+  }
+  SUBCASE("U3D-MAGIC-NONE: a 2011 model without identifier") {
+    bytes b(base.file.begin() + 4, base.file.end());
+    auto r = u3::read_model(b);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == errc::u3d_no_identifier);
+    CHECK(r.error().describe().find("missing magic") != std::string::npos);
+  }
+  SUBCASE("U3D-VERSION") {
+    U3D_CHECK_ERR(u3::read_model(make_tiny({.id = "UMD3", .version = 9}).file), errc::u3d_bad_version);
+    U3D_CHECK_ERR(u3::read_model(make_tiny({.id = "UMD3", .version = 0}).file), errc::u3d_bad_version);
+  }
+  SUBCASE("U3D-COUNT: counts that cannot fit are rejected before allocation") {
+    U3D_CHECK_ERR(u3::read_model(mutated(base.vb_count, 0xFFFFFFFFu)), errc::u3d_count_too_large);
+    U3D_CHECK_ERR(u3::read_model(mutated(base.elements, 0x40000000u)), errc::u3d_count_too_large);
+    U3D_CHECK_ERR(u3::read_model(mutated(base.bone_count, 1000000u)), errc::u3d_count_too_large);
+    U3D_CHECK_ERR(u3::read_model(mutated(base.index_data - 8, 0x7FFFFFFFu)), errc::u3d_count_too_large);
+  }
+  SUBCASE("R-LIMITS: the caller's record limit") {
+    u3::model_options o;
+    o.limits.max_records = 1;
+    U3D_CHECK_ERR(u3::read_model(base.file, o), errc::u3d_count_too_large);  // 4 elements > 1
+  }
+  SUBCASE("U3D-STRING") {
+    gen g;
+    g.id("UMD2").u32(0).u32(0).u32(0).u32(1).str("no-nul");
+    U3D_CHECK_ERR(u3::read_model(g.b), errc::u3d_missing_nul);
+  }
+  SUBCASE("U3D-ELEMENT-TYPE") {
+    U3D_CHECK_ERR(u3::read_model(mutated(base.elements + 4, 0x0007)), errc::u3d_element_type);
+    U3D_CHECK_ERR(u3::read_model(mutated(base.elements + 4, 0x01000003)), errc::u3d_element_type);
+  }
+  SUBCASE("U3D-ELEMENT-SEMANTIC") {
+    U3D_CHECK_ERR(u3::read_model(mutated(base.elements + 4, 0x0903)), errc::u3d_element_semantic);
+  }
+  SUBCASE("U3D-ELEMENT-MASK") {
+    bytes box = load(data_dir() / "Models/Box.mdl");
+    put_u32(box, 12, get_u32(box, 12) | 0x4000);
+    U3D_CHECK_ERR(u3::read_model(box), errc::u3d_element_mask);
+  }
+  SUBCASE("U3D-VERTEX-SIZE: vertices without a layout") {
+    U3D_CHECK_ERR(u3::read_model(make_tiny({.element_count = 0}).file), errc::u3d_vertex_size);
+  }
+  SUBCASE("U3D-MORPH-RANGE") {
+    U3D_CHECK_ERR(u3::read_model(mutated(base.morph_range + 4, 4)), errc::u3d_morph_range);
+  }
+  SUBCASE("U3D-INDEX-SIZE") { U3D_CHECK_ERR(u3::read_model(mutated(base.ib_size, 3)), errc::u3d_index_size); }
+  SUBCASE("U3D-LOD-COUNT") { U3D_CHECK_ERR(u3::read_model(mutated(base.lod_count, 0)), errc::u3d_lod_count); }
+  SUBCASE("U3D-PRIMITIVE") { U3D_CHECK_ERR(u3::read_model(mutated(base.lod + 4, 6)), errc::u3d_primitive_type); }
+  SUBCASE("U3D-BUFFER-REF") {
+    U3D_CHECK_ERR(u3::read_model(mutated(base.lod + 8, 1)), errc::u3d_buffer_ref);
+    U3D_CHECK_ERR(u3::read_model(mutated(base.lod + 12, 1)), errc::u3d_buffer_ref);
+  }
+  SUBCASE("U3D-DRAW-RANGE") {
+    U3D_CHECK_ERR(u3::read_model(mutated(base.lod + 16, 1)), errc::u3d_draw_range);
+    U3D_CHECK_ERR(u3::read_model(mutated(base.lod + 16, 0xFFFFFFFFu)), errc::u3d_draw_range);
+  }
+  SUBCASE("U3D-INDEX-VALUE (deep only)") {
+    bytes b = base.file;
+    b[base.index_data + 4] = std::byte{3};
+    CHECK(u3::read_model(b).has_value());
+    U3D_CHECK_ERR(u3::read_model(b, {.deep_checks = true}), errc::u3d_index_value);
+  }
+  SUBCASE("U3D-BONE-MAPPING") { U3D_CHECK_ERR(u3::read_model(mutated(base.mapping, 2)), errc::u3d_bone_mapping); }
+  SUBCASE("U3D-BLEND-INDEX (deep only)") {
+    bytes b = base.file;
+    b[base.positions + 40] = std::byte{2};  // vertex 0, first index (weight 0.75), mapping has 2 entries
+    CHECK(u3::read_model(b).has_value());
+    U3D_CHECK_ERR(u3::read_model(b, {.deep_checks = true}), errc::u3d_blend_index);
+    bytes zero_weight = base.file;
+    zero_weight[base.positions + 42] = std::byte{200};  // third index has weight 0: ignored
+    CHECK(u3::read_model(zero_weight, {.deep_checks = true}).has_value());
+  }
+  SUBCASE("U3D-BONE-PARENT: out of range and cycles") {
+    U3D_CHECK_ERR(u3::read_model(mutated(base.bone1_parent, 2)), errc::u3d_bone_parent);
+    auto r = u3::read_model(make_tiny({.bone1_parent = 0, .bone0_parent = 1}).file);  // 0 -> 1 -> 0
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == errc::u3d_bone_parent);
+    // A root that is not bone 0 (bone 1 self-parented, bone 0 its child) is fine.
+    CHECK(u3::read_model(make_tiny({.bone1_parent = 1, .bone0_parent = 1}).file).has_value());
+  }
+  SUBCASE("several self-parented roots are fine") {
+    auto r = u3::read_model(make_tiny({.bone1_parent = 1}).file);
+    CHECK_MESSAGE(r.has_value(), r.error().describe());
+  }
+  SUBCASE("U3D-COLLISION") {
+    bytes b = base.file;
+    b[base.bone1_mask] = std::byte{7};
+    U3D_CHECK_ERR(u3::read_model(b), errc::u3d_collision_mask);
+  }
+  SUBCASE("U3D-MORPH-BUFFER") {
+    U3D_CHECK_ERR(u3::read_model(mutated(base.morph_buffer, 1)), errc::u3d_morph_buffer);
+    U3D_CHECK_ERR(u3::read_model(make_tiny({.two_morph_buffers = true}).file), errc::u3d_morph_buffer);
+  }
+  SUBCASE("U3D-MORPH-MASK") {
+    U3D_CHECK_ERR(u3::read_model(mutated(base.morph_mask, 0)), errc::u3d_morph_mask);
+    U3D_CHECK_ERR(u3::read_model(mutated(base.morph_mask, 4)), errc::u3d_morph_mask);
+  }
+  SUBCASE("U3D-MORPH-VERTEX") {
+    auto r = u3::read_model(mutated(base.morph_vertex, 3));
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == errc::u3d_morph_vertex);
+    CHECK(r.error().subject() == "smile");
+  }
+  SUBCASE("U3D-FINITE (deep only)") {
+    bytes b = base.file;
+    put_f32(b, base.positions + 4, std::numeric_limits<float>::quiet_NaN());
+    CHECK(u3::read_model(b).has_value());
+    U3D_CHECK_ERR(u3::read_model(b, {.deep_checks = true}), errc::u3d_not_finite);
+    bytes bone = base.file;
+    put_f32(bone, base.bone0_parent + 4, std::numeric_limits<float>::infinity());
+    U3D_CHECK_ERR(u3::read_model(bone, {.deep_checks = true}), errc::u3d_not_finite);
+  }
+  SUBCASE("U3D-TRAILING") {
+    bytes b = base.file;
+    b.insert(b.end(), {std::byte{0}, std::byte{0}, std::byte{0}, std::byte{0}});
+    U3D_CHECK_ERR(u3::read_model(b), errc::u3d_trailing_bytes);
+    bytes partial = base.file;
+    partial.resize(base.end_of_bbox + 8);  // part of a centre
+    U3D_CHECK_ERR(u3::read_model(partial), errc::u3d_truncated);
+  }
+}
+
+TEST_CASE("urho3d model: the writer refuses inconsistent input") {
+  const tiny t = make_tiny();
+  auto m = u3::read_model(t.file);
+  REQUIRE(m);
+  u3::model bad = *m;
+  bad.vertex_buffers[0].vertex_count = 4;
+  U3D_CHECK_ERR(u3::write_model(bad), errc::invalid_argument);
+  bad = *m;
+  bad.geometries[0].lods[0].index_count = 9;
+  U3D_CHECK_ERR(u3::write_model(bad), errc::u3d_draw_range);
+  bad = *m;
+  bad.kind = u3::model_kind::umdl;
+  U3D_CHECK_ERR(u3::write_model(bad), errc::invalid_argument);  // elements are not a legacy mask
+  bad = *m;
+  bad.geometry_centers.push_back({0, 0, 0});
+  U3D_CHECK_ERR(u3::write_model(bad), errc::invalid_argument);
+}
