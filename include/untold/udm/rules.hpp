@@ -11,5 +11,22 @@
   X(udm_bad_magic, "UDM-MAGIC", "the file does not start with a recognised identifier")          \
   X(udm_truncated, "UDM-TRUNC", "the file ends inside a field")                                   \
   X(udm_count_too_large, "UDM-COUNT", "a count cannot fit in the remaining bytes")               \
-  X(udm_trailing_bytes, "UDM-TRAILING", "bytes follow the end of the structure")
+  X(udm_trailing_bytes, "UDM-TRAILING", "bytes follow the end of the structure")                 \
+  X(udm_bad_version, "UDM-VERSION", "the UDMB version is not 1 or 2")                             \
+  X(udm_unknown_type, "UDM-TYPE", "a type byte is not one of the 36 UDM types")                  \
+  X(udm_block_size, "UDM-BLOCK-SIZE", "a block size disagrees with the bytes its content uses")  \
+  X(udm_block_range, "UDM-BLOCK-RANGE", "a block size exceeds its parent block or the file")     \
+  X(udm_depth, "UDM-DEPTH", "elements and arrays nest deeper than limits.max_depth")             \
+  X(udm_lz4, "UDM-LZ4", "LZ4 data does not decode to exactly its declared size")                 \
+  X(udm_limit, "UDM-LIMITS", "a count or decompressed size exceeds the caller's limits")         \
+  X(udm_struct_member, "UDM-STRUCT", "a struct has no members, a non-trivial member type or a size that does not match") \
+  X(udm_array_type, "UDM-ARRAY-TYPE", "an array's value type cannot be stored in that kind of array") \
+  X(udm_bad_root, "UDM-ROOT", "the root is not an element with assetType (string), assetVersion (uint32) and assetData (element)") \
+  X(udm_duplicate_key, "UDM-DUP-KEY", "two children of one element share a key")                 \
+  X(udm_ascii_syntax, "UDM-ASCII-SYNTAX", "the text is not UDM ASCII syntax")                    \
+  X(udm_ascii_value, "UDM-ASCII-VALUE", "an ASCII value does not fit its type (range, count, base64)") \
+  X(udm_type_mismatch, "UDM-GET-TYPE", "the property does not have the type the getter asked for") \
+  X(udm_not_found, "UDM-GET-PATH", "no property at that key or index")                           \
+  X(udm_bad_tree, "UDM-WRITE", "the tree cannot be written as UDM (key over 255 bytes, sizes that disagree)") \
+  X(udm_pmdl, "UDM-PMDL", "the PMDL model does not have the structure a model needs")
 // clang-format on
