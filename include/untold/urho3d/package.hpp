@@ -1,0 +1,362 @@
+// untold/urho3d/package.hpp - Urho3D packages (.pak): UPAK (stored) and
+// ULZ4 (each entry as blocks of u16 uncompressed length, u16 compressed
+// length, raw LZ4 block).
+//
+// Reads: the entry table (name, offset from the package start, uncompressed
+// size, SDBM checksum), the package checksum, each entry's extent in the
+// file (ULZ4: by walking its block headers, without decoding) and the
+// packaging tool's trailing u32 (the package size; optional). Extracts one
+// entry by name, decoding only that entry's blocks with LZ4's safe API to
+// exact sizes and verifying its checksum. Writes packages deterministically
+// (input order, LZ4HC level 9 like Urho3D's PackageTool, 32 KiB blocks).
+//
+// Rejects (read_package): U3D-MAGIC, U3D-TRUNC, U3D-COUNT, U3D-STRING,
+// U3D-PAK-NAME, U3D-PAK-RANGE, U3D-PAK-OVERLAP, U3D-PAK-BLOCK (block
+// headers), U3D-PAK-SIZE, U3D-TRAILING, R-LIMITS; extract_entry and
+// verify_package add U3D-PAK-BLOCK (decoding) and U3D-PAK-CHECKSUM (with the
+// entry's name as the error's subject).
+//
+// Safe on untrusted input: counts are checked against the remaining bytes
+// and limits.max_chunks before allocation, entry sizes against
+// limits.max_chunk_bytes and the total against limits.max_total_bytes, every
+// range is overflow-checked, LZ4 decoding never writes past the declared
+// size. Linear in the file size (plus n log n for the overlap check).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../compression.hpp"
+#include "../sink.hpp"
+#include "common.hpp"
+
+namespace untold::urho3d {
+
+enum class package_kind : std::uint8_t { upak, ulz4 };
+
+struct package_entry {
+  std::string_view name;
+  std::uint32_t offset = 0;    // from the package start
+  std::uint32_t size = 0;      // uncompressed
+  std::uint32_t checksum = 0;  // SDBM of the uncompressed bytes
+  std::uint64_t stored_size = 0;  // bytes in the file (ULZ4: block headers included)
+  std::uint32_t blocks = 0;       // ULZ4 blocks
+};
+
+struct package {
+  package_kind kind = package_kind::upak;
+  std::uint32_t checksum = 0;  // SDBM over every entry's bytes, in table order
+  std::vector<package_entry> entries;
+  std::uint64_t header_size = 0;  // id, counts and the entry table
+  bool has_trailing_size = false;
+  byte_span file;  // the package bytes the entries point into
+
+  [[nodiscard]] const package_entry* find(std::string_view name) const noexcept {
+    for (const package_entry& e : entries)
+      if (e.name == name) return &e;
+    return nullptr;
+  }
+  [[nodiscard]] std::uint64_t total_uncompressed() const noexcept {
+    std::uint64_t n = 0;
+    for (const package_entry& e : entries) n += e.size;
+    return n;
+  }
+};
+
+struct package_options {
+  untold::limits limits{};
+  bool verify_checksums = false;  // decode every entry and check every checksum (verify_package)
+};
+
+[[nodiscard]] inline bool is_package(byte_span head) noexcept {
+  return starts_with_id(head, "UPAK") || starts_with_id(head, "ULZ4");
+}
+
+/// True when `name` is safe to use as a relative path: not empty, not
+/// absolute, no drive letter, no backslash, no "." or ".." component.
+[[nodiscard]] constexpr bool is_safe_entry_name(std::string_view name) noexcept {
+  if (name.empty() || name.front() == '/' || name.find('\\') != std::string_view::npos) return false;
+  if (name.size() >= 2 && name[1] == ':') return false;
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    const std::size_t slash = name.find('/', start);
+    const std::string_view part = name.substr(start, slash == std::string_view::npos ? name.npos : slash - start);
+    if (part.empty() || part == "." || part == "..") return false;
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  return true;
+}
+
+[[nodiscard]] inline status verify_package(const package& p, const untold::limits& lim = {});
+
+/// Reads and checks a package's structure (see the header comment).
+/// Preconditions: none. The result views `file`.
+[[nodiscard]] inline result<package> read_package(byte_span file, const package_options& options = {}) {
+  const untold::limits& lim = options.limits;
+  byte_cursor c(file, u3d_rules);
+  package p;
+  p.file = file;
+  if (starts_with_id(file, "UPAK")) {
+    p.kind = package_kind::upak;
+  } else if (starts_with_id(file, "ULZ4")) {
+    p.kind = package_kind::ulz4;
+  } else {
+    return detail::fail(errc::u3d_bad_magic, "id", 0, 0, false);
+  }
+  (void)c.skip(4, "id");
+  auto count = c.count_u32(13, "fileCount", lim.max_chunks, errc::limit_exceeded);
+  if (!count) return count.error();
+  auto checksum = c.read<std::uint32_t>("checksum");
+  if (!checksum) return checksum.error();
+  p.checksum = *checksum;
+  p.entries.resize(*count);
+  for (package_entry& e : p.entries) {
+    const std::uint64_t at = c.offset();
+    auto name = detail::read_name(c, "entry.name");
+    if (!name) return name.error();
+    e.name = *name;
+    if (!is_safe_entry_name(e.name)) return detail::fail(errc::u3d_pak_name, "entry.name", at, 0, false).with_subject(e.name);
+    auto fields = c.bytes(12, "entry");
+    if (!fields) return fields.error();
+    e.offset = load_le_unchecked<std::uint32_t>(fields->data());
+    e.size = load_le_unchecked<std::uint32_t>(fields->data() + 4);
+    e.checksum = load_le_unchecked<std::uint32_t>(fields->data() + 8);
+    if (e.size > lim.max_chunk_bytes)
+      return c.fail_limit(errc::limit_exceeded, "entry.size", e.size, lim.max_chunk_bytes).with_subject(e.name);
+  }
+  p.header_size = c.offset();
+
+  // Duplicate names would make "extract by name" ambiguous.
+  {
+    std::vector<std::string_view> names;
+    names.reserve(p.entries.size());
+    for (const package_entry& e : p.entries) names.push_back(e.name);
+    std::sort(names.begin(), names.end());
+    const auto dup = std::adjacent_find(names.begin(), names.end());
+    if (dup != names.end()) return detail::fail(errc::u3d_pak_name, "entry.name", 0, 0, false).with_subject(*dup);
+  }
+
+  // Extents: stored bytes directly, ULZ4 by walking block headers.
+  struct extent {
+    std::uint64_t begin, end;
+    std::size_t entry;
+  };
+  std::vector<extent> extents;
+  extents.reserve(p.entries.size());
+  std::uint64_t data_end = p.header_size;
+  for (std::size_t i = 0; i < p.entries.size(); ++i) {
+    package_entry& e = p.entries[i];
+    auto out_of_range = [&](std::uint64_t value) {
+      error err = detail::fail(errc::u3d_pak_range, "entry.offset", e.offset, value);
+      err.context.record_index = static_cast<std::uint32_t>(i);
+      return err.with_subject(e.name);
+    };
+    if (e.offset < p.header_size) return out_of_range(e.offset);
+    if (p.kind == package_kind::upak) {
+      if (!checked_range(e.offset, e.size, 1, file.size())) return out_of_range(std::uint64_t{e.offset} + e.size);
+      e.stored_size = e.size;
+    } else {
+      std::uint64_t pos = e.offset, left = e.size;
+      while (left > 0) {
+        if (pos + 4 > file.size()) return out_of_range(pos + 4);
+        const auto unpacked = load_le_unchecked<std::uint16_t>(file.data() + pos);
+        const auto packed = load_le_unchecked<std::uint16_t>(file.data() + pos + 2);
+        if (unpacked == 0 || unpacked > left || packed == 0) {
+          error err = detail::fail(errc::u3d_pak_block, "block.length", pos, unpacked == 0 || unpacked > left ? unpacked : packed);
+          err.context.record_index = static_cast<std::uint32_t>(i);
+          return err.with_subject(e.name);
+        }
+        pos += 4 + std::uint64_t{packed};
+        if (pos > file.size()) return out_of_range(pos);
+        left -= unpacked;
+        ++e.blocks;
+      }
+      e.stored_size = pos - e.offset;
+    }
+    if (e.stored_size != 0) extents.push_back({e.offset, e.offset + e.stored_size, i});
+    data_end = std::max(data_end, std::uint64_t{e.offset} + e.stored_size);
+  }
+  std::sort(extents.begin(), extents.end(), [](const extent& a, const extent& b) { return a.begin < b.begin; });
+  for (std::size_t k = 1; k < extents.size(); ++k)
+    if (extents[k].begin < extents[k - 1].end) {
+      const package_entry& e = p.entries[extents[k].entry];
+      error err = detail::fail(errc::u3d_pak_overlap, "entry.offset", e.offset, e.offset);
+      err.context.record_index = static_cast<std::uint32_t>(extents[k].entry);
+      return err.with_subject(e.name);
+    }
+
+  // The packaging tool appends the package size as a u32.
+  const std::uint64_t tail = file.size() - data_end;
+  if (tail == 4) {
+    const auto stored = load_le_unchecked<std::uint32_t>(file.data() + data_end);
+    if (stored != file.size()) {
+      error err = detail::fail(errc::u3d_pak_size, "packageSize", data_end, stored);
+      err.context.limit = file.size();
+      err.context.has_limit = true;
+      return err;
+    }
+    p.has_trailing_size = true;
+  } else if (tail != 0) {
+    return detail::fail(errc::u3d_trailing_bytes, "end", data_end, tail);
+  }
+  if (options.verify_checksums) UNTOLD_TRY(verify_package(p, lim));
+  return p;
+}
+
+/// Decodes entry `e` of `p` into `out` (resized to e.size) and checks its
+/// checksum. Preconditions: `p` came from read_package and its file is
+/// alive; `e` is one of p.entries. Errors: U3D-PAK-BLOCK (a block that does
+/// not decode to exactly its length), U3D-PAK-CHECKSUM, R-LIMITS,
+/// compression_unsupported (LZ4 compiled out). Safe on untrusted input.
+[[nodiscard]] inline status extract_entry(const package& p, const package_entry& e, std::vector<std::byte>& out,
+                                          const untold::limits& lim = {}) {
+  if (e.size > lim.max_chunk_bytes)
+    return detail::fail(errc::limit_exceeded, "entry.size", e.offset, e.size).with_subject(e.name);
+  out.resize(e.size);
+  if (p.kind == package_kind::upak) {
+    if (e.size != 0) std::memcpy(out.data(), p.file.data() + e.offset, e.size);
+  } else {
+    std::size_t pos = e.offset, written = 0;
+    for (std::uint32_t b = 0; b < e.blocks; ++b) {
+      const auto unpacked = load_le_unchecked<std::uint16_t>(p.file.data() + pos);
+      const auto packed = load_le_unchecked<std::uint16_t>(p.file.data() + pos + 2);
+      const status s = untold::decompress(compression::lz4, p.file.subspan(pos + 4, packed),
+                                          mutable_byte_span(out).subspan(written, unpacked));
+      if (!s) {
+        if (s.error().code == errc::compression_unsupported) return s;
+        return detail::fail(errc::u3d_pak_block, "block", pos, b).with_subject(e.name);
+      }
+      pos += 4 + std::size_t{packed};
+      written += unpacked;
+    }
+  }
+  const std::uint32_t sum = sdbm(out);
+  if (sum != e.checksum) {
+    error err = detail::fail(errc::u3d_pak_checksum, "entry.checksum", e.offset, sum);
+    err.context.limit = e.checksum;
+    err.context.has_limit = true;
+    return err.with_subject(e.name);
+  }
+  return {};
+}
+
+/// Extracts the entry called `name` (reading no other entry's data).
+/// Errors: invalid_argument with the name as subject when there is none,
+/// else as extract_entry.
+[[nodiscard]] inline result<std::vector<std::byte>> extract(const package& p, std::string_view name,
+                                                            const untold::limits& lim = {}) {
+  const package_entry* e = p.find(name);
+  if (e == nullptr) {
+    error err = make_error(errc::invalid_argument);
+    err.context.field = "entry.name";
+    return err.with_subject(name);
+  }
+  std::vector<std::byte> out;
+  UNTOLD_TRY(extract_entry(p, *e, out, lim));
+  return out;
+}
+
+/// Decodes every entry, checks every entry checksum and the package
+/// checksum (SDBM continued across the entries in table order), and the
+/// total against limits.max_total_bytes. Linear in the decoded size.
+[[nodiscard]] inline status verify_package(const package& p, const untold::limits& lim) {
+  if (p.total_uncompressed() > lim.max_total_bytes) {
+    error err = make_error(errc::limit_exceeded);
+    err.context.field = "entries.size";
+    err.context.value = p.total_uncompressed();
+    err.context.has_value = true;
+    err.context.limit = lim.max_total_bytes;
+    err.context.has_limit = true;
+    return err;
+  }
+  std::uint32_t sum = 0;
+  std::vector<std::byte> buffer;
+  for (const package_entry& e : p.entries) {
+    UNTOLD_TRY(extract_entry(p, e, buffer, lim));
+    sum = sdbm(buffer, sum);
+  }
+  if (sum != p.checksum) {
+    error err = detail::fail(errc::u3d_pak_checksum, "checksum", 8, sum);
+    err.context.limit = p.checksum;
+    err.context.has_limit = true;
+    return err;
+  }
+  return {};
+}
+
+struct package_input {
+  std::string name;  // a safe relative path with '/' separators
+  byte_span data;
+};
+
+struct package_write_options {
+  bool compress = false;            // ULZ4 instead of UPAK
+  int level = 9;                    // LZ4HC level (Urho3D's PackageTool: the HC default, 9)
+  std::uint32_t block_size = 32768; // 1..65535
+  bool trailing_size = true;        // append the package size like the packaging tool
+};
+
+/// Writes a package of `files` in the given order. Deterministic for a given
+/// LZ4 library version. Errors: invalid_argument (unsafe or duplicate name,
+/// block size, a file above 4 GiB, a package above 4 GiB), encode_failed,
+/// compression_unsupported. The bytes are re-read before returning.
+[[nodiscard]] inline result<std::vector<std::byte>> write_package(std::span<const package_input> files,
+                                                                  const package_write_options& options = {}) {
+  auto bad = [](const char* field, std::size_t record, std::string_view name) {
+    error e = make_error(errc::invalid_argument);
+    e.context.field = field;
+    e.context.record_index = static_cast<std::uint32_t>(record);
+    return e.with_subject(name);
+  };
+  if (options.block_size == 0 || options.block_size > 0xFFFF) return bad("block_size", 0, "");
+  std::vector<std::byte> out;
+  byte_sink s(out);
+  s.string(options.compress ? "ULZ4" : "UPAK");
+  s.put<std::uint32_t>(static_cast<std::uint32_t>(files.size()));
+  s.put<std::uint32_t>(0);  // package checksum, patched below
+  std::vector<std::size_t> entry_at(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const package_input& f = files[i];
+    if (!is_safe_entry_name(f.name) || f.name.find('\0') != std::string::npos) return bad("name", i, f.name);
+    if (f.data.size() > 0xFFFFFFFFu) return bad("data", i, f.name);
+    s.cstring(f.name);
+    entry_at[i] = s.size();
+    s.zeros(12);
+  }
+  std::uint32_t package_sum = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const byte_span data = files[i].data;
+    if (s.size() > 0xFFFFFFFFu) return bad("offset", i, files[i].name);
+    s.patch<std::uint32_t>(entry_at[i], static_cast<std::uint32_t>(s.size()));
+    s.patch<std::uint32_t>(entry_at[i] + 4, static_cast<std::uint32_t>(data.size()));
+    s.patch<std::uint32_t>(entry_at[i] + 8, sdbm(data));
+    package_sum = sdbm(data, package_sum);
+    if (!options.compress) {
+      s.bytes(data);
+      continue;
+    }
+    for (std::size_t pos = 0; pos < data.size(); pos += options.block_size) {
+      const byte_span block = data.subspan(pos, std::min<std::size_t>(options.block_size, data.size() - pos));
+      auto packed = untold::compress(compression::lz4, options.level, block);
+      if (!packed) return packed.error();
+      if (packed->size() > 0xFFFF) return make_error(errc::encode_failed);
+      s.put<std::uint16_t>(static_cast<std::uint16_t>(block.size()));
+      s.put<std::uint16_t>(static_cast<std::uint16_t>(packed->size()));
+      s.bytes(*packed);
+    }
+  }
+  if (options.trailing_size) s.put<std::uint32_t>(static_cast<std::uint32_t>(s.size() + 4));
+  if (s.size() > 0xFFFFFFFFu) return bad("size", 0, "");
+  s.patch<std::uint32_t>(8, package_sum);
+  package_options check;
+  check.limits.max_chunks = ~std::uint32_t{0};
+  auto reread = read_package(out, check);
+  if (!reread) return reread.error();
+  return out;
+}
+
+}  // namespace untold::urho3d

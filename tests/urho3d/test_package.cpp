@@ -1,0 +1,256 @@
+// .pak: UPAK and ULZ4 built by the writer and by hand (literal-only LZ4
+// blocks written byte by byte), read, extracted, verified, round-tripped;
+// one crafted file per rule.
+#include <string>
+
+#include <untold/urho3d/package.hpp>
+
+#include "u3d_support.hpp"
+
+namespace u3 = untold::urho3d;
+using namespace u3d_test;
+using untold::errc;
+
+namespace {
+
+bytes text(std::string_view s) {
+  bytes b(s.size());
+  std::memcpy(b.data(), s.data(), s.size());
+  return b;
+}
+
+/// The SDBM of Urho3D, written independently of the library.
+std::uint32_t hand_sdbm(const bytes& b, std::uint32_t h = 0) {
+  for (std::byte c : b) h = std::to_integer<std::uint32_t>(c) + (h << 6) + (h << 16) - h;
+  return h;
+}
+
+/// A raw LZ4 block holding only literals (valid LZ4: the last sequence).
+bytes lz4_literals(const bytes& data) {
+  gen g;
+  const std::size_t n = data.size();
+  if (n < 15) {
+    g.u8(static_cast<std::uint8_t>(n << 4));
+  } else {
+    g.u8(0xF0);
+    std::size_t rest = n - 15;
+    while (rest >= 255) {
+      g.u8(255);
+      rest -= 255;
+    }
+    g.u8(static_cast<std::uint8_t>(rest));
+  }
+  g.raw(data);
+  return g.b;
+}
+
+struct hand_pak {
+  bytes file;
+  std::vector<std::size_t> entry_fields;  // offset field of each entry
+  std::size_t data_start = 0;
+};
+
+/// Entries "Data/a.txt" and "Data/Models/b.bin", optionally ULZ4 with
+/// `block` bytes per block, with the trailing size.
+hand_pak make_pak(bool lz4, std::size_t block = 32768) {
+  const std::vector<std::pair<std::string, bytes>> files = {
+      {"Data/a.txt", text("hello, package")},
+      {"Data/Models/b.bin", text(std::string(100, 'x') + "tail of the second file")}};
+  hand_pak h;
+  gen g;
+  g.id(lz4 ? "ULZ4" : "UPAK").u32(static_cast<std::uint32_t>(files.size()));
+  std::uint32_t sum = 0;
+  for (const auto& f : files) sum = hand_sdbm(f.second, sum);
+  g.u32(sum);
+  for (const auto& f : files) {
+    g.cstr(f.first);
+    h.entry_fields.push_back(g.size());
+    g.u32(0).u32(static_cast<std::uint32_t>(f.second.size())).u32(hand_sdbm(f.second));
+  }
+  h.data_start = g.size();
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    put_u32(g.b, h.entry_fields[i], static_cast<std::uint32_t>(g.size()));
+    const bytes& d = files[i].second;
+    if (!lz4) {
+      g.raw(d);
+      continue;
+    }
+    for (std::size_t pos = 0; pos < d.size(); pos += block) {
+      const bytes part(d.begin() + static_cast<std::ptrdiff_t>(pos),
+                       d.begin() + static_cast<std::ptrdiff_t>(std::min(d.size(), pos + block)));
+      const bytes packed = lz4_literals(part);
+      g.u16(static_cast<std::uint16_t>(part.size())).u16(static_cast<std::uint16_t>(packed.size())).raw(packed);
+    }
+  }
+  g.u32(static_cast<std::uint32_t>(g.size() + 4));
+  h.file = std::move(g.b);
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("urho3d package: hand-made UPAK and ULZ4 read, extract, verify") {
+  for (bool lz4 : {false, true})
+    for (std::size_t block : {std::size_t{32768}, std::size_t{7}}) {
+      CAPTURE(lz4);
+      CAPTURE(block);
+      const hand_pak h = make_pak(lz4, block);
+      auto p = u3::read_package(h.file, {.verify_checksums = true});
+      REQUIRE_MESSAGE(p.has_value(), p.error().describe());
+      CHECK(p->kind == (lz4 ? u3::package_kind::ulz4 : u3::package_kind::upak));
+      REQUIRE(p->entries.size() == 2);
+      CHECK(p->has_trailing_size);
+      CHECK(p->total_uncompressed() == 14 + 123);
+      auto a = u3::extract(*p, "Data/a.txt");
+      REQUIRE(a);
+      CHECK(*a == text("hello, package"));
+      auto b = u3::extract(*p, "Data/Models/b.bin");
+      REQUIRE(b);
+      CHECK(b->size() == 123);
+      CHECK(p->entries[1].blocks == (lz4 ? (block == 7 ? 18u : 1u) : 0u));
+      U3D_CHECK_ERR(u3::extract(*p, "missing"), errc::invalid_argument);
+    }
+}
+
+TEST_CASE("urho3d package: the writer builds the hand-made UPAK byte for byte; ULZ4 round-trips") {
+  const bytes a = text("hello, package"), b = text(std::string(100, 'x') + "tail of the second file");
+  const std::vector<u3::package_input> in = {{"Data/a.txt", a}, {"Data/Models/b.bin", b}};
+  auto upak = u3::write_package(in);
+  REQUIRE(upak);
+  CHECK(*upak == make_pak(false).file);
+
+  for (std::uint32_t block : {32768u, 16u}) {
+    auto ulz4 = u3::write_package(in, {.compress = true, .block_size = block});
+    REQUIRE_MESSAGE(ulz4.has_value(), ulz4.error().describe());
+    auto p = u3::read_package(*ulz4, {.verify_checksums = true});
+    REQUIRE_MESSAGE(p.has_value(), p.error().describe());
+    CHECK(*u3::extract(*p, "Data/Models/b.bin") == b);
+    // Read back and write again: the same bytes.
+    std::vector<u3::package_input> again;
+    std::vector<bytes> keep;
+    for (const auto& e : p->entries) keep.push_back(*u3::extract(*p, e.name));
+    for (std::size_t i = 0; i < keep.size(); ++i) again.push_back({std::string(p->entries[i].name), keep[i]});
+    auto rewritten = u3::write_package(again, {.compress = true, .block_size = block});
+    REQUIRE(rewritten);
+    CHECK(*rewritten == *ulz4);
+  }
+  // The hand-made ULZ4 (literal blocks) decodes to what the writer stored.
+  auto hand = u3::read_package(make_pak(true).file);
+  REQUIRE(hand);
+  CHECK(*u3::extract(*hand, "Data/Models/b.bin") == b);
+  // Empty packages and empty entries.
+  auto empty = u3::write_package({}, {.compress = true});
+  REQUIRE(empty);
+  CHECK(u3::read_package(*empty, {.verify_checksums = true}).has_value());
+  const std::vector<u3::package_input> zero = {{"empty", {}}, {"one", a}};
+  auto z = u3::write_package(zero, {.compress = true});
+  REQUIRE(z);
+  auto zp = u3::read_package(*z, {.verify_checksums = true});
+  REQUIRE(zp);
+  CHECK(u3::extract(*zp, "empty")->empty());
+}
+
+TEST_CASE("urho3d package: one crafted file per rule") {
+  const hand_pak up = make_pak(false), lz = make_pak(true, 7);
+  SUBCASE("U3D-MAGIC") { U3D_CHECK_ERR(u3::read_package(text("UPAC1234")), errc::u3d_bad_magic); }
+  SUBCASE("truncation at every length") {
+    for (const hand_pak* h : {&up, &lz})
+      for (std::size_t n = 0; n < h->file.size(); ++n) {
+        auto r = u3::read_package(bytes(h->file.begin(), h->file.begin() + static_cast<std::ptrdiff_t>(n)));
+        // A cut that removes exactly the trailing size leaves a valid package without one.
+        if (n == h->file.size() - 4) {
+          CHECK(r.has_value());
+          continue;
+        }
+        REQUIRE_FALSE(r);
+      }
+  }
+  SUBCASE("U3D-COUNT and R-LIMITS") {
+    bytes b = up.file;
+    put_u32(b, 4, 1000);
+    U3D_CHECK_ERR(u3::read_package(b), errc::u3d_count_too_large);
+    u3::package_options o;
+    o.limits.max_chunks = 1;
+    U3D_CHECK_ERR(u3::read_package(up.file, o), errc::limit_exceeded);
+    o = {};
+    o.limits.max_chunk_bytes = 100;
+    U3D_CHECK_ERR(u3::read_package(up.file, o), errc::limit_exceeded);
+  }
+  SUBCASE("U3D-PAK-NAME") {
+    for (std::string_view bad : {"../evil", "/etc/passwd", "a\\b", "C:x", "a//b", "a/./b", ""}) {
+      CAPTURE(bad);
+      gen g;
+      g.id("UPAK").u32(1).u32(0).cstr(bad).u32(0).u32(0).u32(0);
+      put_u32(g.b, g.size() - 12, static_cast<std::uint32_t>(g.size()));
+      U3D_CHECK_ERR(u3::read_package(g.b), errc::u3d_pak_name);
+    }
+    gen dup;
+    dup.id("UPAK").u32(2).u32(0).cstr("x").u32(0).u32(0).u32(0).cstr("x").u32(0).u32(0).u32(0);
+    put_u32(dup.b, 14, static_cast<std::uint32_t>(dup.size()));
+    put_u32(dup.b, 28, static_cast<std::uint32_t>(dup.size()));
+    U3D_CHECK_ERR(u3::read_package(dup.b), errc::u3d_pak_name);
+  }
+  SUBCASE("U3D-PAK-RANGE") {
+    bytes b = up.file;
+    put_u32(b, up.entry_fields[1] + 4, 100000);  // size past the end
+    U3D_CHECK_ERR(u3::read_package(b), errc::u3d_pak_range);
+    b = up.file;
+    put_u32(b, up.entry_fields[0], 4);  // offset inside the header
+    U3D_CHECK_ERR(u3::read_package(b), errc::u3d_pak_range);
+  }
+  SUBCASE("U3D-PAK-OVERLAP") {
+    bytes b = up.file;
+    put_u32(b, up.entry_fields[1], get_u32(b, up.entry_fields[0]) + 2);
+    put_u32(b, up.entry_fields[1] + 4, 3);
+    auto r = u3::read_package(b);
+    REQUIRE_FALSE(r);
+    // Shrinking entry 1 leaves its old bytes as trailing data before the size; overlap is found first.
+    CHECK(r.error().code == errc::u3d_pak_overlap);
+  }
+  SUBCASE("U3D-PAK-BLOCK: lengths that disagree, blocks that do not decode exactly") {
+    const std::size_t first_block = get_u32(lz.file, lz.entry_fields[0]);
+    bytes b = lz.file;
+    b[first_block] = std::byte{0};  // uncompressed length 0
+    b[first_block + 1] = std::byte{0};
+    U3D_CHECK_ERR(u3::read_package(b), errc::u3d_pak_block);
+    b = lz.file;
+    b[first_block] = std::byte{6};  // claims 6 bytes, the literals hold 7
+    auto p = u3::read_package(b);
+    REQUIRE_FALSE(p);  // the block chain no longer ends where the next entry starts
+    b = lz.file;
+    b[first_block + 4] = std::byte{0x50};  // token: 5 literals instead of 7
+    auto q = u3::read_package(b);
+    REQUIRE(q);
+    U3D_CHECK_ERR(u3::extract(*q, "Data/a.txt"), errc::u3d_pak_block);
+  }
+  SUBCASE("U3D-PAK-CHECKSUM: entry (named) and package") {
+    bytes b = up.file;
+    put_u32(b, up.entry_fields[1] + 8, 12345);
+    auto p = u3::read_package(b);
+    REQUIRE(p);  // structure is fine; the checksum is checked on extraction
+    auto e = u3::extract(*p, "Data/Models/b.bin");
+    REQUIRE_FALSE(e);
+    CHECK(e.error().code == errc::u3d_pak_checksum);
+    CHECK(e.error().subject() == "Data/Models/b.bin");
+    U3D_CHECK_ERR(u3::read_package(b, {.verify_checksums = true}), errc::u3d_pak_checksum);
+    bytes data = lz.file;
+    data[data.size() - 6] ^= std::byte{1};  // a literal of the last entry
+    U3D_CHECK_ERR(u3::read_package(data, {.verify_checksums = true}), errc::u3d_pak_checksum);
+    bytes pkg = up.file;
+    put_u32(pkg, 8, 1);
+    U3D_CHECK_ERR(u3::read_package(pkg, {.verify_checksums = true}), errc::u3d_pak_checksum);
+  }
+  SUBCASE("U3D-PAK-SIZE and U3D-TRAILING") {
+    bytes b = up.file;
+    put_u32(b, b.size() - 4, 7);
+    U3D_CHECK_ERR(u3::read_package(b), errc::u3d_pak_size);
+    b = up.file;
+    b.push_back(std::byte{0});
+    U3D_CHECK_ERR(u3::read_package(b), errc::u3d_trailing_bytes);
+  }
+  SUBCASE("the writer refuses unsafe names") {
+    const bytes a = text("x");
+    const std::vector<u3::package_input> in = {{"../x", a}};
+    U3D_CHECK_ERR(u3::write_package(in), errc::invalid_argument);
+  }
+}
