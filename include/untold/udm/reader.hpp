@@ -26,6 +26,7 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -219,7 +220,10 @@ class property_view {
   [[nodiscard]] property_view operator[](std::string_view key) const noexcept;
   [[nodiscard]] property_view operator[](const char* key) const noexcept { return (*this)[std::string_view(key)]; }
   /// Item i of an array of non-trivial values; invalid when out of range.
-  [[nodiscard]] property_view operator[](std::size_t i) const noexcept { return is_array() ? child(i) : property_view{}; }
+  template <std::integral I>
+  [[nodiscard]] property_view operator[](I i) const noexcept {
+    return is_array() && i >= 0 ? child(static_cast<std::size_t>(i)) : property_view{};
+  }
   /// A '/'-separated path of keys and array indices ("meshGroups/body/meshes/0");
   /// UDM-GET-PATH names the first component that is missing.
   [[nodiscard]] result<property_view> find(std::string_view path) const;
@@ -559,8 +563,10 @@ class parser {
         if (!size) return size.error();
         auto b = block(c, *size, "elementSize");
         if (!b) return b.error();
-        auto n = b->count_u32(2, "childCount", options_.limits.max_records, errc::udm_limit);
+        // Each child needs at least a key length and a type byte.
+        auto n = b->count_u32(2, "childCount");
         if (!n) return n.error();
+        UNTOLD_TRY(check_records(*n, *b, "childCount"));
         const std::uint32_t first = add_children(*n, in_lz4);
         at(index).first_child = first;
         at(index).child_count = *n;

@@ -220,8 +220,8 @@ status check_tree(const property& p);
   } else {
     raw = array.bytes;
   }
+  if (array.count == 0) return p;  // Pragma stores empty arrays without LZ4 data, uncompressed size 0
   p.uncompressed_size = raw.size();
-  if (array.count == 0) return p;  // Pragma stores empty arrays without LZ4 data
   auto c = compress(compression::lz4, 0, raw);
   if (!c) return c.error();
   p.bytes = std::move(*c);
