@@ -1,0 +1,1375 @@
+// tools/import_assimp.cpp - assimp -> neutral scene (see import_assimp.hpp).
+#include "import_assimp.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+
+#include <assimp/DefaultIOSystem.h>
+#include <assimp/GltfMaterial.h>
+#include <assimp/Importer.hpp>
+#include <assimp/material.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <nlohmann/json.hpp>
+
+#include <untold/validate.hpp>
+
+#include "image_info.hpp"
+
+namespace fs = std::filesystem;
+
+namespace untold::tools {
+
+namespace {
+
+using namespace untold::convert;
+
+// ---- small helpers ------------------------------------------------------------------
+
+/// Valid UTF-8 without NULs: invalid bytes become '?'.
+std::string utf8(std::string_view s) {
+  const auto bytes = std::as_bytes(std::span(s.data(), s.size()));
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < bytes.size();) {
+    const std::size_t len = untold::detail::utf8_sequence_length(bytes, i);
+    if (len == 0 || s[i] == '\0') {
+      if (s[i] != '\0') out.push_back('?');
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+std::string utf8(const aiString& s) { return utf8(std::string_view(s.C_Str(), s.length)); }
+
+std::string quoted(std::string_view kind, std::string_view name) {
+  return std::string(kind) + " '" + std::string(name) + "'";
+}
+
+/// assimp's aiMatrix4x4 is row-major; the model is column-major.
+mat4 column_major(const aiMatrix4x4& m) {
+  mat4 out{};
+  for (unsigned r = 0; r < 4; ++r)
+    for (unsigned c = 0; c < 4; ++c) out[c * 4 + r] = m[r][c];
+  return out;
+}
+
+transform decompose(const aiMatrix4x4& m, bool& lossy) {
+  aiVector3D s, t;
+  aiQuaternion q;
+  m.Decompose(s, q, t);
+  transform out;
+  out.translation = {t.x, t.y, t.z};
+  out.rotation = {q.x, q.y, q.z, q.w};
+  out.scale = {s.x, s.y, s.z};
+  // Shear (or a projective row) cannot be expressed as TRS: compare the recomposition.
+  const mat4 back = out.matrix();
+  const mat4 orig = column_major(m);
+  float scale = 1.0f;
+  for (float v : orig) scale = std::max(scale, std::fabs(v));
+  lossy = false;
+  for (std::size_t i = 0; i < 16; ++i)
+    if (!(std::fabs(back[i] - orig[i]) <= 1e-4f * scale)) lossy = true;
+  return out;
+}
+
+struct v3 {
+  float x = 0, y = 0, z = 0;
+};
+v3 sub(v3 a, v3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+v3 mul(v3 a, float s) { return {a.x * s, a.y * s, a.z * s}; }
+float dot(v3 a, v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+v3 cross(v3 a, v3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+bool finite(v3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+bool usable(v3 v) { return finite(v) && dot(v, v) > 1e-12f; }
+v3 from(const aiVector3D& v) { return {v.x, v.y, v.z}; }
+v3 any_tangent(v3 n) {
+  const v3 axis = std::fabs(n.x) < 0.9f ? v3{1, 0, 0} : v3{0, 1, 0};
+  const v3 t = sub(axis, mul(n, dot(n, axis)));
+  return usable(t) ? mul(t, 1.0f / std::sqrt(dot(t, t))) : v3{1, 0, 0};
+}
+
+std::string percent_decode(std::string_view s) {
+  std::string out;
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  return s;
+}
+
+/// A raw assimp texel array (BGRA8) as an uncompressed, top-left origin 32-bit TGA.
+std::vector<std::byte> texels_as_tga(const aiTexture& t) {
+  std::vector<std::byte> out(18 + std::size_t{t.mWidth} * t.mHeight * 4);
+  auto put = [&](std::size_t at, unsigned v) { out[at] = static_cast<std::byte>(v & 0xFFu); };
+  put(2, 2);  // uncompressed true colour
+  put(12, t.mWidth);
+  put(13, t.mWidth >> 8);
+  put(14, t.mHeight);
+  put(15, t.mHeight >> 8);
+  put(16, 32);
+  put(17, 0x28);  // top-left origin, 8 alpha bits
+  for (std::size_t i = 0; i < std::size_t{t.mWidth} * t.mHeight; ++i) {
+    const aiTexel& p = t.pcData[i];
+    put(18 + 4 * i + 0, p.b);
+    put(18 + 4 * i + 1, p.g);
+    put(18 + 4 * i + 2, p.r);
+    put(18 + 4 * i + 3, p.a);
+  }
+  return out;
+}
+
+// ---- what assimp reads, for the dependency list ---------------------------------------
+
+class recording_io final : public Assimp::DefaultIOSystem {
+ public:
+  explicit recording_io(std::vector<std::string>* opened) : opened_(opened) {}
+  Assimp::IOStream* Open(const char* file, const char* mode) override {
+    Assimp::IOStream* s = DefaultIOSystem::Open(file, mode);
+    if (s != nullptr && file != nullptr) opened_->emplace_back(file);
+    return s;
+  }
+
+ private:
+  std::vector<std::string>* opened_;
+};
+
+// ---- the glTF JSON, for what assimp does not say --------------------------------------
+
+/// Facts assimp 5.2 loses about a glTF source: the image list (assetc names
+/// textures by glTF image index), material names and count (assimp appends
+/// a default material), which channel paths the source animates (assimp
+/// synthesises one-key channels for the others) and their interpolation,
+/// lights' range and intensity, cameras' yfov, extensions in use.
+struct gltf_facts {
+  bool valid = false;
+  struct image {
+    std::string uri, name;
+    bool has_data = false;        // bufferView or data: URI (what assimp embeds)
+    std::vector<std::byte> bytes;  // those bytes, to find assimp's copy
+  };
+  /// One glTF primitive: the name assimp gives its aiMesh and its material.
+  struct primitive {
+    std::string ai_name;
+    std::uint32_t material = no_ref;
+  };
+  std::vector<primitive> primitives;
+  std::vector<image> images;
+  std::vector<std::string> material_names;
+  std::vector<std::string> node_names;  // as assimp names them
+  struct channel {
+    std::string node, path, interpolation;
+  };
+  std::vector<std::vector<channel>> animations;
+  std::vector<std::string> extensions_used;
+  std::uint64_t nondefault_samplers = 0;
+  std::vector<std::string> buffer_uris;
+  struct light {
+    std::string node, type;
+    std::array<float, 3> color{1, 1, 1};
+    float intensity = 1, range = 0, inner = 0, outer = 0.7853982f;
+  };
+  std::vector<light> lights;  // one per node that holds a light
+  struct cam {
+    std::string node;
+    bool ortho = false;
+    float yfov = 0.8f, aspect = 0, znear = 0.1f, zfar = 1000;
+  };
+  std::vector<cam> cameras;  // one per node that holds a camera
+};
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+float num(const nlohmann::json& j, const char* key, float fallback) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<float>() : fallback;
+}
+std::string str(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::vector<std::byte> base64_decode(std::string_view s) {
+  std::vector<std::byte> out;
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (const char c : s) {
+    int v = -1;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9') v = c - '0' + 52;
+    else if (c == '+' || c == '-') v = 62;
+    else if (c == '/' || c == '_') v = 63;
+    if (v < 0) continue;
+    acc = (acc << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<std::byte>((acc >> bits) & 0xFFu));
+    }
+  }
+  return out;
+}
+
+std::vector<std::byte> data_uri_bytes(std::string_view uri) {
+  const std::size_t comma = uri.find(',');
+  if (comma == std::string_view::npos || uri.substr(0, comma).find(";base64") == std::string_view::npos) return {};
+  return base64_decode(uri.substr(comma + 1));
+}
+
+gltf_facts read_gltf_facts(const fs::path& path) {
+  gltf_facts f;
+  std::string text = read_all(path);
+  std::string bin;  // a GLB's BIN chunk: buffer 0 when it has no uri
+  if (text.size() >= 20 && text.compare(0, 4, "glTF") == 0) {
+    auto u32 = [&](std::size_t at) {
+      std::uint32_t v = 0;
+      for (int i = 3; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(text[at + static_cast<std::size_t>(i)]);
+      return v;
+    };
+    const std::uint32_t len = u32(12);
+    if (u32(16) != 0x4E4F534Au || len > text.size() - 20) return f;  // 'JSON'
+    const std::size_t bin_at = 20 + std::size_t{len};
+    if (text.size() >= bin_at + 8 && u32(bin_at + 4) == 0x004E4942u) {  // 'BIN\0'
+      const std::size_t bin_len = std::min<std::size_t>(u32(bin_at), text.size() - bin_at - 8);
+      bin = text.substr(bin_at + 8, bin_len);
+    }
+    text = text.substr(20, len);
+  }
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return f;
+  f.valid = true;
+  auto array = [&](const char* key) -> const nlohmann::json& {
+    static const nlohmann::json empty = nlohmann::json::array();
+    const auto it = j.find(key);
+    return it != j.end() && it->is_array() ? *it : empty;
+  };
+  const auto& buffers = array("buffers");
+  const auto& views = array("bufferViews");
+  std::map<std::size_t, std::string> buffer_bytes;  // loaded on demand
+  auto view_bytes = [&](const nlohmann::json& v) -> std::vector<std::byte> {
+    if (!v.is_number_unsigned() || v.get<std::size_t>() >= views.size() || !views[v.get<std::size_t>()].is_object()) return {};
+    const auto& bv = views[v.get<std::size_t>()];
+    const std::size_t b = bv.value("buffer", std::size_t{0});
+    if (b >= buffers.size() || !buffers[b].is_object()) return {};
+    if (buffer_bytes.count(b) == 0) {
+      const std::string uri = str(buffers[b], "uri");
+      if (uri.empty()) buffer_bytes[b] = bin;
+      else if (uri.rfind("data:", 0) == 0) {
+        const auto d = data_uri_bytes(uri);
+        buffer_bytes[b] = std::string(reinterpret_cast<const char*>(d.data()), d.size());
+      } else {
+        buffer_bytes[b] = read_all(path.parent_path() / percent_decode(uri));
+      }
+    }
+    const std::string& data = buffer_bytes[b];
+    const std::size_t off = bv.value("byteOffset", std::size_t{0}), len = bv.value("byteLength", std::size_t{0});
+    if (off > data.size() || len > data.size() - off) return {};
+    const auto* p = reinterpret_cast<const std::byte*>(data.data()) + off;
+    return {p, p + len};
+  };
+  for (const auto& im : array("images")) {
+    gltf_facts::image i;
+    if (im.is_object()) {
+      i.uri = str(im, "uri");
+      i.name = str(im, "name");
+      i.has_data = im.contains("bufferView") || i.uri.rfind("data:", 0) == 0;
+      if (im.contains("bufferView")) i.bytes = view_bytes(im["bufferView"]);
+      else if (i.has_data) i.bytes = data_uri_bytes(i.uri);
+    }
+    f.images.push_back(std::move(i));
+  }
+  const auto& meshes = array("meshes");
+  for (std::size_t m = 0; m < meshes.size(); ++m) {
+    if (!meshes[m].is_object() || !meshes[m].contains("primitives") || !meshes[m]["primitives"].is_array()) continue;
+    const auto& prims = meshes[m]["primitives"];
+    std::string base = str(meshes[m], "name");
+    if (base.empty()) base = "meshes[" + std::to_string(m) + "]";
+    for (std::size_t p = 0; p < prims.size(); ++p) {
+      gltf_facts::primitive out;
+      // assimp 5.2 names the aiMesh of primitive p "<mesh>-<p>" when the mesh has several.
+      out.ai_name = prims.size() > 1 ? base + "-" + std::to_string(p) : base;
+      if (prims[p].is_object() && prims[p].contains("material") && prims[p]["material"].is_number_unsigned())
+        out.material = prims[p]["material"].get<std::uint32_t>();
+      f.primitives.push_back(std::move(out));
+    }
+  }
+  for (const auto& m : array("materials")) f.material_names.push_back(m.is_object() ? str(m, "name") : "");
+  const auto& nodes = array("nodes");
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    const std::string name = nodes[n].is_object() ? str(nodes[n], "name") : "";
+    f.node_names.push_back(name.empty() ? "nodes[" + std::to_string(n) + "]" : name);
+  }
+  auto node_name = [&](const nlohmann::json& idx) -> std::string {
+    if (!idx.is_number_unsigned() || idx.get<std::size_t>() >= f.node_names.size()) return {};
+    return f.node_names[idx.get<std::size_t>()];
+  };
+  for (const auto& a : array("animations")) {
+    std::vector<gltf_facts::channel> channels;
+    if (a.is_object() && a.contains("channels") && a["channels"].is_array()) {
+      const nlohmann::json samplers = a.value("samplers", nlohmann::json::array());
+      for (const auto& c : a["channels"]) {
+        if (!c.is_object() || !c.contains("target") || !c["target"].is_object()) continue;
+        gltf_facts::channel ch;
+        ch.node = c["target"].contains("node") ? node_name(c["target"]["node"]) : "";
+        ch.path = str(c["target"], "path");
+        ch.interpolation = "LINEAR";
+        if (c.contains("sampler") && c["sampler"].is_number_unsigned() && samplers.is_array() &&
+            c["sampler"].get<std::size_t>() < samplers.size()) {
+          const std::string interp = str(samplers[c["sampler"].get<std::size_t>()], "interpolation");
+          if (!interp.empty()) ch.interpolation = interp;
+        }
+        channels.push_back(std::move(ch));
+      }
+    }
+    f.animations.push_back(std::move(channels));
+  }
+  for (const auto& e : array("extensionsUsed"))
+    if (e.is_string()) f.extensions_used.push_back(e.get<std::string>());
+  for (const auto& s : array("samplers")) {
+    if (!s.is_object()) continue;
+    const bool wrap_default = s.value("wrapS", 10497) == 10497 && s.value("wrapT", 10497) == 10497;
+    if (!wrap_default || s.contains("magFilter") || s.contains("minFilter")) ++f.nondefault_samplers;
+  }
+  for (const auto& b : array("buffers"))
+    if (b.is_object() && !str(b, "uri").empty() && str(b, "uri").rfind("data:", 0) != 0) f.buffer_uris.push_back(str(b, "uri"));
+
+  nlohmann::json lights = nlohmann::json::array();
+  if (j.contains("extensions") && j["extensions"].is_object() && j["extensions"].contains("KHR_lights_punctual") &&
+      j["extensions"]["KHR_lights_punctual"].is_object())
+    lights = j["extensions"]["KHR_lights_punctual"].value("lights", nlohmann::json::array());
+  const auto& cameras = array("cameras");
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    const auto& node = nodes[n];
+    if (!node.is_object()) continue;
+    if (node.contains("extensions") && node["extensions"].is_object() &&
+        node["extensions"].contains("KHR_lights_punctual")) {
+      const auto& ref = node["extensions"]["KHR_lights_punctual"];
+      if (ref.is_object() && ref.contains("light") && ref["light"].is_number_unsigned() && lights.is_array() &&
+          ref["light"].get<std::size_t>() < lights.size()) {
+        const auto& l = lights[ref["light"].get<std::size_t>()];
+        gltf_facts::light out;
+        out.node = f.node_names[n];
+        out.type = str(l, "type");
+        if (l.contains("color") && l["color"].is_array() && l["color"].size() == 3)
+          for (std::size_t c = 0; c < 3; ++c) out.color[c] = l["color"][c].is_number() ? l["color"][c].get<float>() : 1.0f;
+        out.intensity = num(l, "intensity", 1.0f);
+        out.range = num(l, "range", 0.0f);
+        if (l.contains("spot") && l["spot"].is_object()) {
+          out.inner = num(l["spot"], "innerConeAngle", 0.0f);
+          out.outer = num(l["spot"], "outerConeAngle", 0.7853982f);
+        }
+        f.lights.push_back(out);
+      }
+    }
+    if (node.contains("camera") && node["camera"].is_number_unsigned() && node["camera"].get<std::size_t>() < cameras.size()) {
+      const auto& c = cameras[node["camera"].get<std::size_t>()];
+      gltf_facts::cam out;
+      out.node = f.node_names[n];
+      out.ortho = str(c, "type") == "orthographic";
+      const char* block = out.ortho ? "orthographic" : "perspective";
+      if (c.contains(block) && c[block].is_object()) {
+        const auto& p = c[block];
+        out.yfov = num(p, "yfov", out.yfov);
+        out.aspect = num(p, "aspectRatio", 0.0f);
+        out.znear = num(p, "znear", out.znear);
+        out.zfar = num(p, "zfar", out.ortho ? out.zfar : 0.0f);  // glTF: absent zfar = infinite
+      }
+      f.cameras.push_back(out);
+    }
+  }
+  return f;
+}
+
+// ---- the converter --------------------------------------------------------------------
+
+class converter {
+ public:
+  converter(const aiScene& s, const fs::path& source, const assimp_import_options& o, assimp_import_result& r)
+      : in_(s), source_(source), options_(o), out_(r), sc_(r.scene), rep_(r.scene.report) {
+    source_dir_ = source.parent_path();
+  }
+
+  gltf_facts gltf;
+  std::vector<char> had_normals, had_tangents;  // per mesh, before generation
+
+  void run() {
+    sc_.name = utf8(fs::path(source_).stem().string());
+    convert_nodes();
+    if (out_.gltf && gltf.valid) {
+      // scene texture i == glTF image i, carried even when no material uses it.
+      for (std::size_t i = 0; i < gltf.images.size(); ++i) gltf_image_texture(i);
+    }
+    convert_materials();
+    convert_meshes();
+    convert_skins();
+    convert_animations();
+    convert_lights();
+    convert_cameras();
+    report_scene_extras();
+  }
+
+ private:
+  // -- nodes --
+
+  void convert_nodes() {
+    if (in_.mRootNode == nullptr) return;
+    std::vector<std::pair<const aiNode*, std::uint32_t>> stack{{in_.mRootNode, no_ref}};
+    std::uint64_t sheared = 0;
+    while (!stack.empty()) {
+      const auto [n, parent] = stack.back();
+      stack.pop_back();
+      const auto index = static_cast<std::uint32_t>(sc_.nodes.size());
+      node out;
+      out.name = utf8(n->mName);
+      out.parent = parent;
+      bool lossy = false;
+      out.local = decompose(n->mTransformation, lossy);
+      if (lossy) ++sheared;
+      for (unsigned k = 0; k < n->mNumMeshes; ++k) out.meshes.push_back(n->mMeshes[k]);
+      sc_.nodes.push_back(std::move(out));
+      ai_nodes_.push_back(n);
+      world_.push_back(parent == no_ref ? n->mTransformation : world_[parent] * n->mTransformation);
+      by_name_.emplace(sc_.nodes.back().name, index);  // first (preorder) wins
+      for (unsigned c = n->mNumChildren; c-- > 0;) stack.emplace_back(n->mChildren[c], index);
+    }
+    rep_.changed("node transforms", "", "shear or projection cannot be expressed as translation/rotation/scale; decomposed",
+                 sheared);
+  }
+
+  std::uint32_t node_named(const std::string& name) const {
+    const auto it = by_name_.find(name);
+    return it == by_name_.end() ? no_ref : it->second;
+  }
+
+  // -- textures --
+
+  std::uint32_t gltf_image_texture(std::size_t i) {
+    const auto& im = gltf.images[i];
+    texture t;
+    if (im.has_data) {
+      // The bytes come from the glTF buffers themselves: assimp orders its
+      // embedded copies by load order, not by image index.
+      t.embedded = im.bytes;
+      if (auto size = sniff_image_size(t.embedded)) {
+        t.width = size->width;
+        t.height = size->height;
+        t.mip_count = 1;
+      }
+      if (t.embedded.empty()) rep_.dropped("embedded image", quoted("image", std::to_string(i)), "its bytes cannot be read");
+      t.format = texture_format::rgba8;
+      t.name = !im.name.empty() ? im.name : "image_" + std::to_string(i);
+    } else {
+      fill_external(im.uri, t);
+      if (!im.name.empty()) t.name = im.name;
+    }
+    t.name = utf8(t.name);
+    sc_.textures.push_back(std::move(t));
+    return static_cast<std::uint32_t>(sc_.textures.size() - 1);
+  }
+
+  void fill_embedded(const aiTexture& tex, texture& t) {
+    if (tex.mHeight == 0) {
+      const auto* p = reinterpret_cast<const std::byte*>(tex.pcData);
+      t.embedded.assign(p, p + tex.mWidth);
+      if (auto size = sniff_image_size(t.embedded)) {
+        t.width = size->width;
+        t.height = size->height;
+      }
+      t.format = format_from_extension(std::string(".") + tex.achFormatHint);
+    } else {
+      t.embedded = texels_as_tga(tex);
+      t.width = tex.mWidth;
+      t.height = tex.mHeight;
+      t.format = texture_format::rgba8;
+      rep_.info("embedded image", quoted("texture", utf8(tex.mFilename)), "raw texels carried as a 32-bit TGA");
+    }
+    t.mip_count = 1;
+    const std::string original = utf8(tex.mFilename);
+    t.name = !original.empty() && original.front() != '*' ? fs::path(original).stem().string() : "";
+  }
+
+  /// Resolves an image path relative to the source; t.uri relative to the source directory.
+  void fill_external(std::string raw, texture& t) {
+    std::replace(raw.begin(), raw.end(), '\\', '/');
+    if (raw.rfind("file://", 0) == 0) raw.erase(0, 7);
+    std::error_code ec;
+    fs::path file = fs::path(raw).is_absolute() ? fs::path(raw) : source_dir_ / raw;
+    if (!fs::is_regular_file(file, ec)) {
+      const fs::path decoded = fs::path(raw).is_absolute() ? fs::path(percent_decode(raw)) : source_dir_ / percent_decode(raw);
+      if (fs::is_regular_file(decoded, ec)) file = decoded;
+    }
+    file = file.lexically_normal();
+    const fs::path rel = fs::path(raw).is_absolute() ? file : file.lexically_relative(source_dir_.lexically_normal());
+    t.uri = utf8((rel.empty() ? file : rel).generic_string());
+    t.name = utf8(file.stem().string());
+    t.format = format_from_extension(file.extension().string());
+    if (fs::is_regular_file(file, ec)) {
+      out_.dependencies.push_back(file);
+      if (auto size = sniff_image_size(file)) {
+        t.width = size->width;
+        t.height = size->height;
+        t.mip_count = 1;
+      }
+    } else {
+      rep_.dropped("image file", quoted("texture", t.uri), "not found next to the source");
+    }
+  }
+
+  /// The scene texture an assimp texture path names, adding it on first use.
+  std::uint32_t texture_for(const aiString& path) {
+    const std::string raw(path.C_Str(), path.length);
+    const auto [embedded, embedded_index] = in_.GetEmbeddedTextureAndIndex(raw.c_str());
+    if (out_.gltf && gltf.valid) {
+      if (embedded != nullptr && embedded_index >= 0) {
+        if (embedded->mHeight == 0) {
+          const auto* p = reinterpret_cast<const std::byte*>(embedded->pcData);
+          for (std::size_t i = 0; i < gltf.images.size(); ++i)
+            if (gltf.images[i].has_data && gltf.images[i].bytes.size() == embedded->mWidth &&
+                std::equal(p, p + embedded->mWidth, gltf.images[i].bytes.begin()))
+              return static_cast<std::uint32_t>(i);
+        }
+      } else {
+        for (std::size_t i = 0; i < gltf.images.size(); ++i)
+          if (!gltf.images[i].has_data && (gltf.images[i].uri == raw || percent_decode(gltf.images[i].uri) == raw ||
+                                           gltf.images[i].uri == percent_decode(raw)))
+            return static_cast<std::uint32_t>(i);
+      }
+      rep_.changed("texture reference", quoted("image", raw), "not in the glTF images array; appended after them");
+    }
+    const std::string key = embedded != nullptr ? "*" + std::to_string(embedded_index) : "file:" + raw;
+    if (const auto it = texture_keys_.find(key); it != texture_keys_.end()) return it->second;
+    texture t;
+    if (embedded != nullptr) {
+      fill_embedded(*embedded, t);
+      if (t.name.empty()) t.name = "texture" + std::to_string(embedded_index);
+    } else {
+      fill_external(raw, t);
+    }
+    sc_.textures.push_back(std::move(t));
+    const auto index = static_cast<std::uint32_t>(sc_.textures.size() - 1);
+    texture_keys_.emplace(key, index);
+    return index;
+  }
+
+  // -- materials --
+
+  void convert_materials() {
+    material_map_.assign(in_.mNumMaterials, no_ref);
+    if (!(out_.gltf && gltf.valid)) {
+      for (unsigned i = 0; i < in_.mNumMaterials; ++i) {
+        material_map_[i] = static_cast<std::uint32_t>(sc_.materials.size());
+        sc_.materials.push_back(convert_material(*in_.mMaterials[i], i, ""));
+      }
+      return;
+    }
+    // glTF: assimp orders materials by first reference and appends a default
+    // one for primitives without a material. Scene material g == glTF
+    // material g (assetc's material_<index> names use it): find each
+    // aiMaterial's glTF index through the primitives that use it.
+    std::uint64_t ambiguous = 0;
+    for (unsigned i = 0; i < in_.mNumMeshes; ++i) {
+      const aiMesh& a = *in_.mMeshes[i];
+      if (a.mMaterialIndex >= in_.mNumMaterials) continue;
+      std::set<std::uint32_t> candidates;
+      for (const auto& p : gltf.primitives)
+        if (p.ai_name == utf8(a.mName)) candidates.insert(p.material);
+      if (candidates.size() != 1) {
+        ambiguous += candidates.empty() ? 0 : 1;
+        continue;
+      }
+      std::uint32_t& mapped = material_map_[a.mMaterialIndex];
+      if (mapped == no_ref) mapped = *candidates.begin();
+      else if (mapped != *candidates.begin()) ++ambiguous;
+    }
+    // Left over: match by (unique) name.
+    std::vector<char> taken(gltf.material_names.size(), 0);
+    for (std::uint32_t g : material_map_)
+      if (g != no_ref && g < taken.size()) taken[g] = 1;
+    for (unsigned i = 0; i < in_.mNumMaterials; ++i) {
+      if (material_map_[i] != no_ref) continue;
+      aiString n;
+      if (in_.mMaterials[i]->Get(AI_MATKEY_NAME, n) != AI_SUCCESS || std::string(n.C_Str()) == AI_DEFAULT_MATERIAL_NAME) continue;
+      for (std::size_t g = 0; g < gltf.material_names.size(); ++g)
+        if (!taken[g] && gltf.material_names[g] == n.C_Str()) {
+          material_map_[i] = static_cast<std::uint32_t>(g);
+          taken[g] = 1;
+          break;
+        }
+    }
+    rep_.changed("material assignment", "", "primitive names do not identify the glTF material; matched by name",
+                 ambiguous);
+    sc_.materials.resize(gltf.material_names.size());
+    std::vector<char> filled(gltf.material_names.size(), 0);
+    for (unsigned i = 0; i < in_.mNumMaterials; ++i) {
+      const std::uint32_t g = material_map_[i];
+      if (g == no_ref || g >= sc_.materials.size()) {
+        material_map_[i] = no_ref;
+        continue;
+      }
+      if (filled[g]) continue;
+      filled[g] = 1;
+      sc_.materials[g] = convert_material(*in_.mMaterials[i], g, gltf.material_names[g]);
+    }
+    std::uint64_t unused = 0;
+    for (std::size_t g = 0; g < filled.size(); ++g)
+      if (!filled[g]) {
+        sc_.materials[g].name = utf8(gltf.material_names[g]);
+        ++unused;
+      }
+    rep_.info("unused materials", "", "no primitive uses them; assimp does not load them, carried with glTF defaults", unused);
+  }
+
+  material convert_material(const aiMaterial& m, std::size_t index, const std::string& gltf_name) {
+    material out;
+    aiString name;
+    if (out_.gltf && gltf.valid) out.name = utf8(gltf_name);
+    else if (m.Get(AI_MATKEY_NAME, name) == AI_SUCCESS) out.name = utf8(name);
+    const std::string where = quoted("material", out.name.empty() ? "#" + std::to_string(index) : out.name);
+
+    aiColor4D color;
+    float value = 0;
+    int ivalue = 0;
+    const bool pbr = m.Get(AI_MATKEY_BASE_COLOR, color) == AI_SUCCESS;
+    if (pbr) {
+      out.base_color = {color.r, color.g, color.b, color.a};
+    } else {
+      if (m.Get(AI_MATKEY_COLOR_DIFFUSE, color) == AI_SUCCESS) out.base_color = {color.r, color.g, color.b, 1.0f};
+      if (m.Get(AI_MATKEY_OPACITY, value) == AI_SUCCESS) out.base_color[3] = value;
+    }
+    if (m.Get(AI_MATKEY_COLOR_EMISSIVE, color) == AI_SUCCESS) out.emissive = {color.r, color.g, color.b};
+    if (m.Get(AI_MATKEY_EMISSIVE_INTENSITY, value) == AI_SUCCESS) out.emissive_strength = value;
+    const bool has_metallic = m.Get(AI_MATKEY_METALLIC_FACTOR, value) == AI_SUCCESS;
+    if (has_metallic) out.metallic = value;
+    if (m.Get(AI_MATKEY_ROUGHNESS_FACTOR, value) == AI_SUCCESS) out.roughness = value;
+    if (!pbr && !has_metallic) {
+      // Phong/Lambert: a dielectric; roughness from the specular exponent.
+      out.metallic = 0.0f;
+      if (m.Get(AI_MATKEY_SHININESS, value) == AI_SUCCESS && value > 0) out.roughness = std::sqrt(2.0f / (value + 2.0f));
+      rep_.changed("shading model", where, "classic (Phong) material converted to metallic-roughness");
+    }
+    aiString mode;
+    if (m.Get(AI_MATKEY_GLTF_ALPHAMODE, mode) == AI_SUCCESS) {
+      const std::string s = mode.C_Str();
+      out.alpha = s == "MASK" ? alpha_mode::mask : s == "BLEND" ? alpha_mode::blend : alpha_mode::opaque;
+    } else if (out.base_color[3] < 1.0f) {
+      out.alpha = alpha_mode::blend;
+    }
+    if (m.Get(AI_MATKEY_GLTF_ALPHACUTOFF, value) == AI_SUCCESS) out.alpha_cutoff = value;
+    if (m.Get(AI_MATKEY_TWOSIDED, ivalue) == AI_SUCCESS) out.double_sided = ivalue != 0;
+    if (m.Get(AI_MATKEY_GLTF_TEXTURE_SCALE(aiTextureType_NORMALS, 0), value) == AI_SUCCESS) out.normal_scale = value;
+    if (m.Get(AI_MATKEY_GLTF_TEXTURE_STRENGTH(aiTextureType_LIGHTMAP, 0), value) == AI_SUCCESS)
+      out.occlusion_strength = value;
+
+    std::set<std::pair<int, unsigned>> used;  // (type, index) consumed
+    auto slot = [&](std::initializer_list<aiTextureType> types, bool srgb) {
+      texture_slot s;
+      for (const aiTextureType type : types) {
+        aiString path;
+        if (m.GetTextureCount(type) == 0 || m.GetTexture(type, 0, &path) != AI_SUCCESS || path.length == 0) continue;
+        if (s.used()) {
+          // The same image under an alias type (glTF base colour is also DIFFUSE) is not a loss.
+          const std::uint32_t other = texture_for(path);
+          if (other == s.texture) used.insert({type, 0});
+          continue;
+        }
+        used.insert({type, 0});
+        s.texture = texture_for(path);
+        if (m.Get(AI_MATKEY_UVWSRC(type, 0), ivalue) == AI_SUCCESS && ivalue >= 0) s.uv_set = static_cast<std::uint32_t>(ivalue);
+        aiUVTransform tr;
+        if (m.Get(AI_MATKEY_UVTRANSFORM(type, 0), tr) == AI_SUCCESS) {
+          s.has_transform = true;
+          s.scale = {tr.mScaling.x, tr.mScaling.y};
+          s.rotation = tr.mRotation;
+          if (out_.gltf) {
+            // Undo assimp 5.2's change of coordinates (its glTF importer moves
+            // the pivot to the image centre and the origin to bottom-left).
+            const float c = std::cos(tr.mRotation), sn = std::sin(tr.mRotation);
+            s.offset[0] = tr.mTranslation.x - 0.5f * tr.mScaling.x * (1.0f - c + sn);
+            s.offset[1] = tr.mTranslation.y + 0.5f * tr.mScaling.y * (sn + c - 1.0f) + 1.0f - tr.mScaling.y;
+          } else {
+            s.offset = {tr.mTranslation.x, tr.mTranslation.y};
+          }
+        }
+        if (srgb) sc_.textures[s.texture].srgb = true;
+      }
+      return s;
+    };
+    out.base_color_texture = slot({aiTextureType_BASE_COLOR, aiTextureType_DIFFUSE}, true);
+    out.metallic_roughness_texture =
+        slot({aiTextureType_UNKNOWN, aiTextureType_METALNESS, aiTextureType_DIFFUSE_ROUGHNESS}, false);
+    out.normal_texture = slot({aiTextureType_NORMALS}, false);
+    out.occlusion_texture = slot({aiTextureType_LIGHTMAP, aiTextureType_AMBIENT_OCCLUSION}, false);
+    out.emissive_texture = slot({aiTextureType_EMISSIVE, aiTextureType_EMISSION_COLOR}, true);
+
+    // Every other texture (types without a PBR slot, second layers) is a loss.
+    for (int type = aiTextureType_NONE + 1; type <= AI_TEXTURE_TYPE_MAX; ++type) {
+      const unsigned count = m.GetTextureCount(static_cast<aiTextureType>(type));
+      for (unsigned k = 0; k < count; ++k) {
+        if (used.count({type, k}) != 0) continue;
+        rep_.dropped(std::string("texture slot ") + aiTextureTypeToString(static_cast<aiTextureType>(type)), where,
+                     "no place for it in the metallic-roughness material");
+      }
+    }
+    // Properties with no place in the model (clearcoat, sheen, transmission, ...).
+    static const std::set<std::string> carried = {
+        "?mat.name", "$clr.diffuse", "$clr.base", "$mat.metallicFactor", "$mat.roughnessFactor", "$mat.shininess",
+        "$clr.emissive", "$mat.twosided", "$mat.opacity", "$mat.gltf.alphaMode", "$mat.gltf.alphaCutoff",
+        "$mat.shadingm", "$mat.emissiveIntensity", "$mat.illum", "$clr.transparent", "$mat.refracti",
+        "$mat.anisotropyFactor", "$mat.bumpscaling", "$mat.reflectivity", "$mat.shinpercent", "$mat.blend",
+        "$mat.wireframe"};
+    static const std::set<std::string> lossy_phong = {"$clr.specular", "$clr.ambient", "$clr.reflective"};
+    std::set<std::string> reported;
+    for (unsigned p = 0; p < m.mNumProperties; ++p) {
+      const std::string key = m.mProperties[p]->mKey.C_Str();
+      if (key.rfind("$tex.", 0) == 0 || carried.count(key) != 0 || !reported.insert(key).second) continue;
+      if (lossy_phong.count(key) != 0) {
+        if (!is_black(m, key)) rep_.dropped("material property " + key, where, "no place for it in the metallic-roughness material");
+        continue;
+      }
+      rep_.dropped("material property " + key, where, "no place for it in the metallic-roughness material");
+    }
+    return out;
+  }
+
+  static bool is_black(const aiMaterial& m, const std::string& key) {
+    aiColor3D c;
+    if (m.Get(key.c_str(), 0, 0, c) != AI_SUCCESS) return true;
+    return c.r == 0 && c.g == 0 && c.b == 0;
+  }
+
+  // -- meshes --
+
+  void convert_meshes() {
+    sc_.meshes.resize(in_.mNumMeshes);
+    for (unsigned i = 0; i < in_.mNumMeshes; ++i) convert_mesh(*in_.mMeshes[i], i, sc_.meshes[i]);
+  }
+
+  void convert_mesh(const aiMesh& a, unsigned index, mesh& out) {
+    out.name = utf8(a.mName);
+    const std::string where = quoted("mesh", out.name.empty() ? "#" + std::to_string(index) : out.name);
+    out.material = a.mMaterialIndex < material_map_.size() ? material_map_[a.mMaterialIndex] : no_ref;
+    const std::size_t n = a.mNumVertices;
+    const unsigned types = a.mPrimitiveTypes;
+    if ((types & aiPrimitiveType_TRIANGLE) != 0) out.primitive = topology::triangle_list;
+    else if ((types & aiPrimitiveType_LINE) != 0) out.primitive = topology::line_list;
+    else if ((types & aiPrimitiveType_POINT) != 0) out.primitive = topology::point_list;
+    const unsigned corners = out.primitive == topology::triangle_list ? 3 : out.primitive == topology::line_list ? 2 : 1;
+    if (out.primitive != topology::triangle_list)
+      rep_.info(out.primitive == topology::line_list ? "line primitives" : "point primitives", where,
+                "carried as " + std::string(name(out.primitive)), a.mNumFaces);
+
+    std::uint64_t repeated = 0, other = 0;
+    out.indices.reserve(std::size_t{a.mNumFaces} * corners);
+    for (unsigned f = 0; f < a.mNumFaces; ++f) {
+      const aiFace& face = a.mFaces[f];
+      if (face.mNumIndices != corners) {
+        ++other;
+        continue;
+      }
+      bool bad = false;
+      for (unsigned k = 0; k < corners; ++k) bad |= face.mIndices[k] >= n;
+      if (bad) {
+        ++other;
+        continue;
+      }
+      if (corners == 3 && (face.mIndices[0] == face.mIndices[1] || face.mIndices[1] == face.mIndices[2] ||
+                           face.mIndices[0] == face.mIndices[2])) {
+        ++repeated;  // zero-area triangles with distinct indices are kept
+        continue;
+      }
+      for (unsigned k = 0; k < corners; ++k) out.indices.push_back(face.mIndices[k]);
+    }
+    rep_.dropped("triangles with a repeated index", where, "degenerate: they cover no pixel", repeated);
+    rep_.dropped("faces", where, "primitive of another size in the mesh or an index past the vertices", other);
+
+    out.positions.resize(n * 3);
+    for (std::size_t v = 0; v < n; ++v) {
+      out.positions[3 * v + 0] = a.mVertices[v].x;
+      out.positions[3 * v + 1] = a.mVertices[v].y;
+      out.positions[3 * v + 2] = a.mVertices[v].z;
+    }
+    std::uint64_t bad_normals = 0, bad_tangents = 0;
+    if (a.HasNormals()) {
+      out.normals.resize(n * 3);
+      for (std::size_t v = 0; v < n; ++v) {
+        v3 nv = from(a.mNormals[v]);
+        if (!usable(nv)) {
+          nv = {0, 0, 1};
+          ++bad_normals;
+        } else {
+          nv = mul(nv, 1.0f / std::sqrt(dot(nv, nv)));
+        }
+        out.normals[3 * v + 0] = nv.x;
+        out.normals[3 * v + 1] = nv.y;
+        out.normals[3 * v + 2] = nv.z;
+      }
+      if (index < had_normals.size() && !had_normals[index])
+        rep_.changed("normals", where, "generated (smooth) because the source has none");
+    }
+    if (a.HasNormals() && a.HasTangentsAndBitangents()) {
+      out.tangents.resize(n * 4);
+      for (std::size_t v = 0; v < n; ++v) {
+        const v3 nv{out.normals[3 * v], out.normals[3 * v + 1], out.normals[3 * v + 2]};
+        const v3 t = from(a.mTangents[v]);
+        v3 ortho = sub(t, mul(nv, dot(nv, t)));
+        float w = 1.0f;
+        if (usable(ortho)) {
+          ortho = mul(ortho, 1.0f / std::sqrt(dot(ortho, ortho)));
+          const v3 b = from(a.mBitangents[v]);
+          w = finite(b) && dot(cross(nv, ortho), b) < 0.0f ? -1.0f : 1.0f;
+        } else {
+          ortho = any_tangent(nv);
+          ++bad_tangents;
+        }
+        out.tangents[4 * v + 0] = ortho.x;
+        out.tangents[4 * v + 1] = ortho.y;
+        out.tangents[4 * v + 2] = ortho.z;
+        out.tangents[4 * v + 3] = w;
+      }
+      if (index < had_tangents.size() && !had_tangents[index])
+        rep_.changed("tangents", where, "generated from uv0 because the source has none");
+    }
+    rep_.changed("normals", where, "not finite or zero length; replaced by +Z", bad_normals);
+    rep_.changed("tangents", where, "degenerate (no usable uv0 gradient); replaced by a perpendicular", bad_tangents);
+
+    for (unsigned set = 0; set < AI_MAX_NUMBER_OF_TEXTURECOORDS; ++set) {
+      if (!a.HasTextureCoords(set)) continue;
+      std::vector<float> uv(n * 2);
+      for (std::size_t v = 0; v < n; ++v) {
+        uv[2 * v + 0] = a.mTextureCoords[set][v].x;
+        uv[2 * v + 1] = a.mTextureCoords[set][v].y;
+      }
+      if (a.mNumUVComponents[set] > 2)
+        rep_.dropped("uv w component", where + " uv set " + std::to_string(set), "the model keeps 2D texture coordinates");
+      if (set == 0) out.uv0 = std::move(uv);
+      else if (set == 1) out.uv1 = std::move(uv);
+      else out.extra_uvs.push_back(std::move(uv));
+    }
+    for (unsigned set = 0; set < AI_MAX_NUMBER_OF_COLOR_SETS; ++set) {
+      if (!a.HasVertexColors(set)) continue;
+      if (set > 0) {
+        rep_.dropped("vertex colour set " + std::to_string(set), where, "the model keeps the first colour set");
+        continue;
+      }
+      out.colors.resize(n * 4);
+      for (std::size_t v = 0; v < n; ++v) {
+        const aiColor4D& c = a.mColors[0][v];
+        out.colors[4 * v + 0] = c.r;
+        out.colors[4 * v + 1] = c.g;
+        out.colors[4 * v + 2] = c.b;
+        out.colors[4 * v + 3] = c.a;
+      }
+    }
+    for (unsigned k = 0; k < a.mNumAnimMeshes; ++k) {
+      const aiAnimMesh& am = *a.mAnimMeshes[k];
+      morph_target t;
+      t.name = utf8(am.mName);
+      t.default_weight = am.mWeight;
+      if (am.mNumVertices != n) {
+        rep_.dropped("morph target", where, "its vertex count differs from the mesh's");
+        continue;
+      }
+      auto deltas = [&](const aiVector3D* target, const aiVector3D* base, std::vector<float>& d) {
+        if (target == nullptr || base == nullptr) return;
+        d.resize(n * 3);
+        for (std::size_t v = 0; v < n; ++v) {
+          d[3 * v + 0] = target[v].x - base[v].x;
+          d[3 * v + 1] = target[v].y - base[v].y;
+          d[3 * v + 2] = target[v].z - base[v].z;
+        }
+      };
+      // assimp stores morph targets as absolute attributes; the model wants deltas.
+      deltas(am.mVertices, a.mVertices, t.position_deltas);
+      deltas(am.mNormals, a.mNormals, t.normal_deltas);
+      deltas(am.mTangents, a.mTangents, t.tangent_deltas);
+      if (am.HasTextureCoords(0) || am.HasVertexColors(0))
+        rep_.dropped("morph target uv/colour deltas", where, "the model keeps position, normal and tangent deltas");
+      out.morphs.push_back(std::move(t));
+    }
+  }
+
+  // -- skins and skeletons --
+
+  void convert_skins() {
+    // Bones name nodes; meshes that share a bone share a skeleton (union-find over nodes).
+    std::vector<std::uint32_t> root(sc_.nodes.size());
+    std::iota(root.begin(), root.end(), 0u);
+    auto find = [&](std::uint32_t x) {
+      while (root[x] != x) x = root[x] = root[root[x]];
+      return x;
+    };
+    std::vector<std::vector<std::uint32_t>> bone_nodes(in_.mNumMeshes);
+    std::vector<char> is_bone(sc_.nodes.size(), 0);
+    for (unsigned i = 0; i < in_.mNumMeshes; ++i) {
+      const aiMesh& a = *in_.mMeshes[i];
+      for (unsigned b = 0; b < a.mNumBones; ++b) {
+        const std::uint32_t nd = node_named(utf8(a.mBones[b]->mName));
+        bone_nodes[i].push_back(nd);
+        if (nd == no_ref) continue;
+        is_bone[nd] = 1;
+        if (!bone_nodes[i].empty() && bone_nodes[i].front() != no_ref) root[find(nd)] = find(bone_nodes[i].front());
+      }
+    }
+    // Skeletons in order of their first joint node; joints in node preorder (parents first).
+    std::map<std::uint32_t, std::uint32_t> skeleton_of_root;
+    std::vector<std::uint32_t> joint_index(sc_.nodes.size(), no_ref);
+    std::vector<std::uint32_t> skeleton_of_node(sc_.nodes.size(), no_ref);
+    for (std::uint32_t nd = 0; nd < sc_.nodes.size(); ++nd) {
+      if (!is_bone[nd]) continue;
+      const std::uint32_t r = find(nd);
+      auto [it, fresh] = skeleton_of_root.emplace(r, static_cast<std::uint32_t>(sc_.skeletons.size()));
+      if (fresh) {
+        skeleton k;
+        k.name = sc_.nodes[nd].name;
+        k.node = sc_.nodes[nd].parent;
+        sc_.skeletons.push_back(std::move(k));
+      }
+      skeleton& k = sc_.skeletons[it->second];
+      joint j;
+      j.name = sc_.nodes[nd].name;
+      // Parent: the nearest ancestor that is a joint of this skeleton.
+      std::uint32_t p = sc_.nodes[nd].parent;
+      while (p != no_ref && !(is_bone[p] && find(p) == r)) p = sc_.nodes[p].parent;
+      j.parent = p == no_ref ? no_ref : joint_index[p];
+      if (p == sc_.nodes[nd].parent) {
+        j.rest = sc_.nodes[nd].local;
+      } else {
+        aiMatrix4x4 rel = world_[nd];
+        if (p != no_ref) {
+          aiMatrix4x4 inv = world_[p];
+          inv.Inverse();
+          rel = inv * world_[nd];
+          rep_.changed("joint rest pose", quoted("joint", j.name), "composed across nodes that are not joints");
+        }
+        bool lossy = false;
+        j.rest = decompose(rel, lossy);
+      }
+      joint_index[nd] = static_cast<std::uint32_t>(k.joints.size());
+      skeleton_of_node[nd] = it->second;
+      k.joints.push_back(std::move(j));
+    }
+    // Skins: one per distinct (skeleton, palette); inverse binds from the bones.
+    std::map<std::pair<std::uint32_t, std::vector<std::uint32_t>>, std::uint32_t> skin_ids;
+    std::vector<std::vector<char>> ibm_set(sc_.skeletons.size());
+    for (std::size_t s = 0; s < sc_.skeletons.size(); ++s) ibm_set[s].assign(sc_.skeletons[s].joints.size(), 0);
+    for (unsigned i = 0; i < in_.mNumMeshes; ++i) {
+      const aiMesh& a = *in_.mMeshes[i];
+      if (a.mNumBones == 0) continue;
+      mesh& m = sc_.meshes[i];
+      const std::string where = quoted("mesh", m.name.empty() ? "#" + std::to_string(i) : m.name);
+      std::uint32_t sk = no_ref;
+      for (std::uint32_t nd : bone_nodes[i])
+        if (nd != no_ref) {
+          sk = skeleton_of_node[nd];
+          break;
+        }
+      if (sk == no_ref || a.mNumBones > 65535) {
+        rep_.dropped("skinning", where, sk == no_ref ? "no bone names a node" : "more than 65535 bones");
+        continue;
+      }
+      std::vector<std::uint32_t> palette;
+      std::vector<std::uint32_t> bone_slot(a.mNumBones, no_ref);
+      for (unsigned b = 0; b < a.mNumBones; ++b) {
+        const std::uint32_t nd = bone_nodes[i][b];
+        if (nd == no_ref) {
+          rep_.dropped("bone", quoted("bone", utf8(a.mBones[b]->mName)), "names no node; its weights are dropped");
+          continue;
+        }
+        const std::uint32_t j = joint_index[nd];
+        const mat4 ibm = column_major(a.mBones[b]->mOffsetMatrix);
+        mat4& stored = sc_.skeletons[sk].joints[j].inverse_bind;
+        if (!ibm_set[sk][j]) {
+          stored = ibm;
+          ibm_set[sk][j] = 1;
+        } else if (stored != ibm) {
+          rep_.changed("inverse bind matrix", quoted("joint", sc_.skeletons[sk].joints[j].name),
+                       "meshes disagree; the first one is kept");
+        }
+        bone_slot[b] = static_cast<std::uint32_t>(palette.size());
+        palette.push_back(j);
+      }
+      auto [it, fresh] = skin_ids.emplace(std::make_pair(sk, palette), static_cast<std::uint32_t>(sc_.skins.size()));
+      if (fresh) sc_.skins.push_back({.skeleton = sk, .joints = palette});
+      m.skin = it->second;
+      // Per-vertex influences: the 4 largest, normalised.
+      const std::size_t n = a.mNumVertices;
+      std::vector<std::vector<std::pair<float, std::uint16_t>>> influences(n);
+      std::uint64_t invalid = 0;
+      for (unsigned b = 0; b < a.mNumBones; ++b) {
+        if (bone_slot[b] == no_ref) continue;
+        const aiBone& bone = *a.mBones[b];
+        for (unsigned w = 0; w < bone.mNumWeights; ++w) {
+          const aiVertexWeight& vw = bone.mWeights[w];
+          if (vw.mVertexId >= n) continue;
+          if (!(vw.mWeight > 0.0f) || !std::isfinite(vw.mWeight)) {
+            invalid += vw.mWeight != 0.0f ? 1 : 0;
+            continue;
+          }
+          influences[vw.mVertexId].emplace_back(vw.mWeight, static_cast<std::uint16_t>(bone_slot[b]));
+        }
+      }
+      m.joints.assign(n, {0, 0, 0, 0});
+      m.weights.assign(n, {0, 0, 0, 0});
+      std::uint64_t over = 0, dropped_influences = 0, weightless = 0;
+      for (std::size_t v = 0; v < n; ++v) {
+        auto& inf = influences[v];
+        std::sort(inf.begin(), inf.end(), [](const auto& x, const auto& y) {
+          return x.first != y.first ? x.first > y.first : x.second < y.second;
+        });
+        if (inf.size() > 4) {
+          ++over;
+          dropped_influences += inf.size() - 4;
+          inf.resize(4);
+        }
+        float sum = 0;
+        for (const auto& [w, j] : inf) sum += w;
+        if (inf.empty() || !(sum > 0.0f)) {
+          m.weights[v] = {1, 0, 0, 0};
+          ++weightless;
+          continue;
+        }
+        for (std::size_t k = 0; k < inf.size(); ++k) {
+          m.joints[v][k] = inf[k].second;
+          m.weights[v][k] = inf[k].first / sum;
+        }
+      }
+      rep_.dropped("joint influences beyond the 4 largest", where,
+                   "4 per vertex; the rest renormalised (" + std::to_string(over) + " vertices)", dropped_influences);
+      rep_.changed("weightless vertices", where, "bound rigidly to the first joint of the palette", weightless);
+      rep_.dropped("negative or non-finite joint weights", where, "ignored", invalid);
+    }
+  }
+
+  // -- animations --
+
+  void convert_animations() {
+    std::vector<std::uint32_t> node_skeleton(sc_.nodes.size(), no_ref), node_joint(sc_.nodes.size(), no_ref);
+    for (std::uint32_t s = 0; s < sc_.skeletons.size(); ++s)
+      for (std::uint32_t j = 0; j < sc_.skeletons[s].joints.size(); ++j) {
+        const std::uint32_t nd = node_named(sc_.skeletons[s].joints[j].name);
+        if (nd != no_ref && node_skeleton[nd] == no_ref) {
+          node_skeleton[nd] = s;
+          node_joint[nd] = j;
+        }
+      }
+    for (unsigned ai = 0; ai < in_.mNumAnimations; ++ai) {
+      const aiAnimation& a = *in_.mAnimations[ai];
+      animation out;
+      out.name = utf8(a.mName);
+      const std::string where = quoted("clip", out.name.empty() ? "#" + std::to_string(ai) : out.name);
+      double tps = a.mTicksPerSecond;
+      if (!(tps > 0)) {
+        tps = 25.0;  // assimp's documented default when the file gives none
+        rep_.info("ticks per second", where, "unspecified; 25 assumed");
+      }
+      const std::vector<gltf_facts::channel>* source_channels =
+          out_.gltf && gltf.valid && ai < gltf.animations.size() ? &gltf.animations[ai] : nullptr;
+      auto source_has = [&](const std::string& nodename, const char* path, std::string* interp) {
+        if (source_channels == nullptr) return true;
+        for (const auto& c : *source_channels)
+          if (c.node == nodename && c.path == path) {
+            if (interp != nullptr) *interp = c.interpolation;
+            return true;
+          }
+        return false;
+      };
+      std::uint64_t cubic = 0, unbound = 0;
+      auto target = [&](animation_channel& c, std::uint32_t nd) {
+        c.node = nd;
+        c.skeleton = node_skeleton[nd];
+        c.joint = node_joint[nd];
+      };
+      for (unsigned ci = 0; ci < a.mNumChannels; ++ci) {
+        const aiNodeAnim& ch = *a.mChannels[ci];
+        const std::string nodename = utf8(ch.mNodeName);
+        const std::uint32_t nd = node_named(nodename);
+        if (nd == no_ref) {
+          ++unbound;
+          continue;
+        }
+        auto add = [&](anim_path path, const char* gltf_path, unsigned count, auto&& key) {
+          std::string interp = "LINEAR";
+          if (count == 0 || !source_has(nodename, gltf_path, &interp)) return;
+          animation_channel c;
+          target(c, nd);
+          c.path = path;
+          c.interp = interp == "STEP" ? interpolation::step : interpolation::linear;
+          if (interp == "CUBICSPLINE") ++cubic;
+          for (unsigned k = 0; k < count; ++k) key(k, c);
+          out.channels.push_back(std::move(c));
+        };
+        add(anim_path::translation, "translation", ch.mNumPositionKeys, [&](unsigned k, animation_channel& c) {
+          const aiVectorKey& key = ch.mPositionKeys[k];
+          c.times.push_back(static_cast<float>(key.mTime / tps));
+          c.values.insert(c.values.end(), {key.mValue.x, key.mValue.y, key.mValue.z});
+        });
+        add(anim_path::rotation, "rotation", ch.mNumRotationKeys, [&](unsigned k, animation_channel& c) {
+          const aiQuatKey& key = ch.mRotationKeys[k];
+          c.times.push_back(static_cast<float>(key.mTime / tps));
+          c.values.insert(c.values.end(), {key.mValue.x, key.mValue.y, key.mValue.z, key.mValue.w});
+        });
+        add(anim_path::scale, "scale", ch.mNumScalingKeys, [&](unsigned k, animation_channel& c) {
+          const aiVectorKey& key = ch.mScalingKeys[k];
+          c.times.push_back(static_cast<float>(key.mTime / tps));
+          c.values.insert(c.values.end(), {key.mValue.x, key.mValue.y, key.mValue.z});
+        });
+      }
+      for (unsigned ci = 0; ci < a.mNumMorphMeshChannels; ++ci) {
+        const aiMeshMorphAnim& ch = *a.mMorphMeshChannels[ci];
+        const std::string nodename = utf8(ch.mName);
+        const std::uint32_t nd = node_named(nodename);
+        if (nd == no_ref || ch.mNumKeys == 0) {
+          unbound += nd == no_ref ? 1 : 0;
+          continue;
+        }
+        std::string interp = "LINEAR";
+        (void)source_has(nodename, "weights", &interp);
+        if (interp == "CUBICSPLINE") ++cubic;
+        unsigned targets = 0;
+        for (unsigned k = 0; k < ch.mNumKeys; ++k)
+          for (unsigned v = 0; v < ch.mKeys[k].mNumValuesAndWeights; ++v)
+            targets = std::max(targets, ch.mKeys[k].mValues[v] + 1);
+        animation_channel c;
+        target(c, nd);
+        c.skeleton = no_ref;  // weights animate the node's mesh, never a joint
+        c.joint = no_ref;
+        c.path = anim_path::weights;
+        c.interp = interp == "STEP" ? interpolation::step : interpolation::linear;
+        for (unsigned k = 0; k < ch.mNumKeys; ++k) {
+          c.times.push_back(static_cast<float>(ch.mKeys[k].mTime / tps));
+          std::vector<float> w(targets, 0.0f);
+          for (unsigned v = 0; v < ch.mKeys[k].mNumValuesAndWeights; ++v)
+            w[ch.mKeys[k].mValues[v]] = static_cast<float>(ch.mKeys[k].mWeights[v]);
+          c.values.insert(c.values.end(), w.begin(), w.end());
+        }
+        out.channels.push_back(std::move(c));
+      }
+      rep_.changed("CUBICSPLINE samplers", where, "degraded to LINEAR (the value key of each tangent triple is kept)", cubic);
+      rep_.dropped("animation channels", where, "their target names no node", unbound);
+      rep_.dropped("mesh (vertex) animation channels", where, "the model has no vertex animation", a.mNumMeshChannels);
+      float duration = static_cast<float>(a.mDuration / tps);
+      for (const auto& c : out.channels)
+        if (!c.times.empty()) duration = std::max(duration, c.times.back());
+      out.duration = std::isfinite(duration) ? duration : 0.0f;
+      sc_.animations.push_back(std::move(out));
+    }
+  }
+
+  // -- lights and cameras --
+
+  void convert_lights() {
+    for (unsigned i = 0; i < in_.mNumLights; ++i) {
+      const aiLight& l = *in_.mLights[i];
+      light out;
+      out.name = utf8(l.mName);
+      out.node = node_named(out.name);
+      const std::string where = quoted("light", out.name);
+      switch (l.mType) {
+        case aiLightSource_DIRECTIONAL: out.kind = light_kind::directional; break;
+        case aiLightSource_POINT: out.kind = light_kind::point; break;
+        case aiLightSource_SPOT: out.kind = light_kind::spot; break;
+        case aiLightSource_AREA: out.kind = light_kind::area; break;
+        default:
+          rep_.dropped("light", where, "ambient or undefined light type");
+          continue;
+      }
+      const gltf_facts::light* src = nullptr;
+      for (const auto& g : gltf.lights)
+        if (g.node == out.name) src = &g;
+      if (src != nullptr) {
+        out.color = src->color;
+        out.intensity = src->intensity;
+        out.range = src->range;
+        out.inner_cone = src->inner;
+        out.outer_cone = src->outer;
+      } else {
+        // assimp folds intensity into the colour: split it at the largest channel.
+        const float peak = std::max({l.mColorDiffuse.r, l.mColorDiffuse.g, l.mColorDiffuse.b});
+        out.intensity = peak > 0 ? peak : 0.0f;
+        out.color = peak > 0 ? std::array<float, 3>{l.mColorDiffuse.r / peak, l.mColorDiffuse.g / peak, l.mColorDiffuse.b / peak}
+                             : std::array<float, 3>{1, 1, 1};
+        // assimp's cone angles are full angles; the model's are half angles.
+        out.inner_cone = l.mAngleInnerCone * 0.5f;
+        out.outer_cone = l.mAngleOuterCone * 0.5f;
+        out.area_size = {l.mSize.x, l.mSize.y};
+        if (l.mAttenuationLinear != 0 || l.mAttenuationQuadratic != 0)
+          rep_.changed("light attenuation", where, "replaced by the inverse-square falloff of glTF lights");
+      }
+      if (from(l.mPosition).x != 0 || from(l.mPosition).y != 0 || from(l.mPosition).z != 0)
+        rep_.dropped("light position offset", where, "lights sit at their node's origin");
+      if (out.node == no_ref) rep_.changed("light", where, "no node of that name; the light is unplaced");
+      sc_.lights.push_back(out);
+    }
+  }
+
+  void convert_cameras() {
+    for (unsigned i = 0; i < in_.mNumCameras; ++i) {
+      const aiCamera& c = *in_.mCameras[i];
+      camera out;
+      out.name = utf8(c.mName);
+      out.node = node_named(out.name);
+      const std::string where = quoted("camera", out.name);
+      const gltf_facts::cam* src = nullptr;
+      for (const auto& g : gltf.cameras)
+        if (g.node == out.name) src = &g;
+      if (src != nullptr) {
+        out.orthographic = src->ortho;
+        out.yfov = src->yfov;
+        out.aspect = src->aspect;
+        out.znear = src->znear;
+        out.zfar = src->zfar;
+      } else {
+        out.orthographic = c.mOrthographicWidth > 0;
+        out.aspect = c.mAspect;
+        // assimp's field of view is horizontal; the model's is vertical.
+        out.yfov = c.mAspect > 0 ? 2.0f * std::atan(std::tan(c.mHorizontalFOV * 0.5f) / c.mAspect) : c.mHorizontalFOV;
+        out.znear = c.mClipPlaneNear;
+        out.zfar = c.mClipPlaneFar;
+        if (out.orthographic) rep_.dropped("orthographic extent", where, "the model's cameras carry no magnification");
+        if (from(c.mPosition).x != 0 || from(c.mPosition).y != 0 || from(c.mPosition).z != 0 ||
+            from(c.mLookAt).x != 0 || from(c.mLookAt).y != 0 || from(c.mLookAt).z != -1)
+          rep_.dropped("camera position/look-at offset", where, "cameras look down -Z from their node's origin");
+      }
+      if (out.node == no_ref) rep_.changed("camera", where, "no node of that name; the camera is unplaced");
+      sc_.cameras.push_back(out);
+    }
+  }
+
+  void report_scene_extras() {
+    if (out_.gltf && gltf.valid) {
+      static const std::set<std::string> carried = {"KHR_texture_transform", "KHR_materials_emissive_strength",
+                                                    "KHR_lights_punctual", "KHR_mesh_quantization"};
+      for (const std::string& e : gltf.extensions_used)
+        if (carried.count(e) == 0) rep_.dropped("glTF extension " + e, "", "not carried by the scene model");
+      rep_.dropped("texture samplers (wrap/filter)", "", "the scene model has no sampler state", gltf.nondefault_samplers);
+    }
+    if (in_.mMetaData != nullptr && in_.mMetaData->mNumProperties > 0)
+      rep_.info("scene metadata", "", "not carried", in_.mMetaData->mNumProperties);
+  }
+
+  const aiScene& in_;
+  fs::path source_;
+  fs::path source_dir_;
+  const assimp_import_options& options_;
+  assimp_import_result& out_;
+  scene& sc_;
+  conversion_report& rep_;
+  std::vector<const aiNode*> ai_nodes_;
+  std::vector<aiMatrix4x4> world_;
+  std::unordered_map<std::string, std::uint32_t> by_name_;
+  std::map<std::string, std::uint32_t> texture_keys_;
+  std::vector<std::uint32_t> material_map_;
+};
+
+}  // namespace
+
+fs::path texture_file(const fs::path& source, const convert::texture& t) {
+  if (t.uri.empty() || !t.embedded.empty()) return {};
+  const fs::path uri(t.uri);
+  return uri.is_absolute() ? uri : (source.parent_path() / uri).lexically_normal();
+}
+
+assimp_import_result import_assimp(const fs::path& path, const assimp_import_options& options) {
+  assimp_import_result r;
+  try {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) {
+      r.error = path.string() + ": no such file";
+      return r;
+    }
+    const std::string ext = lower(path.extension().string());
+    r.gltf = ext == ".gltf" || ext == ".glb";
+
+    std::vector<std::string> opened;
+    Assimp::Importer importer;
+    importer.SetIOHandler(new recording_io(&opened));  // the importer owns it
+    importer.SetPropertyFloat(AI_CONFIG_PP_GSN_MAX_SMOOTHING_ANGLE, options.smoothing_angle_degrees);
+    importer.SetPropertyFloat(AI_CONFIG_PP_CT_MAX_SMOOTHING_ANGLE, 45.0f);
+    // Not FindDegenerates: zero-area triangles with distinct indices are kept.
+    unsigned flags = aiProcess_SortByPType | aiProcess_FlipUVs | aiProcess_ValidateDataStructure;
+    if (options.triangulate) flags |= aiProcess_Triangulate;
+    const aiScene* scene = importer.ReadFile(path.string(), flags);
+    if (scene == nullptr) {
+      r.error = path.string() + ": cannot import: " + importer.GetErrorString();
+      return r;
+    }
+    std::vector<char> had_normals(scene->mNumMeshes), had_tangents(scene->mNumMeshes);
+    for (unsigned i = 0; i < scene->mNumMeshes; ++i) {
+      had_normals[i] = scene->mMeshes[i]->HasNormals() ? 1 : 0;
+      had_tangents[i] = scene->mMeshes[i]->HasTangentsAndBitangents() ? 1 : 0;
+    }
+    unsigned generate = 0;
+    if (options.generate_normals) generate |= aiProcess_GenSmoothNormals;
+    if (options.generate_tangents) generate |= aiProcess_CalcTangentSpace;
+    // Welding after generation: assimp generates on unwelded ("verbose") meshes only.
+    if (options.weld) generate |= aiProcess_JoinIdenticalVertices;
+    if (generate != 0) {
+      scene = importer.ApplyPostProcessing(generate);
+      if (scene == nullptr) {
+        r.error = path.string() + ": post-processing failed: " + importer.GetErrorString();
+        return r;
+      }
+    }
+    if (scene->mRootNode == nullptr) {
+      r.error = path.string() + ": the scene has no nodes";
+      return r;
+    }
+    converter c(*scene, path, options, r);
+    if (r.gltf) c.gltf = read_gltf_facts(path);
+    c.had_normals = std::move(had_normals);
+    c.had_tangents = std::move(had_tangents);
+    c.run();
+    if (auto s = convert::validate_model(r.scene); !s) {
+      r.error = path.string() + ": the imported scene is inconsistent: " + s.error().describe();
+      return r;
+    }
+    for (const std::string& f : opened) {
+      const fs::path p = fs::absolute(fs::path(f), ec).lexically_normal();
+      if (!ec && fs::is_regular_file(p, ec)) r.dependencies.push_back(p);
+    }
+    for (fs::path& d : r.dependencies) d = fs::absolute(d, ec).lexically_normal();
+    std::sort(r.dependencies.begin(), r.dependencies.end());
+    r.dependencies.erase(std::unique(r.dependencies.begin(), r.dependencies.end()), r.dependencies.end());
+  } catch (const std::exception& e) {
+    r = {};
+    r.error = path.string() + ": cannot import: " + e.what();
+  }
+  return r;
+}
+
+}  // namespace untold::tools
