@@ -68,7 +68,8 @@ struct check_report {
 [[nodiscard]] constexpr std::string_view strip_extension(std::string_view path) noexcept {
   const std::size_t dot = path.rfind('.');
   const std::size_t slash = path.rfind('/');
-  if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) return path;
+  const std::size_t start = slash == std::string_view::npos ? 0 : slash + 1;
+  if (dot == std::string_view::npos || dot <= start) return path;  // ".hidden" has no extension
   return path.substr(0, dot);
 }
 

@@ -62,7 +62,8 @@ static_assert(hash_ref("court/tex_0") == 0xad44c4a2970495b9ull);
   if (std::string_view(p).starts_with("assets/")) p.erase(0, 7);
   const std::size_t slash = p.rfind('/');
   const std::size_t dot = p.rfind('.');
-  if (dot != std::string::npos && (slash == std::string::npos || dot > slash + 1)) p.erase(dot);
+  const std::size_t start = slash == std::string::npos ? 0 : slash + 1;
+  if (dot != std::string::npos && dot > start) p.erase(dot);  // ".hidden" has no extension
   return ascii_lowercase(p);
 }
 

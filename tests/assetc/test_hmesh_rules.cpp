@@ -1,0 +1,283 @@
+// .hmesh: one crafted file per rule, each made by patching the valid fixture
+// at offsets read from its own table.
+#include "assetc_support.hpp"
+
+#include <limits>
+
+using namespace hm_test;
+
+namespace {
+
+std::string open_rule(const bytes& b, bool deep = false, untold::limits lim = {}) {
+  return rule_of(ua::open_hmesh(span(b), {.limits = lim, .deep = deep}));
+}
+
+/// The rule with deep checks, after checking the structural pass accepts the file.
+std::string deep_only_rule(const bytes& b) {
+  CHECK(open_rule(b, false) == "OK");
+  return open_rule(b, true);
+}
+
+}  // namespace
+
+TEST_CASE("hmesh rules: the fixture is valid, deep included") {
+  const bytes b = fixture_mesh();
+  CHECK(open_rule(b, true) == "OK");
+}
+
+TEST_CASE("hmesh rules: header and table") {
+  bytes b = fixture_mesh();
+  SUBCASE("HM-MAGIC") {
+    b[3] = std::byte{'X'};
+    CHECK(open_rule(b) == "HM-MAGIC");
+  }
+  SUBCASE("HM-TRUNC: inside the header") {
+    b.resize(20);
+    CHECK(open_rule(b) == "HM-TRUNC");
+  }
+  SUBCASE("HM-TRUNC: inside the table") {
+    b.resize(32 + 24 * 3);
+    CHECK(open_rule(b) == "HM-TRUNC");
+  }
+  SUBCASE("HM-TRUNC: a chunk count whose table would wrap around") {
+    wr32(b, 8, 0xFFFFFFFFu);
+    CHECK(open_rule(b, false, {.max_chunks = 0xFFFFFFFFu}) == "HM-TRUNC");
+  }
+  SUBCASE("HM-VERSION") {
+    wr32(b, 4, 1);
+    CHECK(open_rule(b) == "HM-VERSION");
+  }
+  SUBCASE("HM-LIMITS: chunk count") {
+    CHECK(open_rule(b, false, {.max_chunks = 14}) == "HM-LIMITS");
+  }
+  SUBCASE("HM-LIMITS: DESC counts") {
+    CHECK(open_rule(b, false, {.max_records = 3}) == "HM-LIMITS");
+  }
+  SUBCASE("HM-LIMITS: one chunk's bytes") {
+    CHECK(open_rule(b, false, {.max_chunk_bytes = 100}) == "HM-LIMITS");
+  }
+  SUBCASE("HM-CHUNK-ALIGN") {
+    wr64(b, entry_at(b, "VTXS") + 8, chunk_at(b, "VTXS") + 4);
+    CHECK(open_rule(b) == "HM-CHUNK-ALIGN");
+  }
+  SUBCASE("HM-CHUNK-RANGE: past the end") {
+    wr64(b, entry_at(b, "XTRA") + 16, 100);
+    CHECK(open_rule(b) == "HM-CHUNK-RANGE");
+  }
+  SUBCASE("HM-CHUNK-RANGE: a size that wraps offset + size") {
+    wr64(b, entry_at(b, "XTRA") + 16, ~std::uint64_t{0} - 8);
+    CHECK(open_rule(b, false, {.max_chunk_bytes = ~std::uint64_t{0}}) == "HM-CHUNK-RANGE");
+  }
+  SUBCASE("HM-CHUNK-RANGE: overlapping chunks") {
+    wr64(b, entry_at(b, "IDXS") + 8, chunk_at(b, "VTXS") + 16);
+    CHECK(open_rule(b) == "HM-CHUNK-RANGE");
+  }
+  SUBCASE("HM-CHUNK-RANGE: inside the chunk table") {
+    wr64(b, entry_at(b, "DESC") + 8, 48);
+    CHECK(open_rule(b) == "HM-CHUNK-RANGE");
+  }
+  SUBCASE("HM-DUP-CHUNK") {
+    wr32(b, entry_at(b, "XTRA"), tag_value("BNDS"));
+    const auto r = ua::open_hmesh(span(b));
+    REQUIRE(!r);
+    CHECK(r.error().rule_id() == "HM-DUP-CHUNK");
+    CHECK(r.error().context.chunk_index == 14);
+    CHECK(r.error().context.chunk_type == tag_value("BNDS"));
+  }
+  SUBCASE("unknown chunks may repeat") {
+    const std::size_t e = entry_at(b, "XTRA");
+    wr32(b, e - 24, tag_value("XTRA"));  // LODT becomes a second XTRA: LOD table gone, LODI alone is fine
+    CHECK(open_rule(b, true) == "OK");
+  }
+}
+
+TEST_CASE("hmesh rules: DESC and chunk sizes") {
+  bytes b = fixture_mesh();
+  const std::size_t desc = chunk_at(b, "DESC");
+  SUBCASE("HM-MISSING-CHUNK: no DESC") {
+    wr32(b, entry_at(b, "DESC"), tag_value("DESX"));
+    CHECK(open_rule(b) == "HM-MISSING-CHUNK");
+  }
+  SUBCASE("HM-MISSING-CHUNK: vertices counted but no VTXS") {
+    wr32(b, entry_at(b, "VTXS"), tag_value("VTXX"));
+    CHECK(open_rule(b) == "HM-MISSING-CHUNK");
+  }
+  SUBCASE("HM-MISSING-CHUNK: SKIN without SKEL") {
+    wr32(b, entry_at(b, "SKEL"), tag_value("SKEX"));
+    CHECK(open_rule(b) == "HM-MISSING-CHUNK");
+  }
+  SUBCASE("HM-DESC: vertexStride") {
+    wr16(b, desc + 20, 36);
+    CHECK(open_rule(b) == "HM-DESC");
+  }
+  SUBCASE("HM-DESC: indexWidth") {
+    b[desc + 22] = std::byte{3};
+    CHECK(open_rule(b) == "HM-DESC");
+  }
+  SUBCASE("HM-CHUNK-SIZE: DESC is not 32 bytes") {
+    wr64(b, entry_at(b, "DESC") + 16, 28);
+    CHECK(open_rule(b) == "HM-CHUNK-SIZE");
+  }
+  SUBCASE("HM-CHUNK-SIZE: indexCount disagrees with IDXS") {
+    wr32(b, desc + 4, 5);
+    CHECK(open_rule(b) == "HM-CHUNK-SIZE");
+  }
+  SUBCASE("HM-CHUNK-SIZE: vertexCount disagrees with VTXS") {
+    wr32(b, desc + 0, 3);
+    CHECK(open_rule(b) == "HM-CHUNK-SIZE");
+  }
+  SUBCASE("HM-CHUNK-SIZE: materialCount disagrees with MTRL") {
+    wr32(b, desc + 16, 3);
+    CHECK(open_rule(b) == "HM-CHUNK-SIZE");
+  }
+  SUBCASE("HM-CHUNK-SIZE: MLVR not whole u32s") {
+    wr64(b, entry_at(b, "MLVR") + 16, 15);
+    CHECK(open_rule(b) == "HM-CHUNK-SIZE");
+  }
+  SUBCASE("HM-CHUNK-SIZE: BNDS") {
+    wr64(b, entry_at(b, "BNDS") + 16, 36);
+    CHECK(open_rule(b) == "HM-CHUNK-SIZE");
+  }
+  SUBCASE("HM-CHUNK-SIZE: LODT rows disagree with lodCount") {
+    wr32(b, chunk_at(b, "LODT"), 2);
+    CHECK(open_rule(b) == "HM-CHUNK-SIZE");
+  }
+  SUBCASE("HM-CHUNK-SIZE: LODT lodCount x submeshCount overflowing") {
+    wr32(b, chunk_at(b, "LODT"), 0x80000001u);
+    CHECK(open_rule(b) == "HM-CHUNK-SIZE");
+  }
+}
+
+TEST_CASE("hmesh rules: submeshes, meshlets, skeleton, LODs") {
+  bytes b = fixture_mesh();
+  const std::size_t subm = chunk_at(b, "SUBM");
+  const std::size_t mlet = chunk_at(b, "MLET");
+  SUBCASE("HM-SUBMESH-RANGE: index range") {
+    wr32(b, subm + 64 + 4, 4);  // submesh 1: [3, 7) > 6
+    const auto r = ua::open_hmesh(span(b));
+    REQUIRE(!r);
+    CHECK(r.error().rule_id() == "HM-SUBMESH-RANGE");
+    CHECK(r.error().context.record_index == 1);
+    CHECK(std::string(r.error().context.field) == "indexCount");
+  }
+  SUBCASE("HM-SUBMESH-RANGE: firstIndex + indexCount wrapping u32") {
+    wr32(b, subm + 64, 0xFFFFFFFFu);
+    CHECK(open_rule(b) == "HM-SUBMESH-RANGE");
+  }
+  SUBCASE("HM-SUBMESH-RANGE: meshlet range") {
+    wr32(b, subm + 64 + 12, 1);  // submesh 1: meshlets [1, 2) > 1
+    CHECK(open_rule(b) == "HM-SUBMESH-RANGE");
+  }
+  SUBCASE("HM-SUBMESH-RANGE: baseVertex") {
+    wr32(b, subm + 20, 5);
+    CHECK(open_rule(b) == "HM-SUBMESH-RANGE");
+  }
+  SUBCASE("HM-MATERIAL-SLOT") {
+    wr32(b, subm + 16, 2);
+    CHECK(open_rule(b) == "HM-MATERIAL-SLOT");
+  }
+  SUBCASE("HM-MATERIAL-SLOT accepts 0xFFFFFFFF") {
+    wr32(b, subm + 16, 0xFFFFFFFFu);
+    CHECK(open_rule(b, true) == "OK");
+  }
+  SUBCASE("HM-MESHLET-RANGE: vertex range past MLVR") {
+    wr32(b, mlet + 4, 5);
+    CHECK(open_rule(b) == "HM-MESHLET-RANGE");
+  }
+  SUBCASE("HM-MESHLET-RANGE: triangle range past MLTR") {
+    wr32(b, mlet + 8, 1);
+    CHECK(open_rule(b) == "HM-MESHLET-RANGE");
+  }
+  SUBCASE("HM-MESHLET-RANGE: over DESC meshletMaxVerts") {
+    wr32(b, chunk_at(b, "DESC") + 24, 3);
+    CHECK(open_rule(b) == "HM-MESHLET-RANGE");
+  }
+  SUBCASE("HM-MESHLET-RANGE: over DESC meshletMaxTris") {
+    wr32(b, chunk_at(b, "DESC") + 28, 1);
+    CHECK(open_rule(b) == "HM-MESHLET-RANGE");
+  }
+  SUBCASE("HM-SKEL-PARENT: itself") {
+    wr32(b, chunk_at(b, "SKEL") + 112 + 104, 1);
+    CHECK(open_rule(b) == "HM-SKEL-PARENT");
+  }
+  SUBCASE("HM-SKEL-PARENT: a later joint (would allow a cycle)") {
+    wr32(b, chunk_at(b, "SKEL") + 104, 1);
+    CHECK(open_rule(b) == "HM-SKEL-PARENT");
+  }
+  SUBCASE("HM-SKEL-PARENT: negative other than -1") {
+    wr32(b, chunk_at(b, "SKEL") + 112 + 104, static_cast<std::uint32_t>(-2));
+    CHECK(open_rule(b) == "HM-SKEL-PARENT");
+  }
+  SUBCASE("HM-LOD-RANGE: LODT submeshCount") {
+    wr32(b, chunk_at(b, "LODT") + 4, 3);
+    CHECK(open_rule(b) == "HM-LOD-RANGE");
+  }
+  SUBCASE("HM-LOD-RANGE: a row past LODI") {
+    wr32(b, chunk_at(b, "LODT") + 8, 1);  // [1, 4) > 3
+    CHECK(open_rule(b) == "HM-LOD-RANGE");
+  }
+}
+
+TEST_CASE("hmesh rules: overlapping meshlets are refused (keeps the deep pass linear)") {
+  mesh_fixture f;
+  f.meshlets = {{0, 4, 0, 2}, {0, 4, 0, 2}};
+  f.meshlet_bounds.push_back(f.meshlet_bounds[0]);
+  f.submeshes[0].meshlet_count = 2;
+  CHECK(rule_of(ua::write_hmesh(f.input())) == "HM-MESHLET-RANGE");
+}
+
+TEST_CASE("hmesh rules: deep checks") {
+  bytes b = fixture_mesh();
+  SUBCASE("HM-INDEX-VALUE: IDXS") {
+    wr16(b, chunk_at(b, "IDXS") + 10, 4);
+    CHECK(deep_only_rule(b) == "HM-INDEX-VALUE");
+  }
+  SUBCASE("HM-INDEX-VALUE: MLVR") {
+    wr32(b, chunk_at(b, "MLVR"), 4);
+    CHECK(deep_only_rule(b) == "HM-INDEX-VALUE");
+  }
+  SUBCASE("HM-INDEX-VALUE: LODI") {
+    wr32(b, chunk_at(b, "LODI") + 8, 70000);
+    CHECK(deep_only_rule(b) == "HM-INDEX-VALUE");
+  }
+  SUBCASE("HM-MESHLET-INDEX") {
+    b[chunk_at(b, "MLTR") + 5] = std::byte{4};
+    const auto r = ua::open_hmesh(span(b), {.deep = true});
+    REQUIRE(!r);
+    CHECK(r.error().rule_id() == "HM-MESHLET-INDEX");
+    CHECK(r.error().context.record_index == 1);  // triangle 1
+    CHECK(deep_only_rule(b) == "HM-MESHLET-INDEX");
+  }
+  SUBCASE("HM-SKIN-JOINT") {
+    wr16(b, chunk_at(b, "SKIN") + 24 * 3 + 2, 2);
+    CHECK(deep_only_rule(b) == "HM-SKIN-JOINT");
+  }
+  SUBCASE("HM-FINITE: a weight") {
+    wrf(b, chunk_at(b, "SKIN") + 8 + 4, std::numeric_limits<float>::quiet_NaN());
+    CHECK(deep_only_rule(b) == "HM-FINITE");
+  }
+  SUBCASE("HM-FINITE: a position") {
+    wrf(b, chunk_at(b, "VTXS") + 28 + 4, std::numeric_limits<float>::infinity());
+    CHECK(deep_only_rule(b) == "HM-FINITE");
+  }
+  SUBCASE("HM-FINITE: BNDS") {
+    wrf(b, chunk_at(b, "BNDS") + 36, std::numeric_limits<float>::quiet_NaN());
+    CHECK(deep_only_rule(b) == "HM-FINITE");
+  }
+  SUBCASE("HM-FINITE: submesh bounds") {
+    wrf(b, chunk_at(b, "SUBM") + 24, -std::numeric_limits<float>::infinity());
+    CHECK(deep_only_rule(b) == "HM-FINITE");
+  }
+}
+
+TEST_CASE("hmesh rules: errors describe themselves with the chunk") {
+  bytes b = fixture_mesh();
+  wr32(b, chunk_at(b, "SUBM") + 16, 9);
+  const auto r = ua::open_hmesh(span(b));
+  REQUIRE(!r);
+  const std::string d = r.error().describe();
+  CHECK(d.find("HM-MATERIAL-SLOT") == 0);
+  CHECK(d.find("field materialSlot") != std::string::npos);
+  CHECK(d.find("value 9") != std::string::npos);
+  CHECK(r.error().family() == untold::format_family::assetc);
+}
