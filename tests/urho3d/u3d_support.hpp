@@ -82,6 +82,94 @@ inline void put_f32(bytes& b, std::size_t at, float f) {
   put_u32(b, at, v);
 }
 
+
+struct tiny_options {
+  std::string_view id = "UMD2";
+  std::uint32_t version = 2;
+  std::uint32_t element_count = 4;
+  bool two_morph_buffers = false;
+  std::uint32_t bone1_parent = 0;
+  std::uint32_t bone0_parent = 0;
+  bool centers = true;
+};
+
+struct tiny {
+  bytes file;
+  std::size_t vb_count, elements, morph_range, ib_size, index_data, mapping, lod_count, lod, morph_buffer, morph_mask,
+      morph_vertex, bone0_parent, bone1_parent, bone1_mask, positions, bone_count, end_of_bbox;
+};
+
+/// A skinned, morphed UMD2 model written byte by byte.
+inline tiny make_tiny(const tiny_options& o = {}) {
+  tiny t{};
+  gen g;
+  g.id(o.id);
+  if (o.id == "UMD3") g.u32(o.version);
+  t.vb_count = g.size();
+  g.u32(1);                 // vertex buffers
+  g.u32(3);                 // vertices
+  t.elements = g.size();
+  g.u32(o.element_count);
+  const std::uint32_t descs[4] = {0x0003, 0x0103, 0x0604, 0x0705};  // position, normal, weights, indices
+  for (std::uint32_t i = 0; i < o.element_count && i < 4; ++i) g.u32(descs[i]);
+  t.morph_range = g.size();
+  g.u32(0).u32(3);
+  t.positions = g.size();
+  const float pos[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+  for (int v = 0; v < 3; ++v) {
+    if (o.element_count == 0) break;
+    g.f32(pos[v][0]).f32(pos[v][1]).f32(pos[v][2]);
+    g.f32(0).f32(0).f32(-1);
+    g.f32(0.75f).f32(0.25f).f32(0).f32(0);
+    g.u8(0).u8(1).u8(0).u8(0);
+  }
+  g.u32(1);  // index buffers
+  g.u32(3);
+  t.ib_size = g.size();
+  g.u32(2);
+  t.index_data = g.size();
+  g.u16(0).u16(1).u16(2);
+  g.u32(1);  // geometries
+  g.u32(2);
+  t.mapping = g.size();
+  g.u32(1).u32(0);
+  t.lod_count = g.size();
+  g.u32(1);
+  t.lod = g.size();
+  g.f32(0).u32(0).u32(0).u32(0).u32(0).u32(3);
+  g.u32(1);  // morphs
+  g.cstr("smile");
+  if (o.id == "UMD3" && o.version >= 2) g.f32(0.5f);
+  g.u32(o.two_morph_buffers ? 2 : 1);
+  for (int k = 0; k < (o.two_morph_buffers ? 2 : 1); ++k) {
+    t.morph_buffer = g.size();
+    g.u32(0);
+    t.morph_mask = g.size();
+    g.u32(1).u32(1);
+    t.morph_vertex = g.size();
+    g.u32(2).f32(0).f32(1).f32(0);
+  }
+  t.bone_count = g.size();
+  g.u32(2);  // bones
+  g.cstr("root");
+  t.bone0_parent = g.size();
+  g.u32(o.bone0_parent).f32(0).f32(0).f32(0).f32(1).f32(0).f32(0).f32(0).f32(1).f32(1).f32(1);
+  for (int k = 0; k < 12; ++k) g.f32(k % 5 == 0 ? 1.0f : 0.0f);
+  g.u8(0);
+  g.cstr("child");
+  t.bone1_parent = g.size();
+  g.u32(o.bone1_parent).f32(0).f32(1).f32(0).f32(1).f32(0).f32(0).f32(0).f32(1).f32(1).f32(1);
+  for (int k = 0; k < 12; ++k) g.f32(k % 5 == 0 ? 1.0f : 0.0f);
+  t.bone1_mask = g.size();
+  g.u8(3).f32(0.5f).f32(-1).f32(-1).f32(-1).f32(1).f32(1).f32(1);
+  g.f32(0).f32(0).f32(0).f32(1).f32(1).f32(0);  // bounding box
+  t.end_of_bbox = g.size();
+  if (o.centers) g.f32(0.3f).f32(0.3f).f32(0);
+  t.file = std::move(g.b);
+  return t;
+}
+
+
 #define U3D_CHECK_ERR(expr, expected)                                                  \
   do {                                                                                 \
     auto u3d_r_ = (expr);                                                              \
