@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <numeric>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -125,5 +126,111 @@ inline untold::errc parse_error(const bytes& f, const untold::udm::read_options&
 }
 
 inline bool same(const bytes& a, const bytes& b) { return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin()); }
+
+namespace u = untold::udm;
+
+/// A tree with every type, as values, in arrays, LZ4 arrays and structs.
+inline u::property every_type_tree() {
+  u::property data = u::make_element();
+  data.add("nil", u::make_nil());
+  data.add("string", u::make_string("hello"));
+  data.add("utf8", u::make_string("h\xc3\xa9llo", u::type::utf8_string));
+  data.add("int8", u::make_value<std::int8_t>(-7));
+  data.add("uint8", u::make_value<std::uint8_t>(250));
+  data.add("int16", u::make_value<std::int16_t>(-30000));
+  data.add("uint16", u::make_value<std::uint16_t>(65000));
+  data.add("int32", u::make_value<std::int32_t>(-2000000000));
+  data.add("uint32", u::make_value<std::uint32_t>(4000000000u));
+  data.add("int64", u::make_value<std::int64_t>(-9000000000000000000ll));
+  data.add("uint64", u::make_value<std::uint64_t>(18000000000000000000ull));
+  data.add("float", u::make_value<float>(0.1f));
+  data.add("double", u::make_value<double>(1.0 / 3.0));
+  data.add("bool", u::make_value<bool>(true));
+  data.add("vec2", u::make_value(u::vec2{1.5f, -2.5f}));
+  data.add("vec3", u::make_value(u::vec3{1, 2, 3}));
+  data.add("vec4", u::make_value(u::vec4{1, 2, 3, 4}));
+  data.add("quat", u::make_value(u::quat{0.1f, 0.2f, 0.3f, 0.9f}));
+  data.add("ang", u::make_value(u::euler_angles{10, 20, 30}));
+  data.add("srgba", u::make_value(u::srgba{255, 128, 54, 44}));
+  data.add("hdr", u::make_value(u::hdr_color{800, 500, 12}));
+  data.add("transform", u::make_value(u::transform{{6, 4, 7}, {0, 0, 0.7071f, 0.7071f}}));
+  data.add("stransform", u::make_value(u::scaled_transform{{9, 6, 7}, {0, 0, 0, 1}, {4, 6, 3}}));
+  u::mat4 m;
+  std::iota(m.m.begin(), m.m.end(), 1.0f);
+  data.add("mat4", u::make_value(m));
+  u::mat3x4 m34;
+  std::iota(m34.m.begin(), m34.m.end(), -5.0f);
+  data.add("mat3x4", u::make_value(m34));
+  const std::vector<std::byte> blob_bytes(1000, std::byte{0x5A});
+  data.add("blob", u::make_blob(blob_bytes));
+  data.add("lz4", u::make_blob_lz4(blob_bytes).value());
+  u::property nested = u::make_element();
+  nested.add("inner", u::make_element()).add("deepest", u::make_value<float>(5.0f));
+  data.add("element", std::move(nested));
+  data.add("ref", u::make_string("path/test/value", u::type::reference));
+  u::struct_layout layout{{u::type::float32, u::type::vector3, u::type::int8, u::type::half},
+                          {"f", "v", "i", "h"}};
+  std::vector<std::byte> one(layout.size());
+  u::store_value(one.data(), 5.0f);
+  u::store_value(one.data() + 4, u::vec3{3, 3, 3});
+  u::store_value(one.data() + 16, std::int8_t{2});
+  u::store_value(one.data() + 17, u::half{0x3C00});
+  data.add("struct", u::make_struct(layout, one));
+  data.add("half", u::make_value(u::half{0x3555}));
+  data.add("vec2i", u::make_value(u::vec2i{-1, 2}));
+  data.add("vec3i", u::make_value(u::vec3i{-1, 2, -3}));
+  data.add("vec4i", u::make_value(u::vec4i{-1, 2, -3, 4}));
+  // Long strings: 254 (no escape), 255 and 300 (escape + u32).
+  data.add("s254", u::make_string(std::string(254, 'a')));
+  data.add("s255", u::make_string(std::string(255, 'b')));
+  data.add("s300", u::make_string(std::string(300, 'c')));
+  // Arrays: of every trivial type (3 values) and as ArrayLz4; empty ones.
+  u::property arrays = u::make_element();
+  u::property lz4_arrays = u::make_element();
+  for (std::uint8_t t = 0; t < u::type_count; ++t) {
+    const auto ty = static_cast<u::type>(t);
+    if (!u::is_trivial(ty)) continue;
+    u::property a;
+    a.kind = u::type::array;
+    a.value_type = ty;
+    a.count = 3;
+    a.bytes.resize(3 * u::size_of(ty));
+    for (std::size_t i = 0; i < a.bytes.size(); ++i) a.bytes[i] = static_cast<std::byte>(i * 7 + t);
+    if (ty == u::type::boolean) a.bytes = {std::byte{1}, std::byte{0}, std::byte{1}};
+    lz4_arrays.add(std::string(u::ascii_name(ty)), u::compress_array(a).value());
+    arrays.add(std::string(u::ascii_name(ty)), std::move(a));
+  }
+  data.add("arrays", std::move(arrays));
+  data.add("lz4Arrays", std::move(lz4_arrays));
+  data.add("emptyArray", u::make_array<float>({}));
+  data.add("emptyLz4", u::compress_array(u::make_array<float>({})).value());
+  data.add("emptyElements", u::make_array_of(u::type::element, {}));
+  data.add("emptyLz4Elements", u::compress_array(u::make_array_of(u::type::element, {})).value());
+  std::vector<u::property> strings{u::make_string("a"), u::make_string(""), u::make_string(std::string(400, 'z'))};
+  data.add("strings", u::make_array_of(u::type::string, strings));
+  data.add("lz4Strings", u::compress_array(u::make_array_of(u::type::string, strings)).value());
+  std::vector<u::property> elements;
+  for (int i = 0; i < 3; ++i) {
+    u::property e = u::make_element();
+    e.add("i", u::make_value<std::int32_t>(i));
+    e.add("sub", u::make_element()).add("name", u::make_string("n" + std::to_string(i)));
+    elements.push_back(std::move(e));
+  }
+  data.add("elements", u::make_array_of(u::type::element, elements));
+  data.add("lz4Elements", u::compress_array(u::make_array_of(u::type::element, elements)).value());
+  std::vector<std::byte> structs(4 * layout.size(), std::byte{0x11});
+  data.add("structs", u::make_struct_array(layout, 4, structs));
+  data.add("lz4Structs", u::compress_array(u::make_struct_array(layout, 4, structs)).value());
+  data.add("blobs", u::make_array_of(u::type::blob, {u::make_blob(blob_bytes), u::make_blob({})}));
+  data.add("utf8s", u::make_array_of(u::type::utf8_string, {u::make_string("x", u::type::utf8_string)}));
+  data.add("refs", u::make_array_of(u::type::reference, {u::make_string("a/b", u::type::reference)}));
+  data.add("blobLz4s", u::make_array_of(u::type::blob_lz4, {u::make_blob_lz4(blob_bytes).value()}));
+  data.add("arrayOfArrays", u::make_array_of(u::type::array, {u::make_array<std::int32_t>(std::vector<std::int32_t>{1, 2}),
+                                                                 u::make_array<float>({})}));
+  data.add("arrayOfLz4Arrays",
+           u::make_array_of(u::type::array_lz4, {u::compress_array(u::make_array<std::int32_t>(std::vector<std::int32_t>{1, 2})).value()}));
+  return u::make_asset("TEST", 3, std::move(data));
+}
+
 
 }  // namespace udm_test

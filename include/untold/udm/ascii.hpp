@@ -1,0 +1,934 @@
+// untold/udm/ascii.hpp - the text form of UDM (".udm"), as Pragma writes
+// and reads it, to and from the owning tree (udm::property).
+//
+//   "assetData"                       an Element: quoted key, then a block
+//   {
+//   	$float mass 1                    a value: $type key value
+//   	$vec3 eyeOffset [0,0,0]          vectors in brackets
+//   	$quat q [1,0,0,0]                quaternions printed w, x, y, z
+//   	$stransform pose [[0,0,0][1,0,0,0][1,1,1]]
+//   	$string name "white"             strings quoted, \\ and \" escaped
+//   	$array list [float;3][1,2,3]     [valueType;count][values]
+//   	$arrayLz4 v [struct<vec3:pos,vec2:uv>;36;1728][base64 of the LZ4 block]
+//   	$lz4 blob [1000][base64]         BlobLz4: [uncompressed size][base64]
+//   	$blob b [base64]   $utf8 u [base64][base64 data]
+//   	$struct<float:f,vec3:v> s [1,[0,0,0]]
+//   	$array els [element;2][ { ... }, { ... } ]
+//   }
+//   $string assetType "PMDL"
+//   $uint32 assetVersion 1
+// Comments (// and /* */) are skipped. Floats are printed shortest-round-trip
+// (std::to_chars), so binary -> ASCII -> binary gives back the same bytes
+// (NaN payloads excepted: a NaN reads back as the canonical quiet NaN).
+// Where this differs from Pragma (docs/udm.md): keys are written in tree
+// order (Pragma sorts them; ascii_options::sort_keys does too), ArrayLz4 is
+// always written compressed, Nil array values are written "nil", escapes in
+// strings are undone on read (Pragma keeps the backslashes), the 3-angle
+// rotation form of transforms is not accepted.
+//
+// read_ascii rejects: UDM-ASCII-SYNTAX (unexpected token, unterminated
+// string/block), UDM-ASCII-VALUE (number out of range, wrong component
+// count, bad base64), UDM-DEPTH (blocks nested deeper than
+// limits.max_depth: recursion is bounded by it), UDM-LIMITS (array counts
+// over limits.max_records), UDM-STRUCT, UDM-ARRAY-TYPE, UDM-ROOT.
+// Safe on untrusted input: every read is bounds-checked against the text;
+// work is linear in the text size (plus LZ4 compression of ArrayLz4 values
+// given uncompressed).
+#pragma once
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "../error.hpp"
+#include "../limits.hpp"
+#include "../packing.hpp"
+#include "types.hpp"
+#include "writer.hpp"
+
+namespace untold::udm {
+
+struct ascii_options {
+  /// Sort each element's keys by name, as Pragma's ASCII writer does (the
+  /// binary written back then differs in key order from the source).
+  bool sort_keys = false;
+  /// Write assetType/assetVersion beside assetData (Pragma's IncludeHeader);
+  /// off: only the children of assetData, which read_ascii wraps back as
+  /// assetType "nil", version 1.
+  bool include_header = true;
+};
+
+struct ascii_read_options {
+  untold::limits limits{};
+};
+
+namespace detail {
+
+inline constexpr char base64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+inline void base64_encode(std::string& out, byte_span in) {
+  std::size_t i = 0;
+  for (; i + 3 <= in.size(); i += 3) {
+    const std::uint32_t v = static_cast<std::uint32_t>(in[i]) << 16 | static_cast<std::uint32_t>(in[i + 1]) << 8 |
+                            static_cast<std::uint32_t>(in[i + 2]);
+    out.push_back(base64_alphabet[v >> 18]);
+    out.push_back(base64_alphabet[(v >> 12) & 63]);
+    out.push_back(base64_alphabet[(v >> 6) & 63]);
+    out.push_back(base64_alphabet[v & 63]);
+  }
+  if (const std::size_t rest = in.size() - i; rest != 0) {
+    std::uint32_t v = static_cast<std::uint32_t>(in[i]) << 16;
+    if (rest == 2) v |= static_cast<std::uint32_t>(in[i + 1]) << 8;
+    out.push_back(base64_alphabet[v >> 18]);
+    out.push_back(base64_alphabet[(v >> 12) & 63]);
+    out.push_back(rest == 2 ? base64_alphabet[(v >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+}
+
+/// Decodes standard base64 (padding optional). False on any other character.
+inline bool base64_decode(std::string_view in, std::vector<std::byte>& out) {
+  while (!in.empty() && in.back() == '=') in.remove_suffix(1);
+  if (in.size() % 4 == 1) return false;
+  out.reserve(out.size() + in.size() / 4 * 3 + 2);
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (char c : in) {
+    int v;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9') v = c - '0' + 52;
+    else if (c == '+') v = 62;
+    else if (c == '/') v = 63;
+    else return false;
+    acc = (acc << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<std::byte>((acc >> bits) & 0xFFu));
+    }
+  }
+  return true;
+}
+
+/// Characters that end an unquoted token.
+[[nodiscard]] constexpr bool is_control_char(char c) noexcept {
+  switch (c) {
+    case '{': case '}': case '[': case ']': case '<': case '>': case '$': case ',': case ':': case ';': case '"':
+      return true;
+    default: return false;
+  }
+}
+[[nodiscard]] constexpr bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+[[nodiscard]] inline bool key_needs_quotes(std::string_view k) noexcept {
+  if (k.empty()) return true;
+  for (char c : k) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u >= 0x7F || is_control_char(c) || c == '\\' || c == '/') return true;
+  }
+  return false;
+}
+
+inline void put_quoted(std::string& out, std::string_view s) {
+  out.push_back('"');
+  for (char c : s) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('"');
+}
+
+template <class T>
+inline void put_number(std::string& out, T v) {
+  char buf[64];
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(v)) {
+      out.append(std::signbit(v) ? "-nan" : "nan");
+      return;
+    }
+  }
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+/// One component of a trivial value at p.
+inline void put_component(std::string& out, component c, const std::byte* p) {
+  switch (c) {
+    case component::i8: put_number(out, static_cast<int>(static_cast<std::int8_t>(*p))); return;
+    case component::u8:
+    case component::boolean: put_number(out, static_cast<unsigned>(static_cast<std::uint8_t>(*p))); return;
+    case component::i16: put_number(out, load_le_unchecked<std::int16_t>(p)); return;
+    case component::u16: put_number(out, load_le_unchecked<std::uint16_t>(p)); return;
+    case component::i32: put_number(out, load_le_unchecked<std::int32_t>(p)); return;
+    case component::u32: put_number(out, load_le_unchecked<std::uint32_t>(p)); return;
+    case component::i64: put_number(out, static_cast<std::int64_t>(load_le_unchecked<std::uint64_t>(p))); return;
+    case component::u64: put_number(out, load_le_unchecked<std::uint64_t>(p)); return;
+    case component::f32: put_number(out, load_le_unchecked<float>(p)); return;
+    case component::f64: put_number(out, std::bit_cast<double>(load_le_unchecked<std::uint64_t>(p))); return;
+    case component::f16: put_number(out, half_to_float(load_le_unchecked<std::uint16_t>(p))); return;
+    case component::none: return;
+  }
+}
+
+/// A trivial value as Pragma prints it: scalars bare, vectors in brackets,
+/// quaternions w first, transforms as nested lists.
+inline void put_trivial(std::string& out, type t, const std::byte* p) {
+  const component c = component_of(t);
+  const std::uint32_t n = component_count(t);
+  const std::uint32_t cs = component_size(c);
+  auto list = [&](std::initializer_list<std::uint32_t> order) {
+    out.push_back('[');
+    bool first = true;
+    for (std::uint32_t i : order) {
+      if (!first) out.push_back(',');
+      first = false;
+      put_component(out, c, p + i * cs);
+    }
+    out.push_back(']');
+  };
+  switch (t) {
+    case type::nil: return;
+    case type::quaternion: list({3, 0, 1, 2}); return;
+    case type::transform:
+      out.push_back('[');
+      list({0, 1, 2});
+      list({6, 3, 4, 5});
+      out.push_back(']');
+      return;
+    case type::scaled_transform:
+      out.push_back('[');
+      list({0, 1, 2});
+      list({6, 3, 4, 5});
+      list({7, 8, 9});
+      out.push_back(']');
+      return;
+    case type::mat4:
+    case type::mat3x4:
+      out.push_back('[');
+      for (std::uint32_t row = 0; row < n / 4; ++row) list({row * 4, row * 4 + 1, row * 4 + 2, row * 4 + 3});
+      out.push_back(']');
+      return;
+    default: break;
+  }
+  if (n == 1) {
+    put_component(out, c, p);
+    return;
+  }
+  out.push_back('[');
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (i != 0) out.push_back(',');
+    put_component(out, c, p + i * cs);
+  }
+  out.push_back(']');
+}
+
+inline void put_layout(std::string& out, const struct_layout& l) {
+  out.push_back('<');
+  for (std::size_t i = 0; i < l.types.size(); ++i) {
+    if (i != 0) out.push_back(',');
+    out.append(ascii_name(l.types[i]));
+    out.push_back(':');
+    if (key_needs_quotes(l.names[i])) put_quoted(out, l.names[i]);
+    else out.append(l.names[i]);
+  }
+  out.push_back('>');
+}
+
+inline void put_struct_value(std::string& out, const struct_layout& l, const std::byte* p) {
+  out.push_back('[');
+  std::uint32_t offset = 0;
+  for (std::size_t i = 0; i < l.types.size(); ++i) {
+    if (i != 0) out.push_back(',');
+    put_trivial(out, l.types[i], p + offset);
+    offset += size_of(l.types[i]);
+  }
+  out.push_back(']');
+}
+
+inline void put_children(std::string& out, const property& el, const std::string& prefix, const ascii_options& o);
+
+/// The value text of a non-Element property.
+inline void put_value(std::string& out, const property& p, const std::string& prefix, const ascii_options& o) {
+  const type t = p.kind;
+  if (is_trivial(t)) {
+    put_trivial(out, t, p.bytes.data());
+    return;
+  }
+  switch (t) {
+    case type::string:
+    case type::reference:
+      put_quoted(out, std::string_view(reinterpret_cast<const char*>(p.bytes.data()), p.bytes.size()));
+      return;
+    case type::utf8_string:
+      out.append("[base64][");
+      base64_encode(out, p.bytes);
+      out.push_back(']');
+      return;
+    case type::blob:
+      out.push_back('[');
+      base64_encode(out, p.bytes);
+      out.push_back(']');
+      return;
+    case type::blob_lz4:
+      out.push_back('[');
+      put_number(out, p.uncompressed_size);
+      out.append("][");
+      base64_encode(out, p.bytes);
+      out.push_back(']');
+      return;
+    case type::struct_: put_struct_value(out, p.layout, p.bytes.data()); return;
+    case type::element:
+      out.append("{\n");
+      put_children(out, p, prefix + '\t', o);
+      out.append("\n").append(prefix).append("}");
+      return;
+    case type::array:
+    case type::array_lz4: {
+      const type vt = p.value_type;
+      out.push_back('[');
+      out.append(ascii_name(vt));
+      if (vt == type::struct_) put_layout(out, p.layout);
+      out.push_back(';');
+      put_number(out, p.count);
+      if (t == type::array_lz4) {
+        out.push_back(';');
+        put_number(out, p.uncompressed_size);
+        out.append("][");
+        base64_encode(out, p.bytes);
+        out.push_back(']');
+        return;
+      }
+      out.append("][");
+      if (vt == type::element) {
+        for (std::size_t i = 0; i < p.items.size(); ++i) {
+          if (i != 0) out.push_back(',');
+          out.append("\n").append(prefix).append("\t{\n");
+          put_children(out, p.items[i], prefix + '\t', o);
+          out.append("\n").append(prefix).append("\t}");
+        }
+        if (!p.items.empty()) out.append("\n").append(prefix);
+      } else if (vt == type::struct_) {
+        const std::uint32_t size = p.layout.size();
+        for (std::uint32_t i = 0; i < p.count; ++i) {
+          out.append(i == 0 ? "\n" : ",\n").append(prefix).push_back('\t');
+          put_struct_value(out, p.layout, p.bytes.data() + std::size_t{i} * size);
+        }
+        if (p.count != 0) out.append("\n").append(prefix);
+      } else if (vt == type::nil) {
+        for (std::uint32_t i = 0; i < p.count; ++i) out.append(i == 0 ? "nil" : ",nil");
+      } else if (is_trivial(vt)) {
+        const std::uint32_t size = size_of(vt);
+        for (std::uint32_t i = 0; i < p.count; ++i) {
+          if (i != 0) out.push_back(',');
+          put_trivial(out, vt, p.bytes.data() + std::size_t{i} * size);
+        }
+      } else {
+        for (std::size_t i = 0; i < p.items.size(); ++i) {
+          if (i != 0) out.push_back(',');
+          put_value(out, p.items[i], prefix, o);
+        }
+      }
+      out.push_back(']');
+      return;
+    }
+    default: return;
+  }
+}
+
+inline void put_property(std::string& out, std::string_view key, const property& p, const std::string& prefix,
+                         const ascii_options& o) {
+  if (p.kind == type::element) {
+    out.append(prefix);
+    put_quoted(out, key);
+    out.append("\n").append(prefix).append("{\n");
+    put_children(out, p, prefix, o);
+    out.append("\n").append(prefix).append("}");
+    return;
+  }
+  out.append(prefix).push_back('$');
+  out.append(ascii_name(p.kind));
+  if (p.kind == type::struct_) put_layout(out, p.layout);
+  out.push_back(' ');
+  if (key_needs_quotes(key)) put_quoted(out, key);
+  else out.append(key);
+  out.push_back(' ');
+  put_value(out, p, prefix, o);
+}
+
+/// The children of an element, one per line, indented one tab deeper than
+/// `prefix` (the root's children: not indented).
+inline void put_children(std::string& out, const property& el, const std::string& prefix, const ascii_options& o) {
+  std::vector<const child*> order;
+  order.reserve(el.children.size());
+  for (const child& c : el.children) order.push_back(&c);
+  if (o.sort_keys)
+    std::stable_sort(order.begin(), order.end(), [](const child* a, const child* b) { return a->key < b->key; });
+  const std::string child_prefix = prefix + '\t';
+  bool first = true;
+  for (const child* c : order) {
+    if (!first) out.push_back('\n');
+    first = false;
+    put_property(out, c->key, c->value, child_prefix, o);
+  }
+}
+
+}  // namespace detail
+
+/// `root` (an Element) as UDM ASCII text. Deterministic. Errors: those of
+/// write_binary's checks (UDM-ROOT, UDM-WRITE, UDM-STRUCT ...), so whatever
+/// this writes, read_ascii and write_binary accept.
+[[nodiscard]] inline result<std::string> write_ascii(const property& root, const ascii_options& o = {}) {
+  if (root.kind != type::element) return make_error(errc::udm_bad_root, {.field = "type"});
+  UNTOLD_TRY(detail::check_tree(root));
+  UNTOLD_TRY(detail::check_struct_sizes(root));
+  std::string out;
+  const property* top = &root;
+  if (!o.include_header) {
+    top = root.find("assetData");
+    if (top == nullptr || top->kind != type::element) return make_error(errc::udm_bad_root, {.field = "assetData"});
+  }
+  // The root's children sit at column 0: put_children indents by one tab
+  // relative to a prefix, so the root's own prefix is "one tab less".
+  std::vector<const child*> order;
+  for (const child& c : top->children) order.push_back(&c);
+  if (o.sort_keys)
+    std::stable_sort(order.begin(), order.end(), [](const child* a, const child* b) { return a->key < b->key; });
+  bool first = true;
+  for (const child* c : order) {
+    if (!first) out.push_back('\n');
+    first = false;
+    detail::put_property(out, c->key, c->value, std::string(), o);
+  }
+  out.push_back('\n');
+  return out;
+}
+
+// ---- reader -------------------------------------------------------------------------------------
+
+namespace detail {
+
+class ascii_parser {
+ public:
+  ascii_parser(std::string_view text, const ascii_read_options& o) noexcept : s_(text), o_(o) {}
+
+  result<property> run() {
+    property root = make_element();
+    UNTOLD_TRY(block(root, 1, true));
+    if (root.find("assetData") == nullptr) {
+      // Pragma's reader treats a file without the header as assetData alone.
+      property wrapped = make_asset("nil", 1, std::move(root));
+      return wrapped;
+    }
+    return root;
+  }
+
+ private:
+  [[nodiscard]] error fail(errc code, const char* field) const noexcept {
+    error e = make_error(code);
+    e.context.field = field;
+    e.context.offset = pos_;
+    return e;
+  }
+
+  /// Skips whitespace and comments; returns the next character (0 at the end).
+  char peek() noexcept {
+    for (;;) {
+      while (pos_ < s_.size() && is_space(s_[pos_])) ++pos_;
+      if (pos_ + 1 < s_.size() && s_[pos_] == '/' && s_[pos_ + 1] == '/') {
+        const std::size_t nl = s_.find('\n', pos_);
+        pos_ = nl == std::string_view::npos ? s_.size() : nl + 1;
+        continue;
+      }
+      if (pos_ + 1 < s_.size() && s_[pos_] == '/' && s_[pos_ + 1] == '*') {
+        const std::size_t end = s_.find("*/", pos_ + 2);
+        pos_ = end == std::string_view::npos ? s_.size() : end + 2;
+        continue;
+      }
+      return pos_ < s_.size() ? s_[pos_] : '\0';
+    }
+  }
+  [[nodiscard]] bool at_end() noexcept {
+    peek();
+    return pos_ >= s_.size();
+  }
+  status expect(char c, const char* field) {
+    if (at_end() || s_[pos_] != c) return fail(errc::udm_ascii_syntax, field);
+    ++pos_;
+    return {};
+  }
+  bool accept(char c) {
+    if (!at_end() && s_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+
+  /// An unquoted token (up to whitespace or a control character) or a
+  /// quoted string with \ escapes undone.
+  result<std::string> token(const char* field) {
+    if (at_end()) return fail(errc::udm_ascii_syntax, field);
+    if (s_[pos_] == '"') {
+      std::string out;
+      ++pos_;
+      while (pos_ < s_.size() && s_[pos_] != '"') {
+        if (s_[pos_] == '\\' && pos_ + 1 < s_.size()) ++pos_;
+        out.push_back(s_[pos_++]);
+      }
+      if (pos_ >= s_.size()) return fail(errc::udm_ascii_syntax, field);
+      ++pos_;
+      return out;
+    }
+    const std::size_t start = pos_;
+    while (pos_ < s_.size() && !is_space(s_[pos_]) && !is_control_char(s_[pos_])) ++pos_;
+    if (pos_ == start) return fail(errc::udm_ascii_syntax, field);
+    return std::string(s_.substr(start, pos_ - start));
+  }
+  /// An unquoted token as a view (numbers, type names).
+  result<std::string_view> bare(const char* field) {
+    if (at_end()) return fail(errc::udm_ascii_syntax, field);
+    const std::size_t start = pos_;
+    while (pos_ < s_.size() && !is_space(s_[pos_]) && !is_control_char(s_[pos_])) ++pos_;
+    if (pos_ == start) return fail(errc::udm_ascii_syntax, field);
+    return s_.substr(start, pos_ - start);
+  }
+
+  template <class T>
+  result<T> integer(const char* field) {
+    auto t = bare(field);
+    if (!t) return t.error();
+    std::string_view v = *t;
+    if (!v.empty() && v.front() == '+') v.remove_prefix(1);
+    T out{};
+    const auto r = std::from_chars(v.data(), v.data() + v.size(), out);
+    if (r.ec != std::errc() || r.ptr != v.data() + v.size()) return fail(errc::udm_ascii_value, field);
+    return out;
+  }
+  template <class T>
+  result<T> floating(const char* field) {
+    auto t = bare(field);
+    if (!t) return t.error();
+    std::string_view v = *t;
+    if (!v.empty() && v.front() == '+') v.remove_prefix(1);
+    T out{};
+    const auto r = std::from_chars(v.data(), v.data() + v.size(), out);
+    // Out-of-range literals: from_chars reports them; overflow to inf is a value error.
+    if (r.ec != std::errc() || r.ptr != v.data() + v.size()) return fail(errc::udm_ascii_value, field);
+    return out;
+  }
+
+  /// One component of a trivial value into p.
+  status component_value(component c, std::byte* p) {
+    switch (c) {
+      case component::i8: {
+        auto v = integer<std::int8_t>("int8");
+        if (!v) return v.error();
+        *p = static_cast<std::byte>(*v);
+        return {};
+      }
+      case component::u8: {
+        auto v = integer<std::uint8_t>("uint8");
+        if (!v) return v.error();
+        *p = static_cast<std::byte>(*v);
+        return {};
+      }
+      case component::boolean: {
+        auto t = bare("bool");
+        if (!t) return t.error();
+        if (*t == "true") *p = std::byte{1};
+        else if (*t == "false") *p = std::byte{0};
+        else {
+          std::uint8_t v = 0;
+          const auto r = std::from_chars(t->data(), t->data() + t->size(), v);
+          if (r.ec != std::errc() || r.ptr != t->data() + t->size()) return fail(errc::udm_ascii_value, "bool");
+          *p = static_cast<std::byte>(v);
+        }
+        return {};
+      }
+      case component::i16: return store(integer<std::int16_t>("int16"), p);
+      case component::u16: return store(integer<std::uint16_t>("uint16"), p);
+      case component::i32: return store(integer<std::int32_t>("int32"), p);
+      case component::u32: return store(integer<std::uint32_t>("uint32"), p);
+      case component::i64: {
+        auto v = integer<std::int64_t>("int64");
+        if (!v) return v.error();
+        store_le_unchecked<std::uint64_t>(p, static_cast<std::uint64_t>(*v));
+        return {};
+      }
+      case component::u64: return store(integer<std::uint64_t>("uint64"), p);
+      case component::f32: return store(floating<float>("float"), p);
+      case component::f64: {
+        auto v = floating<double>("double");
+        if (!v) return v.error();
+        store_le_unchecked<std::uint64_t>(p, std::bit_cast<std::uint64_t>(*v));
+        return {};
+      }
+      case component::f16: {
+        auto v = floating<float>("half");
+        if (!v) return v.error();
+        std::uint16_t h;
+        if (std::isnan(*v)) h = 0x7E00;
+        else if (std::isinf(*v)) h = *v > 0 ? 0x7C00 : 0xFC00;
+        else h = float_to_half_raw(*v);
+        store_le_unchecked<std::uint16_t>(p, h);
+        return {};
+      }
+      case component::none: return {};
+    }
+    return {};
+  }
+  template <class T>
+  status store(result<T> v, std::byte* p) {
+    if (!v) return v.error();
+    store_le_unchecked<T>(p, *v);
+    return {};
+  }
+
+  /// A trivial value: scalars bare, everything else a bracketed list whose
+  /// nested brackets are flattened (Pragma's [[t][r][s]] transforms).
+  status trivial(type t, std::byte* p) {
+    const component c = component_of(t);
+    const std::uint32_t n = component_count(t);
+    if (t == type::nil) return {};
+    if (n == 1 && peek() != '[') return component_value(c, p);
+    const std::uint32_t cs = component_size(c);
+    // Text order -> binary index (quaternions are w first in text).
+    auto slot = [t](std::uint32_t i) -> std::uint32_t {
+      if (t == type::quaternion) return i == 0 ? 3 : i - 1;
+      if (t == type::transform || t == type::scaled_transform) {
+        if (i == 3) return 6;
+        if (i >= 4 && i <= 6) return i - 1;
+      }
+      return i;
+    };
+    UNTOLD_TRY(expect('[', "["));
+    std::uint32_t depth = 1, i = 0;
+    while (depth > 0) {
+      const char ch = peek();
+      if (ch == '[') {
+        if (++depth > 3) return fail(errc::udm_ascii_syntax, "[");
+        ++pos_;
+      } else if (ch == ']') {
+        --depth;
+        ++pos_;
+      } else if (ch == ',') {
+        ++pos_;
+      } else if (ch == '\0' || is_control_char(ch)) {
+        return fail(errc::udm_ascii_syntax, "]");
+      } else {
+        if (i >= n) return fail(errc::udm_ascii_value, name(t).data());
+        UNTOLD_TRY(component_value(c, p + slot(i) * cs));
+        ++i;
+      }
+    }
+    if (i != n) return fail(errc::udm_ascii_value, name(t).data());
+    return {};
+  }
+
+  status base64_block(std::vector<std::byte>& out, const char* field) {
+    UNTOLD_TRY(expect('[', field));
+    const std::size_t end = s_.find(']', pos_);
+    if (end == std::string_view::npos) return fail(errc::udm_ascii_syntax, field);
+    std::string_view b64 = s_.substr(pos_, end - pos_);
+    while (!b64.empty() && is_space(b64.back())) b64.remove_suffix(1);
+    while (!b64.empty() && is_space(b64.front())) b64.remove_prefix(1);
+    if (!base64_decode(b64, out)) return fail(errc::udm_ascii_value, field);
+    pos_ = end + 1;
+    return {};
+  }
+
+  result<struct_layout> layout() {
+    struct_layout l;
+    UNTOLD_TRY(expect('<', "<"));
+    while (!accept('>')) {
+      if (!l.types.empty()) UNTOLD_TRY(expect(',', ","));
+      auto tn = bare("memberType");
+      if (!tn) return tn.error();
+      const auto t = type_from_ascii_name(*tn);
+      if (!t) return fail(errc::udm_ascii_syntax, "memberType");
+      if (!is_trivial(*t)) return fail(errc::udm_struct_member, "memberType");
+      l.types.push_back(*t);
+      std::string member_name;
+      if (accept(':')) {
+        auto nm = token("memberName");
+        if (!nm) return nm.error();
+        member_name = std::move(*nm);
+      }
+      l.names.push_back(std::move(member_name));
+      if (l.types.size() > 255) return fail(errc::udm_struct_member, "memberCount");
+    }
+    if (l.types.empty()) return fail(errc::udm_struct_member, "memberCount");
+    return l;
+  }
+
+  status struct_value(const struct_layout& l, std::vector<std::byte>& out) {
+    const std::size_t base = out.size();
+    out.resize(base + l.size());
+    UNTOLD_TRY(expect('[', "["));
+    std::uint32_t offset = 0;
+    for (std::size_t i = 0; i < l.types.size(); ++i) {
+      if (i != 0) UNTOLD_TRY(expect(',', ","));
+      UNTOLD_TRY(trivial(l.types[i], out.data() + base + offset));
+      offset += size_of(l.types[i]);
+    }
+    return expect(']', "]");
+  }
+
+  status check_depth(std::uint32_t depth) const {
+    if (depth > o_.limits.max_depth) {
+      error e = fail(errc::udm_depth, "depth");
+      e.context.limit = o_.limits.max_depth;
+      e.context.has_limit = true;
+      return e;
+    }
+    return {};
+  }
+
+  status array(property& p, std::uint32_t depth) {
+    UNTOLD_TRY(check_depth(depth + 1));
+    UNTOLD_TRY(expect('[', "["));
+    auto tn = bare("valueType");
+    if (!tn) return tn.error();
+    const auto vt = type_from_ascii_name(*tn);
+    if (!vt) return fail(errc::udm_ascii_syntax, "valueType");
+    p.value_type = *vt;
+    if (*vt == type::struct_) {
+      auto l = layout();
+      if (!l) return l.error();
+      p.layout = std::move(*l);
+    }
+    std::optional<std::uint32_t> count;
+    std::optional<std::uint64_t> uncompressed;
+    if (accept(';')) {
+      auto c = integer<std::uint32_t>("count");
+      if (!c) return c.error();
+      count = *c;
+      if (accept(';')) {
+        auto u = integer<std::uint64_t>("uncompressedSize");
+        if (!u) return u.error();
+        uncompressed = *u;
+      }
+    }
+    UNTOLD_TRY(expect(']', "]"));
+    if (count && *count > o_.limits.max_records) {
+      error e = fail(errc::udm_limit, "count");
+      e.context.value = *count;
+      e.context.has_value = true;
+      return e;
+    }
+    if (p.kind == type::array_lz4 && uncompressed) {
+      if (!count) return fail(errc::udm_ascii_syntax, "count");
+      const type v = *vt;
+      if (!is_trivial(v) && v != type::struct_ && v != type::element && v != type::string)
+        return fail(errc::udm_array_type, "valueType");
+      p.count = *count;
+      p.uncompressed_size = *uncompressed;
+      return base64_block(p.bytes, "lz4");
+    }
+    // Values listed: an Array, or an ArrayLz4 given uncompressed.
+    const type t = p.kind;
+    p.kind = type::array;
+    UNTOLD_TRY(expect('[', "["));
+    std::uint64_t n = 0;
+    while (!accept(']')) {
+      if (n != 0) UNTOLD_TRY(expect(',', ","));
+      if (++n > o_.limits.max_records) return fail(errc::udm_limit, "count");
+      if (*vt == type::nil) {
+        if (!(peek() == ',' || peek() == ']')) {
+          auto nil = bare("nil");
+          if (!nil) return nil.error();
+        }
+        continue;
+      }
+      if (*vt == type::struct_) {
+        UNTOLD_TRY(struct_value(p.layout, p.bytes));
+      } else if (is_trivial(*vt)) {
+        const std::size_t at = p.bytes.size();
+        p.bytes.resize(at + size_of(*vt));
+        UNTOLD_TRY(trivial(*vt, p.bytes.data() + at));
+      } else {
+        property item;
+        item.kind = *vt;
+        UNTOLD_TRY(value(item, depth + 1));
+        p.items.push_back(std::move(item));
+      }
+    }
+    p.count = static_cast<std::uint32_t>(n);
+    if (t == type::array_lz4) {
+      auto z = compress_array(p);
+      if (!z) return z.error();
+      p = std::move(*z);
+    }
+    return {};
+  }
+
+  /// The value of p (kind and, for structs, layout set).
+  status value(property& p, std::uint32_t depth) {
+    const type t = p.kind;
+    if (is_trivial(t)) {
+      p.bytes.resize(size_of(t));
+      return trivial(t, p.bytes.data());
+    }
+    switch (t) {
+      case type::string:
+      case type::reference: {
+        auto s = token("string");
+        if (!s) return s.error();
+        const auto* b = reinterpret_cast<const std::byte*>(s->data());
+        p.bytes.assign(b, b + s->size());
+        return {};
+      }
+      case type::utf8_string: {
+        UNTOLD_TRY(expect('[', "["));
+        auto enc = bare("encoding");
+        if (!enc) return enc.error();
+        if (*enc != "base64") return fail(errc::udm_ascii_value, "encoding");
+        UNTOLD_TRY(expect(']', "]"));
+        return base64_block(p.bytes, "utf8");
+      }
+      case type::blob: return base64_block(p.bytes, "blob");
+      case type::blob_lz4: {
+        UNTOLD_TRY(expect('[', "["));
+        auto u = integer<std::uint64_t>("uncompressedSize");
+        if (!u) return u.error();
+        p.uncompressed_size = *u;
+        UNTOLD_TRY(expect(']', "]"));
+        return base64_block(p.bytes, "lz4");
+      }
+      case type::struct_:
+        if (p.layout.types.empty()) return fail(errc::udm_struct_member, "memberCount");
+        return struct_value(p.layout, p.bytes);
+      case type::element:
+        UNTOLD_TRY(check_depth(depth + 1));
+        UNTOLD_TRY(expect('{', "{"));
+        return block(p, depth + 1, false);
+      case type::array:
+      case type::array_lz4: return array(p, depth);
+      default: break;
+    }
+    return fail(errc::udm_ascii_syntax, "type");
+  }
+
+  /// Key/value lines until '}' (or the end of the text for the root).
+  status block(property& el, std::uint32_t depth, bool top) {
+    for (;;) {
+      const char ch = peek();
+      if (ch == '\0') {
+        if (top) return {};
+        return fail(errc::udm_ascii_syntax, "}");
+      }
+      if (ch == '}') {
+        if (top) return fail(errc::udm_ascii_syntax, "}");
+        ++pos_;
+        return {};
+      }
+      if (el.children.size() >= o_.limits.max_records) return fail(errc::udm_limit, "children");
+      if (ch == '$') {
+        ++pos_;
+        auto tn = bare("type");
+        if (!tn) return tn.error();
+        const auto t = type_from_ascii_name(*tn);
+        if (!t) return fail(errc::udm_ascii_syntax, "type");
+        property p;
+        p.kind = *t;
+        if (*t == type::struct_) {
+          auto l = layout();
+          if (!l) return l.error();
+          p.layout = std::move(*l);
+        }
+        auto key = token("key");
+        if (!key) return key.error();
+        if (key->size() > 255) return fail(errc::udm_bad_tree, "key");
+        if (auto s = value(p, depth); !s) {
+          error e = s.error();
+          if (e.subject().empty()) e.with_subject(*key);
+          return e;
+        }
+        el.add(std::move(*key), std::move(p));
+        continue;
+      }
+      if (is_control_char(ch) && ch != '"') return fail(errc::udm_ascii_syntax, "key");
+      auto key = token("key");
+      if (!key) return key.error();
+      if (key->size() > 255) return fail(errc::udm_bad_tree, "key");
+      UNTOLD_TRY(check_depth(depth + 1));
+      UNTOLD_TRY(expect('{', "{"));
+      property child_el = make_element();
+      if (auto s = block(child_el, depth + 1, false); !s) {
+        error e = s.error();
+        if (e.subject().empty()) e.with_subject(*key);
+        return e;
+      }
+      el.add(std::move(*key), std::move(child_el));
+    }
+  }
+
+  std::string_view s_;
+  const ascii_read_options& o_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace detail
+
+/// Parses UDM ASCII text into a tree. Errors carry the byte offset in the
+/// text (context.offset). The result is checked like write_binary's input
+/// (duplicate keys are UDM-DUP-KEY). Preconditions: none (any text).
+[[nodiscard]] inline result<property> read_ascii(std::string_view text, const ascii_read_options& options = {}) {
+  detail::ascii_parser p(text, options);
+  auto root = p.run();
+  if (!root) return root.error();
+  UNTOLD_TRY(detail::check_tree(*root));
+  const property* type_p = root->find("assetType");
+  const property* version_p = root->find("assetVersion");
+  const property* data_p = root->find("assetData");
+  if (type_p == nullptr || type_p->kind != type::string || version_p == nullptr || version_p->kind != type::uint32 ||
+      data_p == nullptr || data_p->kind != type::element)
+    return make_error(errc::udm_bad_root, {.field = "assetType"});
+  return root;
+}
+
+/// True when `head` looks like UDM ASCII: after whitespace and comments, a
+/// '$' property or a quoted/bare key followed by '{'. A cheap sniff for the
+/// CLI; read_ascii decides.
+[[nodiscard]] inline bool looks_like_ascii_udm(std::string_view head) noexcept {
+  std::size_t i = 0;
+  for (;;) {
+    while (i < head.size() && detail::is_space(head[i])) ++i;
+    if (i + 1 < head.size() && head[i] == '/' && head[i + 1] == '/') {
+      const std::size_t nl = head.find('\n', i);
+      if (nl == std::string_view::npos) return false;
+      i = nl + 1;
+      continue;
+    }
+    break;
+  }
+  if (i >= head.size()) return false;
+  if (head[i] == '$') {
+    const std::string_view rest = head.substr(i + 1);
+    for (std::uint8_t t = 0; t < type_count; ++t) {
+      const std::string_view n = ascii_name(static_cast<type>(t));
+      if (rest.starts_with(n) && rest.size() > n.size() &&
+          (detail::is_space(rest[n.size()]) || rest[n.size()] == '<'))
+        return true;
+    }
+    return false;
+  }
+  if (head[i] == '"') {
+    const std::size_t close = head.find('"', i + 1);
+    if (close == std::string_view::npos || close - i > 257) return false;
+    std::size_t j = close + 1;
+    while (j < head.size() && detail::is_space(head[j])) ++j;
+    return j < head.size() && head[j] == '{';
+  }
+  return false;
+}
+
+}  // namespace untold::udm

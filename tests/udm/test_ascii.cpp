@@ -1,0 +1,185 @@
+// UDM ASCII: binary -> ASCII -> binary on the fixtures and on a tree with
+// every type, Pragma's syntax variants, and the reader's rejections.
+#include "udm_support.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include <untold/udm/ascii.hpp>
+
+using namespace untold;
+using namespace udm_test;
+
+namespace {
+u::property parse_ok(std::string_view text) {
+  auto r = u::read_ascii(text);
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().describe()));
+  return *r;
+}
+errc ascii_error(std::string_view text, const u::ascii_read_options& o = {}) {
+  auto r = u::read_ascii(text, o);
+  return r ? errc::ok : r.error().code;
+}
+std::string wrap(std::string_view data) {
+  return "\"assetData\"\n{\n" + std::string(data) + "\n}\n$string assetType \"T\"\n$uint32 assetVersion 1\n";
+}
+}  // namespace
+
+TEST_CASE("fixtures: binary -> ASCII -> binary is byte-identical") {
+  for (const char* name : fixture_names) {
+    CAPTURE(name);
+    const bytes f = fixture(name);
+    auto doc = u::document::parse(f);
+    REQUIRE(doc);
+    const u::property tree = u::to_tree(doc->root());
+    auto text = u::write_ascii(tree);
+    REQUIRE(text);
+    CHECK(u::looks_like_ascii_udm(*text));
+    const u::property back = parse_ok(*text);
+    CHECK(back == tree);
+    auto out = u::write_binary(back, {doc->version()});
+    REQUIRE(out);
+    CHECK(same(*out, f));
+    // Writing the re-read tree gives the same text: the text form is stable.
+    CHECK(u::write_ascii(back).value() == *text);
+  }
+}
+
+TEST_CASE("every type survives binary -> ASCII -> binary") {
+  const u::property tree = every_type_tree();
+  const bytes bin = u::write_binary(tree).value();
+  auto text = u::write_ascii(tree);
+  REQUIRE(text);
+  const u::property back = parse_ok(*text);
+  CHECK(back == tree);
+  CHECK(same(u::write_binary(back).value(), bin));
+}
+
+TEST_CASE("floats print round-trippably, including extremes") {
+  u::property data = u::make_element();
+  const float floats[] = {0.1f, 1e-38f, std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max(),
+                          -0.0f, std::numeric_limits<float>::infinity(), 16777217.0f, 3.14159274f};
+  for (std::size_t i = 0; i < std::size(floats); ++i) data.add("f" + std::to_string(i), u::make_value(floats[i]));
+  data.add("d", u::make_value(0.1 + 0.2));
+  data.add("dmax", u::make_value(std::numeric_limits<double>::max()));
+  data.add("h", u::make_value(u::half{0x3BFF}));
+  data.add("hsub", u::make_value(u::half{0x0001}));
+  data.add("i64", u::make_value(std::numeric_limits<std::int64_t>::min()));
+  data.add("u64", u::make_value(std::numeric_limits<std::uint64_t>::max()));
+  data.add("b2", u::property{u::type::boolean, {std::byte{2}}, {}, {}, u::type::nil, 0, 0, {}});
+  const u::property root = u::make_asset("T", 1, data);
+  const u::property back = parse_ok(u::write_ascii(root).value());
+  CHECK(back == root);
+}
+
+TEST_CASE("Pragma's syntax: comments, unquoted keys, header-less files, uncompressed ArrayLz4") {
+  const u::property a = parse_ok(wrap(R"(
+    // a comment
+    $float   mass   2.5   /* block
+    comment */
+    $quat q [1,0,0,0]
+    $transform t [[1,2,3][1,0,0,0]]
+    $bool on true
+    $string "key with space" "a \"quoted\" \\ string"
+    bones { child { $int32 i -3 } }
+    $arrayLz4 z [float;3][1,2,3]
+    $array e [element;2][{ $int8 x 1 }, { }]
+    $struct<vec3:pos,float:w> s [[1,2,3],4]
+    $array sa [struct<uint8:a,uint8:b>;2][[1,2],[3,4]]
+    $array n [nil;2][nil,nil]
+    $utf8 u [base64][aMOpbGxv]
+    $blob b [AAEC]
+    $lz4 l [3][MAABAg==]
+  )"));
+  const u::property& d = *a.find("assetData");
+  CHECK(u::load_value<float>(d.find("mass")->bytes.data()) == 2.5f);
+  const u::quat q = u::load_value<u::quat>(d.find("q")->bytes.data());
+  CHECK(q.w == 1.0f);  // text is w first
+  CHECK(q.x == 0.0f);
+  const u::transform t = u::load_value<u::transform>(d.find("t")->bytes.data());
+  CHECK(t.translation.z == 3.0f);
+  CHECK(t.rotation.w == 1.0f);
+  CHECK(d.find("on")->bytes[0] == std::byte{1});
+  const auto& s = d.find("key with space")->bytes;
+  CHECK(std::string(reinterpret_cast<const char*>(s.data()), s.size()) == "a \"quoted\" \\ string");
+  CHECK(d.find("bones")->find("child")->find("i") != nullptr);
+  const u::property* z = d.find("z");
+  REQUIRE(z);
+  CHECK(z->kind == u::type::array_lz4);  // given uncompressed, stored compressed
+  CHECK(z->count == 3);
+  CHECK(d.find("e")->items.size() == 2);
+  CHECK(d.find("s")->bytes.size() == 16);
+  CHECK(d.find("sa")->count == 2);
+  CHECK(d.find("n")->count == 2);
+  CHECK(d.find("u")->bytes.size() == 6);
+  CHECK(d.find("b")->bytes.size() == 3);
+  // The result is writable and reads back in binary.
+  auto bin = u::write_binary(a);
+  REQUIRE(bin);
+  auto doc = u::document::parse(*bin);
+  REQUIRE(doc);
+  CHECK(doc->asset_data()["z"].as_array<float>().value()[2] == 3.0f);
+  // A file without the header is assetData alone, as Pragma reads it.
+  const u::property bare = parse_ok("$float x 1\n");
+  CHECK(bare.find("assetType") != nullptr);
+  CHECK(bare.find("assetData")->find("x") != nullptr);
+}
+
+TEST_CASE("sort_keys writes Pragma's sorted order; include_header=false writes assetData alone") {
+  u::property data = u::make_element();
+  data.add("b", u::make_value<float>(1));
+  data.add("a", u::make_value<float>(2));
+  const u::property root = u::make_asset("T", 1, data);
+  const std::string sorted = u::write_ascii(root, {.sort_keys = true}).value();
+  CHECK(sorted.find("$float a") < sorted.find("$float b"));
+  CHECK(sorted.find("\"assetData\"") < sorted.find("assetType"));
+  const std::string plain = u::write_ascii(root).value();
+  CHECK(plain.find("$float b") < plain.find("$float a"));
+  const std::string body = u::write_ascii(root, {.include_header = false}).value();
+  CHECK(body.find("assetType") == std::string::npos);
+  CHECK(parse_ok(body).find("assetData")->find("a") != nullptr);
+}
+
+TEST_CASE("ASCII rejections: syntax, values, depth, limits") {
+  CHECK(ascii_error(wrap("$float x 1")) == errc::ok);
+  CHECK(ascii_error(wrap("$float x")) == errc::udm_ascii_syntax);        // value missing before '}'
+  CHECK(ascii_error(wrap("$floaty x 1")) == errc::udm_ascii_syntax);     // unknown type name
+  CHECK(ascii_error(wrap("$float x abc")) == errc::udm_ascii_value);
+  CHECK(ascii_error(wrap("$uint8 x 256")) == errc::udm_ascii_value);
+  CHECK(ascii_error(wrap("$int8 x -129")) == errc::udm_ascii_value);
+  CHECK(ascii_error(wrap("$vec3 x [1,2]")) == errc::udm_ascii_value);
+  CHECK(ascii_error(wrap("$vec3 x [1,2,3,4]")) == errc::udm_ascii_value);
+  CHECK(ascii_error(wrap("$vec3 x [1,2,3")) == errc::udm_ascii_syntax);
+  CHECK(ascii_error(wrap("$string x \"unterminated")) == errc::udm_ascii_syntax);
+  CHECK(ascii_error(wrap("$blob x [@@@@]")) == errc::udm_ascii_value);
+  CHECK(ascii_error(wrap("$struct<string:s> x [\"a\"]")) == errc::udm_struct_member);
+  CHECK(ascii_error(wrap("$struct<> x []")) == errc::udm_struct_member);
+  CHECK(ascii_error(wrap("$arrayLz4 x [blob;1;4][AAAA]")) == errc::udm_array_type);
+  CHECK(ascii_error(wrap("$float x 1\n$float x 2")) == errc::udm_duplicate_key);
+  CHECK(ascii_error(wrap("child {")) == errc::udm_ascii_syntax);
+  CHECK(ascii_error("}") == errc::udm_ascii_syntax);
+  CHECK(ascii_error(wrap("$string " + std::string(256, 'k') + " \"v\"")) == errc::udm_bad_tree);
+  // Header of the wrong type.
+  CHECK(ascii_error("\"assetData\" {}\n$float assetType 1\n$uint32 assetVersion 1") == errc::udm_bad_root);
+  // Depth: 100k nested blocks is an error value, not a stack overflow.
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "a{";
+  CHECK(ascii_error(deep) == errc::udm_depth);
+  std::string deep_arrays = "$array x ";
+  for (int i = 0; i < 100000; ++i) deep_arrays += "[array;1][";
+  CHECK(ascii_error(deep_arrays) == errc::udm_depth);
+  // Limits: array count over max_records.
+  u::ascii_read_options o;
+  o.limits.max_records = 2;
+  CHECK(ascii_error(wrap("$array x [float;3][1,2,3]"), o) == errc::udm_limit);
+  CHECK(ascii_error(wrap("$array x [float][1,2,3]"), o) == errc::udm_limit);
+}
+
+TEST_CASE("looks_like_ascii_udm sniffs the start") {
+  CHECK(u::looks_like_ascii_udm("\"assetData\"\n{"));
+  CHECK(u::looks_like_ascii_udm("  // c\n$float x 1"));
+  CHECK(u::looks_like_ascii_udm("$struct<float:a> s [1]"));
+  CHECK(!u::looks_like_ascii_udm("UDMB"));
+  CHECK(!u::looks_like_ascii_udm("{\"json\": 1}"));
+  CHECK(!u::looks_like_ascii_udm("$foo x"));
+}
