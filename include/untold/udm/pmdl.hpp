@@ -1,0 +1,524 @@
+// untold/udm/pmdl.hpp - Pragma models (".pmdl_b": a UDM document with
+// assetType "PMDL"): zero-copy extraction of mesh groups, meshes, sub-meshes,
+// skeleton, materials and animations, and the importer into the neutral
+// scene model (untold::convert::scene) that `untold cook` writes as .untold.
+//
+// Reads (paths under assetData, see docs/udm.md):
+//   meshGroups/<group>/meshes[]/subMeshes[] - nested "PMESH" assets whose
+//     assetData holds vertices (Array/ArrayLz4 of Struct with Vector3 pos,
+//     Vector2 uv, Vector3 n, Vector4 t), indices (UInt16 or UInt32),
+//     optional vertexWeights (Struct {Vector4i id, Vector4 w}),
+//     extendedVertexWeights, uvSets (<name>: Vector2 values), pose
+//     (ScaledTransform), geometryType, skinMaterialIndex;
+//   skeleton - a nested "PSKEL" asset, bones by name under assetData/bones,
+//     each {index, pose (ScaledTransform, relative to the parent), children};
+//   materials[] (names), skins[]/materials[] (skin material -> material);
+//   animations/<name> - nested "PANI" assets (duration, fps; channels).
+// Rejects: UDM-PMDL (assetType not PMDL, vertices without a Vector3 "pos",
+// an index >= the vertex count, a triangle list not a multiple of 3, bone
+// indices that are not 0..n-1, weights for a different vertex count), and
+// UDM-GET-TYPE where a property has a type no Pragma model uses.
+// Safe on untrusted input: works on a validated document; every count is
+// bounded by the document's (already limited) arrays; bone trees are walked
+// with an explicit stack.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../convert/model.hpp"
+#include "../error.hpp"
+#include "reader.hpp"
+#include "types.hpp"
+
+namespace untold::udm {
+
+// ---- extraction (views) ----------------------------------------------------------------------
+
+/// One sub-mesh of a PMDL, as views into the document.
+struct pmdl_sub_mesh {
+  std::string_view group;        // mesh group name
+  std::uint32_t group_index = 0; // in pmdl_model::group_names
+  std::uint32_t mesh = 0;        // index in the group's meshes[]
+  std::uint32_t sub_mesh = 0;    // index in that mesh's subMeshes[]
+  property_view data;            // the PMESH assetData
+  struct_array_view vertices;    // one struct per vertex
+  struct_member position{}, uv{}, normal{}, tangent{};
+  bool has_uv = false, has_normal = false, has_tangent = false;
+  type index_type = type::uint16;  // uint16 or uint32
+  byte_span index_bytes;           // index_count x 2 or 4 bytes (any alignment)
+  std::uint32_t index_count = 0;
+  std::optional<struct_array_view> weights;  // vertexWeights: Vector4i id, Vector4 w
+  struct_member weight_ids{}, weight_values{};
+  std::string_view geometry = "Triangles";
+  std::uint32_t skin_material = 0;
+  scaled_transform pose{};
+
+  [[nodiscard]] std::size_t vertex_count() const noexcept { return vertices.size(); }
+  /// Index i. Precondition: i < index_count.
+  [[nodiscard]] std::uint32_t index(std::size_t i) const noexcept {
+    return index_type == type::uint16 ? load_le_unchecked<std::uint16_t>(index_bytes.data() + 2 * i)
+                                      : load_le_unchecked<std::uint32_t>(index_bytes.data() + 4 * i);
+  }
+};
+
+/// A bone of the skeleton, in depth-first order (parents first).
+struct pmdl_bone {
+  std::string_view name;
+  std::uint32_t index = 0;            // the file's bone index (what vertex weights name)
+  std::uint32_t parent = convert::no_ref;  // position of the parent in pmdl_model::bones
+  scaled_transform pose{};            // relative to the parent
+};
+
+struct pmdl_animation {
+  std::string_view name;
+  property_view data;  // the PANI assetData
+  float duration = 0;
+  std::uint32_t channel_count = 0;
+};
+
+struct pmdl_model {
+  std::vector<pmdl_sub_mesh> sub_meshes;
+  std::vector<pmdl_bone> bones;
+  std::vector<std::string_view> materials;       // names, assetData/materials
+  std::vector<std::uint32_t> skin_materials;     // skins[0]/materials: skin material -> material
+  std::vector<pmdl_animation> animations;
+  std::vector<std::string_view> group_names;
+};
+
+namespace detail {
+inline error pmdl_error(const char* field, std::string_view subject = {}, std::uint64_t value = 0, bool has_value = false) {
+  error e = make_error(errc::udm_pmdl, {.field = field, .value = value, .has_value = has_value});
+  e.with_subject(subject);
+  return e;
+}
+
+inline result<pmdl_sub_mesh> read_sub_mesh(property_view sub, std::string_view group) {
+  pmdl_sub_mesh s;
+  s.group = group;
+  s.data = sub["assetData"];
+  if (!s.data.is_element()) return pmdl_error("subMesh.assetData", group);
+  auto verts = s.data["vertices"].as_structs();
+  if (!verts) return verts.error();
+  s.vertices = *verts;
+  const struct_layout_view& l = s.vertices.layout();
+  const auto pos = l.find("pos");
+  if (!pos || pos->kind != type::vector3) return pmdl_error("vertices.pos", group);
+  s.position = *pos;
+  if (auto m = l.find("uv"); m && m->kind == type::vector2) s.uv = *m, s.has_uv = true;
+  if (auto m = l.find("n"); m && m->kind == type::vector3) s.normal = *m, s.has_normal = true;
+  if (auto m = l.find("t"); m && m->kind == type::vector4) s.tangent = *m, s.has_tangent = true;
+  const property_view idx = s.data["indices"];
+  if (idx) {
+    if (!idx.is_array() || (idx.value_type() != type::uint16 && idx.value_type() != type::uint32))
+      return pmdl_error("indices", group, static_cast<std::uint8_t>(idx.value_type()), true);
+    s.index_type = idx.value_type();
+    s.index_bytes = idx.raw();
+    s.index_count = static_cast<std::uint32_t>(idx.size());
+    for (std::size_t i = 0; i < s.index_count; ++i)
+      if (s.index(i) >= s.vertex_count()) return pmdl_error("indices", group, s.index(i), true);
+  }
+  if (const property_view w = s.data["vertexWeights"]; w) {
+    auto ws = w.as_structs();
+    if (!ws) return ws.error();
+    const auto ids = ws->layout().find("id");
+    const auto values = ws->layout().find("w");
+    if (!ids || ids->kind != type::vector4i || !values || values->kind != type::vector4)
+      return pmdl_error("vertexWeights", group);
+    if (ws->size() != 0 && ws->size() != s.vertex_count()) return pmdl_error("vertexWeights", group, ws->size(), true);
+    if (ws->size() != 0) {
+      s.weights = *ws;
+      s.weight_ids = *ids;
+      s.weight_values = *values;
+    }
+  }
+  if (auto g = s.data["geometryType"].as_string()) s.geometry = *g;
+  if (auto m = s.data["skinMaterialIndex"].as<std::uint32_t>()) s.skin_material = *m;
+  if (auto p = s.data["pose"].as<scaled_transform>()) s.pose = *p;
+  if (s.geometry == "Triangles" && s.index_count % 3 != 0) return pmdl_error("indices", group, s.index_count, true);
+  return s;
+}
+
+inline status read_bones(property_view bones, pmdl_model& m) {
+  // Depth-first with an explicit stack: parents get lower positions than
+  // their children (what convert::validate_model requires).
+  struct pending {
+    property_view bone;
+    std::uint32_t parent;
+  };
+  std::vector<pending> stack;
+  for (std::size_t i = bones.size(); i-- > 0;) stack.push_back({bones.child(i), convert::no_ref});
+  while (!stack.empty()) {
+    const pending p = stack.back();
+    stack.pop_back();
+    if (!p.bone.is_element()) return pmdl_error("bone", p.bone.key());
+    pmdl_bone b;
+    b.name = p.bone.key();
+    b.parent = p.parent;
+    auto index = p.bone["index"].as<std::uint32_t>();
+    if (!index) return index.error();
+    b.index = *index;
+    if (auto pose = p.bone["pose"].as<scaled_transform>()) b.pose = *pose;
+    const auto self = static_cast<std::uint32_t>(m.bones.size());
+    m.bones.push_back(b);
+    const property_view children = p.bone["children"];
+    for (std::size_t i = children.is_element() ? children.size() : 0; i-- > 0;) stack.push_back({children.child(i), self});
+  }
+  // Vertex weights name bones by index: it must be a permutation of 0..n-1.
+  std::vector<bool> seen(m.bones.size(), false);
+  for (const pmdl_bone& b : m.bones) {
+    if (b.index >= m.bones.size() || seen[b.index]) return pmdl_error("bone.index", b.name, b.index, true);
+    seen[b.index] = true;
+  }
+  return {};
+}
+}  // namespace detail
+
+/// Extracts the model structure of a parsed PMDL document (views: valid while
+/// `doc` lives). Errors: UDM-PMDL, UDM-GET-TYPE.
+[[nodiscard]] inline result<pmdl_model> read_pmdl(const document& doc) {
+  if (doc.asset_type() != "PMDL") return detail::pmdl_error("assetType", doc.asset_type());
+  const property_view data = doc.asset_data();
+  pmdl_model m;
+  for (property_view name : data["materials"]) {
+    auto s = name.as_string();
+    if (!s) return s.error();
+    m.materials.push_back(*s);
+  }
+  if (const property_view skins = data["skins"]; skins.size() != 0) {
+    auto mats = skins[0]["materials"].as_array<std::uint32_t>();
+    if (mats)
+      for (std::size_t i = 0; i < mats->size(); ++i) m.skin_materials.push_back((*mats)[i]);
+  }
+  for (property_view group : data["meshGroups"]) {
+    m.group_names.push_back(group.key());
+    const property_view meshes = group["meshes"];
+    for (std::size_t mi = 0; mi < meshes.size(); ++mi) {
+      const property_view subs = meshes[mi]["subMeshes"];
+      for (std::size_t si = 0; si < subs.size(); ++si) {
+        auto s = detail::read_sub_mesh(subs[si], group.key());
+        if (!s) return s.error();
+        s->group_index = static_cast<std::uint32_t>(m.group_names.size() - 1);
+        s->mesh = static_cast<std::uint32_t>(mi);
+        s->sub_mesh = static_cast<std::uint32_t>(si);
+        m.sub_meshes.push_back(*s);
+      }
+    }
+  }
+  if (auto bones = data.find("skeleton/assetData/bones"); bones && bones->is_element())
+    UNTOLD_TRY(detail::read_bones(*bones, m));
+  for (property_view anim : data["animations"]) {
+    pmdl_animation a;
+    a.name = anim.key();
+    a.data = anim["assetData"];
+    if (auto d = a.data["duration"].as<float>()) a.duration = *d;
+    a.channel_count = static_cast<std::uint32_t>(a.data["channels"].size());
+    m.animations.push_back(a);
+  }
+  return m;
+}
+
+/// Copies a sub-mesh's positions into `out` (3 floats per vertex), scaled by
+/// `scale`: the vertex extraction a loader runs. Precondition:
+/// out.size() >= 3 * s.vertex_count().
+inline void extract_positions(const pmdl_sub_mesh& s, std::span<float> out, float scale = 1.0f) noexcept {
+  const std::byte* p = s.vertices.bytes().data() + s.position.offset;
+  const std::size_t stride = s.vertices.stride();
+  for (std::size_t i = 0; i < s.vertex_count(); ++i, p += stride) {
+    const vec3 v = load_value<vec3>(p);
+    out[3 * i] = v.x * scale;
+    out[3 * i + 1] = v.y * scale;
+    out[3 * i + 2] = v.z * scale;
+  }
+}
+
+// ---- import into the neutral scene ---------------------------------------------------------
+
+struct pmdl_import_options {
+  untold::limits limits{};
+  /// Metres per Pragma unit: pragma::units_to_metres is x 0.025 (a 72-unit
+  /// player is 1.8 m). 1 keeps Pragma units.
+  float metres_per_unit = 0.025f;
+};
+
+namespace detail {
+inline convert::transform to_neutral(const scaled_transform& t, float scale) {
+  convert::transform out;
+  out.translation = {t.translation.x * scale, t.translation.y * scale, t.translation.z * scale};
+  out.rotation = {t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w};
+  out.scale = {t.scale.x, t.scale.y, t.scale.z};
+  return out;
+}
+
+inline untold::mat4 multiply(const untold::mat4& a, const untold::mat4& b) noexcept {
+  untold::mat4 r{};
+  for (int c = 0; c < 4; ++c)
+    for (int row = 0; row < 4; ++row) {
+      float s = 0;
+      for (int k = 0; k < 4; ++k) s += a[k * 4 + row] * b[c * 4 + k];
+      r[c * 4 + row] = s;
+    }
+  return r;
+}
+
+/// Inverse of an affine matrix (last row 0 0 0 1); identity when singular.
+inline untold::mat4 inverse_affine(const untold::mat4& m) noexcept {
+  const float a = m[0], b = m[4], c = m[8], d = m[1], e = m[5], f = m[9], g = m[2], h = m[6], i = m[10];
+  const float A = e * i - f * h, B = -(d * i - f * g), C = d * h - e * g;
+  const float det = a * A + b * B + c * C;
+  if (det == 0 || !std::isfinite(det)) return identity_matrix;
+  const float inv = 1.0f / det;
+  untold::mat4 r{};
+  r[0] = A * inv;
+  r[1] = B * inv;
+  r[2] = C * inv;
+  r[4] = -(b * i - c * h) * inv;
+  r[5] = (a * i - c * g) * inv;
+  r[6] = -(a * h - b * g) * inv;
+  r[8] = (b * f - c * e) * inv;
+  r[9] = -(a * f - c * d) * inv;
+  r[10] = (a * e - b * d) * inv;
+  const float tx = m[12], ty = m[13], tz = m[14];
+  r[12] = -(r[0] * tx + r[4] * ty + r[8] * tz);
+  r[13] = -(r[1] * tx + r[5] * ty + r[9] * tz);
+  r[14] = -(r[2] * tx + r[6] * ty + r[10] * tz);
+  r[15] = 1;
+  return r;
+}
+
+inline bool is_identity(const scaled_transform& t) noexcept {
+  return t.translation.x == 0 && t.translation.y == 0 && t.translation.z == 0 && t.rotation.x == 0 &&
+         t.rotation.y == 0 && t.rotation.z == 0 && t.rotation.w == 1 && t.scale.x == 1 && t.scale.y == 1 &&
+         t.scale.z == 1;
+}
+
+inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float z, float w) noexcept {
+  return {m[0] * x + m[4] * y + m[8] * z + m[12] * w, m[1] * x + m[5] * y + m[9] * z + m[13] * w,
+          m[2] * x + m[6] * y + m[10] * z + m[14] * w};
+}
+}  // namespace detail
+
+/// Fills a neutral scene from a parsed PMDL: one node per mesh group under a
+/// root node, one convert::mesh per sub-mesh (positions scaled to metres,
+/// normals, tangents with handedness, uv0, extra uv sets, 16/32-bit indices
+/// widened to 32, up to 4 weights), the skeleton and one skin, placeholder
+/// materials by name. Everything not carried is recorded in scene.report.
+/// Errors: those of read_pmdl. Preconditions: none.
+[[nodiscard]] inline result<convert::scene> import_pmdl(const document& doc, const pmdl_import_options& options = {}) {
+  auto model = read_pmdl(doc);
+  if (!model) return model.error();
+  const float scale = options.metres_per_unit;
+  convert::scene sc;
+  convert::conversion_report& report = sc.report;
+  const property_view data = doc.asset_data();
+
+  // Materials: names only; Pragma keeps material definitions in separate files.
+  for (std::string_view name : model->materials) {
+    convert::material mat;
+    mat.name = std::string(name);
+    sc.materials.push_back(std::move(mat));
+  }
+  if (!sc.materials.empty())
+    report.dropped("material definitions (textures, shader, parameters)", "",
+                   "Pragma materials live in separate .pmat/.wmi files the model only names; placeholder PBR "
+                   "materials carry the names",
+                   sc.materials.size());
+
+  // Skeleton and its skin: skin joint j is the bone whose file index is j.
+  std::uint32_t skin = convert::no_ref;
+  if (!model->bones.empty()) {
+    convert::skeleton sk;
+    sk.name = "skeleton";
+    std::vector<untold::mat4> world(model->bones.size());
+    for (std::size_t i = 0; i < model->bones.size(); ++i) {
+      const pmdl_bone& b = model->bones[i];
+      convert::joint j;
+      j.name = std::string(b.name);
+      j.parent = b.parent;
+      j.rest = detail::to_neutral(b.pose, scale);
+      world[i] = b.parent == convert::no_ref ? j.rest.matrix() : detail::multiply(world[b.parent], j.rest.matrix());
+      j.inverse_bind = detail::inverse_affine(world[i]);
+      sk.joints.push_back(std::move(j));
+    }
+    sc.skeletons.push_back(std::move(sk));
+    convert::skin s;
+    s.skeleton = 0;
+    s.joints.resize(model->bones.size());
+    for (std::size_t i = 0; i < model->bones.size(); ++i) s.joints[model->bones[i].index] = static_cast<std::uint32_t>(i);
+    sc.skins.push_back(std::move(s));
+    skin = 0;
+    report.info("inverse bind matrices", "skeleton", "computed from the bones' reference poses (Pragma stores none)",
+                model->bones.size());
+  }
+
+  // Nodes: a root, one child per mesh group.
+  sc.nodes.push_back({"model", convert::no_ref, {}, {}});
+  std::vector<std::uint32_t> group_node;
+  for (std::string_view g : model->group_names) {
+    group_node.push_back(static_cast<std::uint32_t>(sc.nodes.size()));
+    sc.nodes.push_back({std::string(g), 0, {}, {}});
+  }
+  if (const property_view base = data["baseMeshGroups"]; base.size() != 0)
+    report.info("base mesh groups", "", "every mesh group is imported as its own node; Pragma shows the base groups by default",
+                base.size());
+
+  std::uint64_t dropped_influences = 0, sub_mesh_poses = 0, unsupported_geometry = 0, extended_weights = 0;
+  for (const pmdl_sub_mesh& s : model->sub_meshes) {
+    const std::string where = "sub-mesh '" + std::string(s.group) + "/" + std::to_string(s.mesh) + "/" + std::to_string(s.sub_mesh) + "'";
+    convert::mesh m;
+    m.name = std::string(s.group) + "/" + std::to_string(s.mesh) + "/" + std::to_string(s.sub_mesh);
+    if (s.geometry == "Triangles") m.primitive = convert::topology::triangle_list;
+    else if (s.geometry == "Lines") m.primitive = convert::topology::line_list;
+    else if (s.geometry == "Points") m.primitive = convert::topology::point_list;
+    else {
+      ++unsupported_geometry;
+      report.dropped("sub-mesh", where, "geometryType '" + std::string(s.geometry) + "' has no neutral topology");
+      continue;
+    }
+    const std::size_t n = s.vertex_count();
+    // The sub-mesh pose is baked into the vertices (it is identity in every file seen).
+    const bool posed = !detail::is_identity(s.pose);
+    const untold::mat4 pose = detail::to_neutral(s.pose, 1.0f).matrix();
+    if (posed) ++sub_mesh_poses;
+    m.positions.resize(3 * n);
+    if (s.has_normal) m.normals.resize(3 * n);
+    if (s.has_tangent) m.tangents.resize(4 * n);
+    if (s.has_uv) m.uv0.resize(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+      vec3 p = s.vertices.get<vec3>(i, s.position);
+      if (posed) {
+        const auto q = detail::apply(pose, p.x, p.y, p.z, 1);
+        p = {q[0], q[1], q[2]};
+      }
+      m.positions[3 * i] = p.x * scale;
+      m.positions[3 * i + 1] = p.y * scale;
+      m.positions[3 * i + 2] = p.z * scale;
+      if (s.has_normal) {
+        vec3 v = s.vertices.get<vec3>(i, s.normal);
+        if (posed) {
+          const auto q = detail::apply(pose, v.x, v.y, v.z, 0);
+          v = {q[0], q[1], q[2]};
+        }
+        m.normals[3 * i] = v.x;
+        m.normals[3 * i + 1] = v.y;
+        m.normals[3 * i + 2] = v.z;
+      }
+      if (s.has_tangent) {
+        vec4 t = s.vertices.get<vec4>(i, s.tangent);
+        if (posed) {
+          const auto q = detail::apply(pose, t.x, t.y, t.z, 0);
+          t = {q[0], q[1], q[2], t.w};
+        }
+        m.tangents[4 * i] = t.x;
+        m.tangents[4 * i + 1] = t.y;
+        m.tangents[4 * i + 2] = t.z;
+        m.tangents[4 * i + 3] = t.w < 0 ? -1.0f : 1.0f;
+      }
+      if (s.has_uv) {
+        const vec2 uv = s.vertices.get<vec2>(i, s.uv);
+        m.uv0[2 * i] = uv.x;
+        m.uv0[2 * i + 1] = uv.y;
+      }
+    }
+    m.indices.resize(s.index_count);
+    for (std::size_t i = 0; i < s.index_count; ++i) m.indices[i] = s.index(i);
+    // Extra uv sets: uvSets/<name> with one Vector2 per vertex.
+    for (property_view set : s.data["uvSets"]) {
+      auto uvs = set.as_array<vec2>();
+      if (!uvs || uvs->size() != n) {
+        report.dropped("uv set '" + std::string(set.key()) + "'", where, "not one Vector2 per vertex");
+        continue;
+      }
+      std::vector<float> flat(2 * n);
+      for (std::size_t i = 0; i < n; ++i) flat[2 * i] = (*uvs)[i].x, flat[2 * i + 1] = (*uvs)[i].y;
+      if (m.uv1.empty()) m.uv1 = std::move(flat);
+      else m.extra_uvs.push_back(std::move(flat));
+      report.changed("uv set name '" + std::string(set.key()) + "'", where, "uv sets are positional in the neutral model");
+    }
+    if (s.weights && skin != convert::no_ref) {
+      m.skin = skin;
+      m.joints.resize(n);
+      m.weights.resize(n);
+      const std::size_t bones = model->bones.size();
+      for (std::size_t i = 0; i < n; ++i) {
+        const vec4i id = s.weights->get<vec4i>(i, s.weight_ids);
+        const vec4 w = s.weights->get<vec4>(i, s.weight_values);
+        const std::int32_t ids[4] = {id.x, id.y, id.z, id.w};
+        const float ws[4] = {w.x, w.y, w.z, w.w};
+        for (int k = 0; k < 4; ++k) {
+          // Pragma marks an unused slot with bone id -1.
+          const bool used = ids[k] >= 0 && static_cast<std::size_t>(ids[k]) < bones;
+          if (!used && ids[k] != -1) ++dropped_influences;
+          m.joints[i][k] = used ? static_cast<std::uint16_t>(ids[k]) : 0;
+          m.weights[i][k] = used ? ws[k] : 0.0f;
+        }
+      }
+    } else if (s.weights) {
+      report.dropped("vertex weights", where, "the model has no skeleton to bind them to", n);
+    }
+    if (s.data["extendedVertexWeights"].size() != 0) ++extended_weights;
+    if (const property_view alphas = s.data["alphas"]; alphas.size() != 0)
+      report.dropped("vertex alphas", where, "Pragma's per-vertex alpha has no neutral stream", alphas.size());
+    if (s.skin_material < model->skin_materials.size() && model->skin_materials[s.skin_material] < sc.materials.size())
+      m.material = model->skin_materials[s.skin_material];
+    else if (s.skin_material < sc.materials.size() && model->skin_materials.empty())
+      m.material = s.skin_material;
+    sc.nodes[group_node[s.group_index]].meshes.push_back(static_cast<std::uint32_t>(sc.meshes.size()));
+    sc.meshes.push_back(std::move(m));
+  }
+  if (dropped_influences != 0)
+    report.dropped("bone influences", "", "bone id outside the skeleton", dropped_influences);
+  if (extended_weights != 0)
+    report.dropped("extended vertex weights (influences 5-8)", "", "the neutral model keeps 4 influences per vertex",
+                   extended_weights);
+  if (sub_mesh_poses != 0)
+    report.changed("sub-mesh pose", "", "baked into the vertices", sub_mesh_poses);
+  if (scale != 1.0f && !sc.meshes.empty())
+    report.changed("units", "", "Pragma units scaled to metres (x " + std::to_string(scale) + ")", 1);
+  report.info("axes", "", "kept: Pragma is +Y up with counter-clockwise fronts ((b-a)x(c-a) agrees with the normals), as the neutral model", 1);
+
+  // Animations: clips whose channels the importer cannot map are reported.
+  for (const pmdl_animation& a : model->animations) {
+    if (a.channel_count == 0) {
+      report.info("animation '" + std::string(a.name) + "'", "", "no channels (reference pose only): not imported", 1);
+      continue;
+    }
+    report.dropped("animation '" + std::string(a.name) + "'", "",
+                   "Pragma animation channels are not mapped by this importer", a.channel_count);
+  }
+  // Model parts with no place in the neutral scene.
+  auto drop_if = [&](std::string_view key, const char* what, const char* reason) {
+    const property_view p = data[key];
+    const std::size_t count = p.is_element() || p.is_array() ? p.size() : (p ? 1 : 0);
+    if (count != 0) report.dropped(what, "", reason, count);
+  };
+  drop_if("collisionMeshes", "collision meshes", "no physics shapes in the neutral model");
+  drop_if("hitboxes", "hitboxes", "no hitboxes in the neutral model");
+  drop_if("attachments", "attachments", "no attachment points in the neutral model");
+  drop_if("objectAttachments", "object attachments", "no attachment points in the neutral model");
+  drop_if("flexes", "flexes", "no flex controllers in the neutral model");
+  drop_if("eyeballs", "eyeballs", "no eyeballs in the neutral model");
+  drop_if("includeModels", "included models", "references to other model files are not followed");
+  UNTOLD_TRY(convert::validate_model(sc));
+  return sc;
+}
+
+/// Parses `file` (binary UDM) and imports it. Errors: document::parse's and
+/// import_pmdl's. Preconditions: none (any bytes).
+[[nodiscard]] inline result<convert::scene> import_pmdl(byte_span file, const pmdl_import_options& options = {}) {
+  read_options ro;
+  ro.limits = options.limits;
+  auto doc = document::parse(file, ro);
+  if (!doc) return doc.error();
+  return import_pmdl(*doc, options);
+}
+
+}  // namespace untold::udm

@@ -1,0 +1,250 @@
+// PMDL models: extraction from the real fixtures and import into the neutral
+// scene (counts, units, materials, report), plus a built skinned model with
+// 32-bit indices, extra uv sets and a bone hierarchy, and the UDM-PMDL rules.
+#include "udm_support.hpp"
+
+#include <untold/udm/pmdl.hpp>
+
+using namespace untold;
+using namespace udm_test;
+
+namespace {
+
+struct expected {
+  const char* name;
+  std::size_t sub_meshes;
+  std::size_t vertices;  // of the first sub-mesh
+  std::size_t indices;
+};
+// From the arrays' u32 count fields in the raw bytes (cube: 36 at offsets 0x835 and 0xac7).
+constexpr expected fixtures[] = {{"cube", 1, 36, 36}, {"empty", 0, 0, 0}, {"error", 1, 300, 300}, {"rect_unlit", 1, 36, 36}};
+
+/// A skinned PMDL built with the writer: 2 groups, a 3-bone chain stored
+/// out of index order, uint32 indices, two extra uv sets.
+u::property skinned_model() {
+  u::struct_layout vl{{u::type::vector3, u::type::vector2, u::type::vector3, u::type::vector4}, {"pos", "uv", "n", "t"}};
+  std::vector<std::byte> verts(4 * vl.size());
+  const u::vec3 pos[4] = {{0, 0, 0}, {40, 0, 0}, {0, 40, 0}, {40, 40, 0}};
+  for (int i = 0; i < 4; ++i) {
+    std::byte* v = verts.data() + i * vl.size();
+    u::store_value(v, pos[i]);
+    u::store_value(v + 12, u::vec2{pos[i].x / 40, pos[i].y / 40});
+    u::store_value(v + 20, u::vec3{0, 0, 1});
+    u::store_value(v + 32, u::vec4{1, 0, 0, -1});
+  }
+  u::struct_layout wl{{u::type::vector4i, u::type::vector4}, {"id", "w"}};
+  std::vector<std::byte> weights(4 * wl.size());
+  for (int i = 0; i < 4; ++i) {
+    u::store_value(weights.data() + i * wl.size(), u::vec4i{i % 3, 2, -1, -1});
+    u::store_value(weights.data() + i * wl.size() + 16, u::vec4{0.75f, 0.25f, 0, 0});
+  }
+  const std::vector<std::uint32_t> idx{0, 1, 2, 2, 1, 3};
+  const std::vector<u::vec2> uvs(4, u::vec2{0.5f, 0.25f});
+  auto sub_mesh = [&](std::uint32_t skin_material) {
+    u::property d = u::make_element();
+    d.add("vertices", u::compress_array(u::make_struct_array(vl, 4, verts)).value());
+    d.add("indices", u::compress_array(u::make_array<std::uint32_t>(idx)).value());
+    d.add("vertexWeights", u::make_struct_array(wl, 4, weights));
+    u::property sets = u::make_element();
+    sets.add("lightmap", u::make_array<u::vec2>(uvs));
+    sets.add("detail", u::make_array<u::vec2>(uvs));
+    d.add("uvSets", std::move(sets));
+    d.add("geometryType", u::make_string("Triangles"));
+    d.add("skinMaterialIndex", u::make_value<std::uint32_t>(skin_material));
+    d.add("pose", u::make_value(u::scaled_transform{}));
+    return u::make_asset("PMESH", 1, std::move(d));
+  };
+  auto group = [&](std::uint32_t skin_material) {
+    u::property g = u::make_element();
+    g.add("index", u::make_value<std::uint32_t>(0));
+    u::property mesh = u::make_element();
+    mesh.add("subMeshes", u::make_array_of(u::type::element, {sub_mesh(skin_material)}));
+    g.add("meshes", u::make_array_of(u::type::element, {std::move(mesh)}));
+    return g;
+  };
+  // Bones: root (index 2) -> arm (index 0) -> hand (index 1), each 40 units along x.
+  auto bone = [](std::uint32_t index, float x) {
+    u::property b = u::make_element();
+    b.add("index", u::make_value(index));
+    b.add("pose", u::make_value(u::scaled_transform{{x, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}));
+    return b;
+  };
+  u::property hand = bone(1, 40);
+  u::property arm = bone(0, 40);
+  arm.add("children", u::make_element()).add("hand", std::move(hand));
+  u::property root = bone(2, 0);
+  root.add("children", u::make_element()).add("arm", std::move(arm));
+  u::property bones = u::make_element();
+  bones.add("root", std::move(root));
+  u::property skel_data = u::make_element();
+  skel_data.add("bones", std::move(bones));
+
+  u::property data = u::make_element();
+  data.add("materials", u::make_array_of(u::type::string, {u::make_string("skin"), u::make_string("metal")}));
+  u::property skin = u::make_element();
+  skin.add("materials", u::make_array<std::uint32_t>(std::vector<std::uint32_t>{1, 0}));
+  data.add("skins", u::make_array_of(u::type::element, {std::move(skin)}));
+  data.add("skeleton", u::make_asset("PSKEL", 1, std::move(skel_data)));
+  u::property groups = u::make_element();
+  groups.add("body", group(0));
+  groups.add("head", group(1));
+  data.add("meshGroups", std::move(groups));
+  return u::make_asset("PMDL", 1, std::move(data));
+}
+
+}  // namespace
+
+TEST_CASE("fixtures: extraction and import with the source's vertex and index counts") {
+  for (const expected& e : fixtures) {
+    const std::string name = e.name;
+    CAPTURE(name);
+    const bytes f = fixture(e.name);
+    auto doc = u::document::parse(f);
+    REQUIRE(doc);
+    auto model = u::read_pmdl(*doc);
+    REQUIRE_MESSAGE(model, (model ? "" : model.error().describe()));
+    REQUIRE(model->sub_meshes.size() == e.sub_meshes);
+    auto scene = u::import_pmdl(f);
+    REQUIRE_MESSAGE(scene, (scene ? "" : scene.error().describe()));
+    CHECK(static_cast<bool>(convert::validate_model(*scene)));
+    REQUIRE(scene->meshes.size() == e.sub_meshes);
+    if (e.sub_meshes == 0) continue;
+    const u::pmdl_sub_mesh& s = model->sub_meshes[0];
+    CHECK(s.vertex_count() == e.vertices);
+    CHECK(s.index_count == e.indices);
+    CHECK(s.index_type == u::type::uint16);
+    const convert::mesh& m = scene->meshes[0];
+    CHECK(m.vertex_count() == e.vertices);
+    CHECK(m.indices.size() == e.indices);
+    CHECK(m.normals.size() == 3 * e.vertices);
+    CHECK(m.tangents.size() == 4 * e.vertices);
+    CHECK(m.uv0.size() == 2 * e.vertices);
+    // Units: Pragma units x 0.025 = metres (the cube's -1..1 units = -0.025..0.025 m).
+    for (std::size_t i = 0; i < e.vertices; ++i) {
+      const u::vec3 src = s.vertices.get<u::vec3>(i, s.position);
+      CHECK(m.positions[3 * i] == src.x * 0.025f);
+      CHECK(m.positions[3 * i + 1] == src.y * 0.025f);
+      CHECK(m.positions[3 * i + 2] == src.z * 0.025f);
+    }
+    if (std::string_view(e.name) == "cube")
+      for (float p : m.positions) CHECK(std::fabs(p) == doctest::Approx(0.025f));
+    for (std::size_t i = 0; i < e.vertices; ++i) CHECK(std::fabs(m.tangents[4 * i + 3]) == 1.0f);
+    // Indices equal the source's, widened.
+    for (std::size_t i = 0; i < e.indices; ++i) CHECK(m.indices[i] == s.index(i));
+    // Materials by name, placeholder PBR, and the report says so.
+    REQUIRE(m.material != convert::no_ref);
+    CHECK(scene->materials[m.material].name == std::string(model->materials[0]));
+    CHECK(scene->report.lost_anything());  // material definitions, collision meshes ...
+    bool reported_materials = false;
+    for (const auto& r : scene->report.entries)
+      if (r.what.find("material definitions") != std::string::npos) reported_materials = true;
+    CHECK(reported_materials);
+    // One node per mesh group under the root.
+    CHECK(scene->nodes.size() == 1 + model->group_names.size());
+    CHECK(scene->skeletons.size() == 1);  // the fixtures have a one-bone skeleton
+  }
+}
+
+TEST_CASE("a skinned model: bones in parent order, weights, skin palette, uint32 indices, uv sets") {
+  const bytes f = u::write_binary(skinned_model()).value();
+  auto doc = u::document::parse(f);
+  REQUIRE(doc);
+  auto model = u::read_pmdl(*doc);
+  REQUIRE(model);
+  REQUIRE(model->bones.size() == 3);
+  CHECK(model->bones[0].name == "root");
+  CHECK(model->bones[1].name == "arm");
+  CHECK(model->bones[1].parent == 0);
+  CHECK(model->bones[2].parent == 1);
+  CHECK(model->sub_meshes[0].index_type == u::type::uint32);
+  auto scene = u::import_pmdl(*doc);
+  REQUIRE_MESSAGE(scene, (scene ? "" : scene.error().describe()));
+  REQUIRE(scene->meshes.size() == 2);
+  const convert::mesh& m = scene->meshes[0];
+  CHECK(m.indices == std::vector<std::uint32_t>{0, 1, 2, 2, 1, 3});
+  CHECK(m.positions[3] == doctest::Approx(1.0f));  // 40 units = 1 m
+  CHECK(m.uv1.size() == 8);
+  CHECK(m.extra_uvs.size() == 1);
+  REQUIRE(m.skin == 0);
+  REQUIRE(m.joints.size() == 4);
+  // File bone index 2 is "root" (joint 0), 0 is "arm" (joint 1), 1 is "hand" (joint 2).
+  const convert::skin& sk = scene->skins[0];
+  CHECK(sk.joints == std::vector<std::uint32_t>{1, 2, 0});
+  CHECK(m.joints[1][0] == 1);
+  CHECK(m.joints[1][1] == 2);
+  CHECK(m.weights[1][0] == 0.75f);
+  CHECK(m.weights[1][2] == 0.0f);  // -1: unused slot
+  const convert::skeleton& skel = scene->skeletons[0];
+  CHECK(skel.joints[2].rest.translation[0] == doctest::Approx(1.0f));
+  // hand is at 2 m along x in skeleton space: its inverse bind moves it back.
+  CHECK(skel.joints[2].inverse_bind[12] == doctest::Approx(-2.0f));
+  // Materials through the skin table: group "head" uses skin material 1 -> material 0.
+  CHECK(scene->materials[scene->meshes[0].material].name == "metal");
+  CHECK(scene->materials[scene->meshes[1].material].name == "skin");
+  CHECK(static_cast<bool>(convert::validate_model(*scene)));
+}
+
+TEST_CASE("UDM-PMDL: models a loader cannot use") {
+  // Not a model.
+  const bytes other = asset_file({});
+  auto doc = u::document::parse(other);
+  REQUIRE(doc);
+  CHECK(u::read_pmdl(*doc).error().code == errc::udm_pmdl);
+  auto with = [](auto edit) {
+    u::property tree = skinned_model();
+    edit(*tree.find("assetData"));
+    return u::write_binary(tree).value();
+  };
+  auto sub_data = [](u::property& data) -> u::property& {
+    return *data.find("meshGroups")->find("body")->find("meshes")->items[0].find("subMeshes")->items[0].find("assetData");
+  };
+  // An index past the vertices.
+  const bytes bad_index = with([&](u::property& d) {
+    *sub_data(d).find("indices") = u::make_array<std::uint32_t>(std::vector<std::uint32_t>{0, 1, 4});
+  });
+  auto e1 = u::import_pmdl(bad_index);
+  REQUIRE(!e1);
+  CHECK(e1.error().code == errc::udm_pmdl);
+  CHECK(std::string(e1.error().context.field) == "indices");
+  // A triangle list that is not a multiple of 3.
+  const bytes ragged = with([&](u::property& d) {
+    *sub_data(d).find("indices") = u::make_array<std::uint16_t>(std::vector<std::uint16_t>{0, 1});
+  });
+  CHECK(u::import_pmdl(ragged).error().code == errc::udm_pmdl);
+  // Vertices without a position member.
+  const bytes no_pos = with([&](u::property& d) {
+    u::property& v = *sub_data(d).find("vertices");
+    v.layout.names[0] = "p";
+  });
+  CHECK(u::import_pmdl(no_pos).error().code == errc::udm_pmdl);
+  // Two bones with the same index.
+  const bytes dup_bone = with([&](u::property& d) {
+    u::property& root = *d.find("skeleton")->find("assetData")->find("bones")->find("root");
+    *root.find("index") = u::make_value<std::uint32_t>(0);
+  });
+  CHECK(u::import_pmdl(dup_bone).error().code == errc::udm_pmdl);
+  // Indices of a type no model uses.
+  const bytes float_idx = with([&](u::property& d) { *sub_data(d).find("indices") = u::make_array<float>({}); });
+  CHECK(u::import_pmdl(float_idx).error().code == errc::udm_pmdl);
+  // Weights for a different number of vertices.
+  const bytes bad_weights = with([&](u::property& d) {
+    u::property& w = *sub_data(d).find("vertexWeights");
+    w.count = 2;
+    w.bytes.resize(2 * 32);
+  });
+  CHECK(u::import_pmdl(bad_weights).error().code == errc::udm_pmdl);
+}
+
+TEST_CASE("extract_positions matches the importer") {
+  const bytes f = fixture("error");
+  auto doc = u::document::parse(f);
+  REQUIRE(doc);
+  auto model = u::read_pmdl(*doc);
+  REQUIRE(model);
+  const u::pmdl_sub_mesh& s = model->sub_meshes[0];
+  std::vector<float> out(3 * s.vertex_count());
+  u::extract_positions(s, out, 0.025f);
+  auto scene = u::import_pmdl(*doc);
+  REQUIRE(scene);
+  CHECK(out == scene->meshes[0].positions);
+}
