@@ -1,12 +1,502 @@
 // tools/format_urho3d.cpp - the urho3d formats in the CLI: magic recognition,
 // info/validate/dump as JSON, the importer for cook, and the family's own
 // subcommands (see formats.hpp, docs/urho3d.md).
+//
+//   untold pak list FILE [--json]
+//   untold pak extract FILE [NAME...] [-o DIR]
+//   untold pak create DIR -o OUT.pak [--compress] [--level N] [--no-trailing-size]
 #include "formats.hpp"
 
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include <untold/urho3d/urho3d.hpp>
+
+#include "inspect.hpp"
+
 namespace untold::tools {
+namespace {
 
-void add_urho3d_formats(std::vector<format_handler>& /*out*/) {}
+namespace u3 = untold::urho3d;
+namespace fs = std::filesystem;
 
-void add_urho3d_commands(CLI::App& /*app*/, int& /*exit_code*/) {}
+constexpr int exit_ok = 0, exit_invalid = 1, exit_io = 3;
+
+json floats(std::span<const float> v) {
+  json a = json::array();
+  for (float f : v) a.push_back(f);
+  return a;
+}
+
+json base(const std::string& path, std::string_view format) { return json{{"file", path}, {"format", format}}; }
+
+json invalid(json j, const error& e) {
+  j["valid"] = false;
+  j["error"] = error_json(e);
+  return j;
+}
+
+/// The whole file, or nullopt (message printed) when it cannot be read.
+std::optional<std::vector<std::byte>> read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "untold: cannot open %s\n", path.string().c_str());
+    return std::nullopt;
+  }
+  const std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    std::fprintf(stderr, "untold: cannot read %s\n", path.string().c_str());
+    return std::nullopt;
+  }
+  std::vector<std::byte> out(chars.size());
+  if (!chars.empty()) std::memcpy(out.data(), chars.data(), chars.size());
+  return out;
+}
+
+bool write_all(const fs::path& path, byte_span bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) {
+    std::fprintf(stderr, "untold: cannot write %s\n", path.string().c_str());
+    return false;
+  }
+  return true;
+}
+
+// ---- model ---------------------------------------------------------------------------
+
+json elements_json(const u3::vertex_buffer& vb) {
+  json list = json::array();
+  for (const u3::vertex_element& e : vb.elements)
+    list.push_back(json{{"semantic", u3::name(e.semantic)}, {"index", e.index}, {"type", u3::name(e.type)},
+                        {"offset", e.offset}});
+  return list;
+}
+
+json model_counts(const u3::model& m) {
+  json j;
+  j["id"] = u3::model_id(m.kind);
+  if (m.kind == u3::model_kind::umd3) j["version"] = m.version;
+  json vbs = json::array();
+  for (const u3::vertex_buffer& vb : m.vertex_buffers)
+    vbs.push_back(json{{"vertices", vb.vertex_count}, {"vertexSize", vb.vertex_size}, {"elements", elements_json(vb)}});
+  j["vertexBuffers"] = vbs;
+  json ibs = json::array();
+  for (const u3::index_buffer& ib : m.index_buffers)
+    ibs.push_back(json{{"indices", ib.index_count}, {"indexSize", ib.index_size}});
+  j["indexBuffers"] = ibs;
+  std::uint64_t lods = 0;
+  for (const u3::geometry& g : m.geometries) lods += g.lods.size();
+  j["geometries"] = m.geometries.size();
+  j["lodLevels"] = lods;
+  j["bones"] = m.bones.size();
+  j["morphs"] = m.morphs.size();
+  j["geometryCenters"] = !m.geometry_centers.empty();
+  return j;
+}
+
+json model_info(const std::string& path, byte_span file) {
+  json j = base(path, "urho3d-model");
+  auto m = u3::read_model(file);
+  if (!m) return invalid(j, m.error());
+  j["valid"] = true;
+  j.update(model_counts(*m));
+  return j;
+}
+
+json model_validate(const std::string& path, byte_span file, bool deep) {
+  json j = base(path, "urho3d-model");
+  auto m = u3::read_model(file, {.deep_checks = deep});
+  if (!m) return invalid(j, m.error());
+  j["valid"] = true;
+  j["deep"] = deep;
+  return j;
+}
+
+json model_dump(const std::string& path, byte_span file) {
+  json j = base(path, "urho3d-model");
+  auto m = u3::read_model(file);
+  if (!m) return invalid(j, m.error());
+  j["valid"] = true;
+  j["id"] = u3::model_id(m->kind);
+  if (m->kind == u3::model_kind::umd3) j["version"] = m->version;
+  json vbs = json::array();
+  for (const u3::vertex_buffer& vb : m->vertex_buffers) {
+    json v{{"vertices", vb.vertex_count}, {"vertexSize", vb.vertex_size}, {"elements", elements_json(vb)},
+           {"morphRangeStart", vb.morph_range_start}, {"morphRangeCount", vb.morph_range_count}};
+    if (m->kind == u3::model_kind::umdl) v["legacyMask"] = vb.legacy_mask;
+    vbs.push_back(std::move(v));
+  }
+  j["vertexBuffers"] = vbs;
+  json ibs = json::array();
+  for (const u3::index_buffer& ib : m->index_buffers)
+    ibs.push_back(json{{"indices", ib.index_count}, {"indexSize", ib.index_size}});
+  j["indexBuffers"] = ibs;
+  json geos = json::array();
+  for (const u3::geometry& g : m->geometries) {
+    json lods = json::array();
+    for (const u3::lod_level& l : g.lods)
+      lods.push_back(json{{"distance", l.distance}, {"primitive", u3::name(l.primitive)},
+                          {"vertexBuffer", l.vertex_buffer}, {"indexBuffer", l.index_buffer},
+                          {"indexStart", l.index_start}, {"indexCount", l.index_count}});
+    geos.push_back(json{{"boneMapping", g.bone_mapping}, {"lods", lods}});
+  }
+  j["geometries"] = geos;
+  json morphs = json::array();
+  for (const u3::morph& mo : m->morphs) {
+    json buffers = json::array();
+    for (const u3::morph_buffer& mb : mo.buffers)
+      buffers.push_back(json{{"vertexBuffer", mb.buffer}, {"mask", mb.mask}, {"vertices", mb.vertex_count}});
+    json x{{"name", mo.name}, {"buffers", buffers}};
+    if (m->has_morph_weights()) x["weight"] = mo.weight;
+    morphs.push_back(std::move(x));
+  }
+  j["morphs"] = morphs;
+  json bones = json::array();
+  for (std::size_t i = 0; i < m->bones.size(); ++i) {
+    const u3::bone& b = m->bones[i];
+    json x{{"name", b.name},
+           {"parent", b.is_root(static_cast<std::uint32_t>(i)) ? json(nullptr) : json(b.parent)},
+           {"position", floats(b.position)},
+           {"rotationWXYZ", floats(b.rotation)},
+           {"scale", floats(b.scale)},
+           {"offsetMatrix3x4", floats(b.offset_matrix)}};
+    if ((b.collision_mask & u3::collision_sphere) != 0) x["radius"] = b.radius;
+    if ((b.collision_mask & u3::collision_box) != 0) x["box"] = json{{"min", floats(b.box_min)}, {"max", floats(b.box_max)}};
+    bones.push_back(std::move(x));
+  }
+  j["bones"] = bones;
+  j["boundingBox"] = json{{"min", floats(m->bounds_min)}, {"max", floats(m->bounds_max)}};
+  json centers = json::array();
+  for (const auto& c : m->geometry_centers) centers.push_back(floats(c));
+  j["geometryCenters"] = centers;
+  return j;
+}
+
+result<convert::scene> model_import(const import_request& request) {
+  std::vector<std::vector<std::byte>> files;
+  for (const fs::path& p : request.animations) {
+    auto bytes = read_all(p);
+    if (!bytes) {
+      error e = make_error(errc::io_read_failed);
+      e.context.field = "animations";
+      return e.with_subject(p.filename().string());
+    }
+    files.push_back(std::move(*bytes));
+  }
+  std::vector<byte_span> spans(files.begin(), files.end());
+  auto s = u3::import_files(request.bytes, spans, request.input.stem().string(), {.limits = request.limits});
+  if (!s) return s.error();
+  return s;
+}
+
+// ---- animation -----------------------------------------------------------------------
+
+json animation_info(const std::string& path, byte_span file) {
+  json j = base(path, "urho3d-animation");
+  auto a = u3::read_animation(file);
+  if (!a) return invalid(j, a.error());
+  j["valid"] = true;
+  j["id"] = a->kind == u3::animation_kind::uan2 ? "UAN2" : "UANI";
+  if (a->kind == u3::animation_kind::uan2) j["version"] = a->version;
+  j["name"] = a->name;
+  j["length"] = a->length;
+  j["tracks"] = a->tracks.size();
+  j["variantTracks"] = a->variant_tracks.size();
+  j["keyframes"] = a->keyframe_total();
+  return j;
+}
+
+json animation_validate(const std::string& path, byte_span file, bool deep) {
+  json j = base(path, "urho3d-animation");
+  auto a = u3::read_animation(file, {.deep_checks = deep});
+  if (!a) return invalid(j, a.error());
+  j["valid"] = true;
+  j["deep"] = deep;
+  return j;
+}
+
+json animation_dump(const std::string& path, byte_span file) {
+  json j = animation_info(path, file);
+  if (!j["valid"].get<bool>()) return j;
+  auto a = u3::read_animation(file);
+  json tracks = json::array();
+  for (const u3::track& t : a->tracks) {
+    json keys = json::array();
+    for (std::uint32_t k = 0; k < t.keyframe_count; ++k) {
+      const u3::keyframe key = t.key(k);
+      json x{{"time", key.time}};
+      if ((t.mask & u3::channel_position) != 0) x["position"] = floats(key.position);
+      if ((t.mask & u3::channel_rotation) != 0) x["rotationWXYZ"] = floats(key.rotation);
+      if ((t.mask & u3::channel_scale) != 0) x["scale"] = floats(key.scale);
+      keys.push_back(std::move(x));
+    }
+    json x{{"name", t.name}, {"mask", t.mask}, {"keyframes", keys}};
+    if (a->has_weights()) x["weight"] = t.weight;
+    tracks.push_back(std::move(x));
+  }
+  j["tracks"] = tracks;
+  json variants = json::array();
+  for (const u3::variant_track& t : a->variant_tracks)
+    variants.push_back(json{{"name", t.name}, {"type", t.type}, {"interpolation", t.interpolation},
+                            {"tension", t.tension}, {"weight", t.weight}, {"keyframes", t.keyframe_count},
+                            {"keyBytes", t.keys.size()}, {"tangentBytes", t.tangents.size()}});
+  j["variantTracks"] = variants;
+  return j;
+}
+
+// ---- package -------------------------------------------------------------------------
+
+json package_info(const std::string& path, byte_span file) {
+  json j = base(path, "urho3d-package");
+  auto p = u3::read_package(file);
+  if (!p) return invalid(j, p.error());
+  j["valid"] = true;
+  j["id"] = p->kind == u3::package_kind::ulz4 ? "ULZ4" : "UPAK";
+  j["entries"] = p->entries.size();
+  j["uncompressedBytes"] = p->total_uncompressed();
+  j["checksum"] = p->checksum;
+  j["trailingSize"] = p->has_trailing_size;
+  return j;
+}
+
+json package_validate(const std::string& path, byte_span file, bool deep) {
+  json j = base(path, "urho3d-package");
+  // Checksums are part of validity: every entry is decoded and checked (deep or not).
+  auto p = u3::read_package(file, {.verify_checksums = true});
+  if (!p) return invalid(j, p.error());
+  j["valid"] = true;
+  j["deep"] = deep;
+  return j;
+}
+
+json package_dump(const std::string& path, byte_span file) {
+  json j = package_info(path, file);
+  if (!j["valid"].get<bool>()) return j;
+  auto p = u3::read_package(file);
+  json entries = json::array();
+  for (const u3::package_entry& e : p->entries)
+    entries.push_back(json{{"name", e.name}, {"offset", e.offset}, {"size", e.size}, {"storedSize", e.stored_size},
+                           {"checksum", e.checksum}, {"blocks", e.blocks}});
+  j["entryList"] = entries;
+  return j;
+}
+
+// ---- shader and script ----------------------------------------------------------------
+
+json shader_info(const std::string& path, byte_span file) {
+  json j = base(path, "urho3d-shader");
+  auto sh = u3::read_shader(file);
+  if (!sh) return invalid(j, sh.error());
+  j["valid"] = true;
+  j["shaderType"] = sh->type == u3::shader_vertex ? "vertex" : "pixel";
+  j["shaderModel"] = sh->model;
+  j["parameters"] = sh->parameters.size();
+  j["textureUnits"] = sh->texture_units.size();
+  j["bytecodeBytes"] = sh->bytecode.size();
+  return j;
+}
+
+json shader_validate(const std::string& path, byte_span file, bool deep) {
+  json j = base(path, "urho3d-shader");
+  auto sh = u3::read_shader(file);
+  if (!sh) return invalid(j, sh.error());
+  j["valid"] = true;
+  j["deep"] = deep;
+  return j;
+}
+
+json shader_dump(const std::string& path, byte_span file) {
+  json j = shader_info(path, file);
+  if (!j["valid"].get<bool>()) return j;
+  auto sh = u3::read_shader(file);
+  if (sh->model == 4) j["elementHash"] = sh->element_hash;
+  json params = json::array();
+  for (const u3::shader_parameter& p : sh->parameters) {
+    if (sh->model == 4)
+      params.push_back(json{{"name", p.name}, {"buffer", p.index}, {"offset", p.offset}, {"size", p.size}});
+    else
+      params.push_back(json{{"name", p.name}, {"register", p.index}, {"registers", p.register_count}});
+  }
+  j["parameterList"] = params;
+  json units = json::array();
+  for (const u3::texture_unit& u : sh->texture_units) units.push_back(json{{"name", u.name}, {"sampler", u.sampler}});
+  j["textureUnitList"] = units;
+  return j;
+}
+
+json script_info(const std::string& path, byte_span file) {
+  json j = base(path, "urho3d-script");
+  auto sc = u3::read_script(file);
+  if (!sc) return invalid(j, sc.error());
+  j["valid"] = true;
+  j["bytecodeBytes"] = sc->bytecode.size();
+  return j;
+}
+json script_validate(const std::string& path, byte_span file, bool deep) {
+  json j = script_info(path, file);
+  j["deep"] = deep;
+  return j;
+}
+
+// ---- untold pak ----------------------------------------------------------------------
+
+struct pak_args {
+  std::string file;
+  std::vector<std::string> names;
+  std::string out_dir = ".";
+  std::string source_dir;
+  std::string output;
+  bool compress = false;
+  int level = 9;
+  bool no_trailing_size = false;
+  bool as_json = false;
+};
+
+int pak_list(const pak_args& a) {
+  auto bytes = read_all(a.file);
+  if (!bytes) return exit_io;
+  auto p = u3::read_package(*bytes);
+  if (!p) {
+    std::fprintf(stderr, "untold: %s: %s\n", a.file.c_str(), p.error().describe().c_str());
+    return exit_invalid;
+  }
+  if (a.as_json) {
+    json j = package_dump(a.file, *bytes);
+    std::printf("%s\n", j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+    return exit_ok;
+  }
+  std::printf("%s: %s, %zu entries, %llu bytes uncompressed\n", a.file.c_str(),
+              p->kind == u3::package_kind::ulz4 ? "ULZ4" : "UPAK", p->entries.size(),
+              static_cast<unsigned long long>(p->total_uncompressed()));
+  for (const u3::package_entry& e : p->entries)
+    std::printf("%12u %12llu  %08x  %.*s\n", e.size, static_cast<unsigned long long>(e.stored_size), e.checksum,
+                static_cast<int>(e.name.size()), e.name.data());
+  return exit_ok;
+}
+
+int pak_extract(const pak_args& a) {
+  auto bytes = read_all(a.file);
+  if (!bytes) return exit_io;
+  auto p = u3::read_package(*bytes);
+  if (!p) {
+    std::fprintf(stderr, "untold: %s: %s\n", a.file.c_str(), p.error().describe().c_str());
+    return exit_invalid;
+  }
+  std::vector<const u3::package_entry*> wanted;
+  if (a.names.empty()) {
+    for (const u3::package_entry& e : p->entries) wanted.push_back(&e);
+  } else {
+    for (const std::string& n : a.names) {
+      const u3::package_entry* e = p->find(n);
+      if (e == nullptr) {
+        std::fprintf(stderr, "untold: %s: no entry named '%s'\n", a.file.c_str(), n.c_str());
+        return exit_invalid;
+      }
+      wanted.push_back(e);
+    }
+  }
+  std::vector<std::byte> data;
+  for (const u3::package_entry* e : wanted) {
+    if (auto s = u3::extract_entry(*p, *e, data); !s) {
+      std::fprintf(stderr, "untold: %s: %s\n", a.file.c_str(), s.error().describe().c_str());
+      return exit_invalid;
+    }
+    // read_package proved the name a safe relative path (U3D-PAK-NAME).
+    const fs::path target = fs::path(a.out_dir) / fs::path(std::string(e->name));
+    std::error_code ec;
+    fs::create_directories(target.parent_path(), ec);
+    if (ec || !write_all(target, data)) return exit_io;
+    std::printf("%s\n", target.string().c_str());
+  }
+  return exit_ok;
+}
+
+int pak_create(const pak_args& a) {
+  std::error_code ec;
+  if (!fs::is_directory(a.source_dir, ec)) {
+    std::fprintf(stderr, "untold: %s is not a directory\n", a.source_dir.c_str());
+    return exit_io;
+  }
+  std::vector<std::string> names;
+  for (auto it = fs::recursive_directory_iterator(a.source_dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->is_regular_file()) names.push_back(fs::relative(it->path(), a.source_dir).generic_string());
+  if (ec) {
+    std::fprintf(stderr, "untold: cannot list %s\n", a.source_dir.c_str());
+    return exit_io;
+  }
+  std::sort(names.begin(), names.end());  // deterministic order, whatever the file system
+  std::vector<std::vector<std::byte>> contents;
+  contents.reserve(names.size());
+  for (const std::string& n : names) {
+    auto bytes = read_all(fs::path(a.source_dir) / n);
+    if (!bytes) return exit_io;
+    contents.push_back(std::move(*bytes));
+  }
+  std::vector<u3::package_input> inputs;
+  for (std::size_t i = 0; i < names.size(); ++i) inputs.push_back({names[i], contents[i]});
+  auto pak = u3::write_package(inputs, {.compress = a.compress, .level = a.level, .trailing_size = !a.no_trailing_size});
+  if (!pak) {
+    std::fprintf(stderr, "untold: %s\n", pak.error().describe().c_str());
+    return exit_invalid;
+  }
+  if (!write_all(a.output, *pak)) return exit_io;
+  std::printf("%s: %zu entries, %zu bytes\n", a.output.c_str(), names.size(), pak->size());
+  return exit_ok;
+}
+
+}  // namespace
+
+void add_urho3d_formats(std::vector<format_handler>& out) {
+  out.push_back({"urho3d-model", "Urho3D model (.mdl: UMDL, UMD2, rbfx UMD3)",
+                 [](byte_span head) { return u3::is_model(head); }, model_info, model_validate, model_dump,
+                 model_import});
+  out.push_back({"urho3d-animation", "Urho3D animation (.ani: UANI, rbfx UAN2)",
+                 [](byte_span head) { return u3::is_animation(head); }, animation_info, animation_validate,
+                 animation_dump, nullptr});
+  out.push_back({"urho3d-package", "Urho3D package (.pak: UPAK, ULZ4)",
+                 [](byte_span head) { return u3::is_package(head); }, package_info, package_validate, package_dump,
+                 nullptr});
+  out.push_back({"urho3d-shader", "Urho3D shader cache (.vs3/.ps3/.vs4/.ps4: USHD)",
+                 [](byte_span head) { return u3::is_shader(head); }, shader_info, shader_validate, shader_dump,
+                 nullptr});
+  out.push_back({"urho3d-script", "AngelScript bytecode (.asc: ASBC)", [](byte_span head) { return u3::is_script(head); },
+                 script_info, script_validate, script_info, nullptr});
+}
+
+void add_urho3d_commands(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<pak_args>();
+  CLI::App* pak = app.add_subcommand("pak", "List, extract or create Urho3D packages (.pak: UPAK, ULZ4)");
+  pak->require_subcommand(1, 1);
+
+  CLI::App* list = pak->add_subcommand("list", "List a package's entries (size, stored size, SDBM checksum, name)");
+  list->add_option("FILE", args->file, "the .pak")->required();
+  list->add_flag("--json", args->as_json, "print a JSON object");
+  list->callback([args, &exit_code] { exit_code = pak_list(*args); });
+
+  CLI::App* extract = pak->add_subcommand("extract", "Extract entries (all, or the named ones), checking checksums");
+  extract->add_option("FILE", args->file, "the .pak")->required();
+  extract->add_option("NAME", args->names, "entry names (default: every entry)");
+  extract->add_option("-o,--output", args->out_dir, "directory to extract into (default: .)");
+  extract->callback([args, &exit_code] { exit_code = pak_extract(*args); });
+
+  CLI::App* create = pak->add_subcommand("create", "Pack a directory (entries sorted by path)");
+  create->add_option("DIR", args->source_dir, "the directory to pack")->required();
+  create->add_option("-o,--output", args->output, "the .pak to write")->required();
+  create->add_flag("--compress", args->compress, "ULZ4: LZ4HC blocks of 32 KiB");
+  create->add_option("--level", args->level, "LZ4HC level (default 9, like Urho3D's PackageTool)")->check(CLI::Range(1, 12));
+  create->add_flag("--no-trailing-size", args->no_trailing_size, "do not append the package size");
+  create->callback([args, &exit_code] { exit_code = pak_create(*args); });
+}
 
 }  // namespace untold::tools
