@@ -1,8 +1,10 @@
 #include "cook.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -586,7 +588,13 @@ fs::path lod_path(const fs::path& output, std::uint32_t level) {
 std::optional<std::string> write_output(const fs::path& path, const result<std::vector<std::byte>>& bytes,
                                         cook_report& report) {
   if (!bytes) return "cannot write " + path.string() + ": " + bytes.error().describe();
-  if (auto s = write_file(path, *bytes); !s) return "cannot write " + path.string() + ": " + s.error().describe();
+  errno = 0;
+  if (auto s = write_file(path, *bytes); !s) {
+    report.io_failure = true;
+    // The system's reason when there is one (write_file keeps errno from the failing call).
+    const int os_error = errno;
+    return "cannot write '" + path.string() + "': " + (os_error != 0 ? std::strerror(os_error) : s.error().describe());
+  }
   report.written.push_back(path);
   return std::nullopt;
 }
@@ -613,7 +621,10 @@ cook_report cook(const cook_options& options) {
   if (options.output.empty()) return fail("no output path");
   const fs::path out_dir = fs::absolute(options.output).parent_path();
   fs::create_directories(out_dir, ec);
-  if (ec) return fail("cannot create " + out_dir.string() + ": " + ec.message());
+  if (ec) {
+    report.io_failure = true;
+    return fail("cannot create " + out_dir.string() + ": " + ec.message());
+  }
 
   Assimp::Importer importer;
   if (options.progress) importer.SetProgressHandler(new import_progress(options.progress));  // the importer owns it

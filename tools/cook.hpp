@@ -52,6 +52,7 @@ struct cook_options {
 /// What one cook wrote. `error` is empty on success.
 struct cook_report {
   std::string error;
+  bool io_failure = false;  // the error is a file system failure (exit 3 in the CLI)
   std::vector<std::string> warnings;
   std::vector<std::filesystem::path> written;  // output, LOD files, images
   std::uint32_t entities = 0;

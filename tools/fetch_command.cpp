@@ -14,10 +14,13 @@
 #include <untold/ranges.hpp>
 #include <untold/remote/remote.hpp>
 
+#include "cli_common.hpp"
+
 namespace untold::tools {
 namespace {
 
 namespace ur = untold::remote;
+namespace cli = untold::tools::cli;
 
 struct fetch_args {
   std::string url;
@@ -28,6 +31,8 @@ struct fetch_args {
   bool ranges = false;
   bool no_prefetch = false;
   bool as_json = false;
+  bool quiet = false;
+  bool verbose = false;
   double timeout_s = 30;
   std::uint32_t attempts = 3;
   std::uint64_t budget_mb = 500;
@@ -43,7 +48,48 @@ std::string default_cache_dir() {
   return "untold-cache";
 }
 
-void fail(const std::string& what) { std::fprintf(stderr, "untold: %s\n", what.c_str()); }
+using ordered = nlohmann::ordered_json;
+
+/// Exit code of a remote failure: a refused URL is a usage error, a file
+/// that fails validation is invalid input, the rest (network, cache) is I/O.
+int exit_code_of(ur::remote_errc code) {
+  switch (code) {
+    case ur::remote_errc::insecure_scheme:
+    case ur::remote_errc::unsupported_scheme:
+    case ur::remote_errc::bad_url: return cli::exit_usage;
+    case ur::remote_errc::invalid_asset:
+    case ur::remote_errc::bad_manifest: return cli::exit_invalid;
+    default: return cli::exit_io;
+  }
+}
+
+ordered remote_error_json(const ur::error& e) {
+  ordered j{{"id", e.id()}, {"name", e.name()}, {"message", e.message()}};
+  if (e.http_status != 0) j["httpStatus"] = e.http_status;
+  if (e.curl_code != 0) j["curlCode"] = e.curl_code;
+  if (e.attempts != 0) j["attempts"] = e.attempts;
+  if (e.core.code != errc::ok) j["core"] = error_json(e.core);
+  if (!e.detail.empty()) j["detail"] = e.detail;
+  j["describe"] = e.describe();
+  return j;
+}
+
+/// Reports a failure on stderr and, with --json, as the JSON document on
+/// stdout ({"url", "ok": false, "error"}); returns the exit code.
+int fail(const fetch_args& a, const std::string& message, ordered error, int code) {
+  cli::complain(message);
+  if (a.as_json)
+    std::printf("%s\n", ordered{{"url", a.url}, {"ok", false}, {"error", std::move(error)}}
+                             .dump(2, ' ', false, ordered::error_handler_t::replace)
+                             .c_str());
+  return code;
+}
+int fail(const fetch_args& a, const ur::error& e) {
+  return fail(a, e.describe(), remote_error_json(e), exit_code_of(e.code));
+}
+int fail(const fetch_args& a, const std::string& where, const untold::error& e) {
+  return fail(a, where + ": " + e.describe(), error_json(e), cli::exit_invalid);
+}
 
 void print(const nlohmann::ordered_json& j, bool as_json) {
   if (as_json) {
@@ -64,26 +110,22 @@ int run_fetch(const fetch_args& a) {
   o.request_timeout = std::chrono::milliseconds(static_cast<long long>(a.timeout_s * 1000));
   o.retry.max_attempts = a.attempts;
   o.prefetch_textures = !a.no_prefetch && !a.ranges;
-  o.log = [](std::string_view line) { std::fprintf(stderr, "untold: %.*s\n", static_cast<int>(line.size()), line.data()); };
+  if (!a.quiet)
+    o.log = [](std::string_view line) { std::fprintf(stderr, "untold: %.*s\n", static_cast<int>(line.size()), line.data()); };
+  if (a.verbose) std::fprintf(stderr, "untold: fetching %s (cache %s)\n", a.url.c_str(), o.cache_dir.string().c_str());
   auto dl = ur::downloader::create(o);
-  if (!dl) {
-    fail(dl.error().describe());
-    return 1;
-  }
+  if (!dl) return fail(a, dl.error());
   nlohmann::ordered_json out;
   out["url"] = a.url;
+  out["ok"] = true;
 
   if (a.ranges) {
     auto src = ur::https_range_source::open(**dl, a.url);
-    if (!src) {
-      fail(src.error().describe());
-      return 1;
-    }
+    if (!src) return fail(a, src.error());
     auto tile = untold::streamed_asset::open(*src);
     if (!tile) {
-      fail(a.url + ": " + (src->last_error().code != ur::remote_errc::ok ? src->last_error().describe()
-                                                                          : tile.error().describe()));
-      return 1;
+      if (src->last_error().code != ur::remote_errc::ok) return fail(a, src->last_error());
+      return fail(a, a.url, tile.error());
     }
     const untold::asset& m = tile->metadata();
     out["mode"] = "byte ranges (header, chunk table and metadata only)";
@@ -103,10 +145,7 @@ int run_fetch(const fetch_args& a) {
   const ur::fetch_policy policy =
       a.reload ? ur::fetch_policy::reload : a.revalidate ? ur::fetch_policy::revalidate : ur::fetch_policy::cache_first;
   auto r = (*dl)->fetch(a.url, policy);
-  if (!r) {
-    fail(r.error().describe());
-    return 1;
-  }
+  if (!r) return fail(a, r.error());
   out["file"] = r->path.string();
   out["size"] = r->size;
   out["etag"] = r->etag;
@@ -115,10 +154,7 @@ int run_fetch(const fetch_args& a) {
                                                                  : "miss (downloaded)";
   if (ur::url_extension(a.url) == "untold") {
     auto opened = untold::open_file(r->path);  // a downloaded file was validated before caching; a hit is re-checked
-    if (!opened) {
-      fail(r->path.string() + ": " + opened.error().describe());
-      return 1;
-    }
+    if (!opened) return fail(a, r->path.string(), opened.error());
     const untold::asset& m = opened->asset;
     out["valid"] = true;
     out["chunks"] = m.chunks().size();
@@ -150,7 +186,9 @@ void add_fetch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--timeout", args->timeout_s, "request timeout in seconds (connect, stalls)")->check(CLI::PositiveNumber);
   cmd->add_option("--attempts", args->attempts, "tries per request (backoff 1 s, 2 s, 4 s ...)")->check(CLI::Range(1, 10));
   cmd->add_option("--budget-mb", args->budget_mb, "cache budget in MiB (LRU eviction to 75%)")->check(CLI::PositiveNumber);
-  cmd->add_flag("--json", args->as_json, "print a JSON object");
+  cmd->add_flag("--json", args->as_json, "print a JSON object (also on failure)");
+  cmd->add_flag("-q,--quiet", args->quiet, "print only errors and the result (no download log)");
+  cmd->add_flag("-v,--verbose", args->verbose, "also say on stderr what the tool does");
   cmd->callback([args, &exit_code] { exit_code = run_fetch(*args); });
 }
 

@@ -8,7 +8,9 @@
 //   untold fetch URL --ranges                # open by HTTP Range requests instead, print bytes fetched
 //   untold fetch URL --cache-dir DIR --ca-file ca.pem --json
 //
-// Exit codes: 0 fetched and valid, 1 download or validation failed, 2 usage.
+// Exit codes: 0 fetched and valid, 1 the file failed validation, 2 usage (a
+// refused URL such as http://), 3 network or cache failure. --json prints a
+// JSON document on failure too ({"url", "ok": false, "error"}).
 #pragma once
 
 namespace CLI {

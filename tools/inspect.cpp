@@ -6,7 +6,9 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -50,6 +52,9 @@ json bounds(const aabb& b) { return json{{"min", floats(b.min)}, {"max", floats(
 
 /// A u32 reference: null for NONE.
 json ref(std::uint32_t v) { return v == none ? json(nullptr) : json(v); }
+
+/// A string reference: null for NONE.
+json str(const asset& a, std::uint32_t offset) { return offset == none ? json(nullptr) : json(a.string(offset)); }
 
 std::string hex(const std::array<std::uint8_t, 32>& bytes) {
   static constexpr char digits[] = "0123456789abcdef";
@@ -146,7 +151,7 @@ json entity_json(const asset& a, std::uint32_t row, const entity_record& e) {
   return json{{"index", row},
               {"entityId", e.entity_id},
               {"parentEntityId", ref(e.parent_entity_id)},
-              {"name", a.string(e.name_offset)},
+              {"name", str(a, e.name_offset)},
               {"flags", e.flags},
               {"firstMeshRecordIndex", e.first_mesh_record_index},
               {"meshRecordCount", e.mesh_record_count},
@@ -162,7 +167,7 @@ json vertex_json(const pbr_vertex& v) {
 
 json mesh_json(const asset& a, std::uint32_t row, const mesh_record& m, std::uint32_t vertices) {
   json j{{"index", row},
-         {"name", a.string(m.mesh_name_offset)},
+         {"name", str(a, m.mesh_name_offset)},
          {"entityId", m.entity_id},
          {"materialIndex", ref(m.material_index)},
          {"indexType", m.index_type == 1 ? "uint16" : "uint32"},
@@ -189,7 +194,7 @@ json mesh_json(const asset& a, std::uint32_t row, const mesh_record& m, std::uin
 
 json material_json(const asset& a, std::uint32_t row, const material_record& m) {
   return json{{"index", row},
-              {"name", a.string(m.name_offset)},
+              {"name", str(a, m.name_offset)},
               {"flags", m.flags},
               {"baseColorFactor", floats(m.base_color_factor)},
               {"emissiveFactor", floats(m.emissive_factor)},
@@ -216,8 +221,8 @@ json material_json(const asset& a, std::uint32_t row, const material_record& m) 
 
 json texture_json(const asset& a, std::uint32_t row, const texture_record& t) {
   return json{{"index", row},
-              {"name", a.string(t.name_offset)},
-              {"uri", a.string(t.uri_offset)},
+              {"name", str(a, t.name_offset)},
+              {"uri", str(a, t.uri_offset)},
               {"textureFormat", texture_format_name(t.texture_format)},
               {"flags", t.flags},
               {"flagNames", texture_flag_names(t.flags)},
@@ -231,6 +236,7 @@ json raw_chunk_json(const asset& a, std::uint32_t row) {
   const chunk_entry& c = a.chunks()[row];
   json j{{"index", row},
          {"chunkType", c.chunk_type},
+         {"typeName", chunk_type_name(c.chunk_type)},
          {"kind", is_plugin_chunk_type(c.chunk_type) ? "plugin" : "unknown"},
          {"elementCount", c.element_count},
          {"size", c.uncompressed_size}};
@@ -247,7 +253,8 @@ json raw_chunk_json(const asset& a, std::uint32_t row) {
 #if UNTOLD_TOOLS_HAS_EXTENSIONS
 /// Writes every field of a record under its spec name (record_traits); a u32
 /// "...Offset" field is a string reference, resolved under the name without
-/// "Offset" (nameOffset -> name).
+/// "Offset" (nameOffset -> name). A NONE reference ("...Offset", "...Index",
+/// "...Id" fields) is null, and so is its resolved string.
 struct field_json_writer {
   const asset& a;
   json& out;
@@ -266,57 +273,14 @@ struct field_json_writer {
   void operator()(const T& field, const char* name) {
     out[name] = value(field);
     const std::string_view n(name);
-    if constexpr (std::is_same_v<T, std::uint32_t>)
-      if (n.size() > 6 && n.ends_with("Offset")) out[std::string(n.substr(0, n.size() - 6))] = a.string(field);
+    if constexpr (std::is_same_v<T, std::uint32_t>) {
+      if (field == none && (n.ends_with("Offset") || n.ends_with("Index") || n.ends_with("Id"))) out[name] = nullptr;
+      if (n.size() > 6 && n.ends_with("Offset")) out[std::string(n.substr(0, n.size() - 6))] = str(a, field);
+    }
   }
 };
 
-/// One extension table, every record with every field; null when absent.
-template <class R>
-json extension_table_json(const asset& a) {
-  if (!a.find_chunk(record_traits<R>::table)) return nullptr;
-  json list = json::array();
-  for (const R& r : a.table<R>()) {
-    json o = json::object();
-    field_json_writer w{a, o};
-    record_traits<R>::fields(w, r, a.format_version());
-    list.push_back(std::move(o));
-  }
-  return list;
-}
-
-/// The extension tables present in the file, by table name.
-json extensions_json(const asset& a) {
-  static constexpr std::pair<const char*, json (*)(const asset&)> tables[] = {
-      {"skeletons", extension_table_json<skeleton_record>},
-      {"skeletonJoints", extension_table_json<skeleton_joint_record>},
-      {"skins", extension_table_json<skin_record>},
-      {"skinJointMappings", extension_table_json<skin_joint_mapping_record>},
-      {"animationClips", extension_table_json<animation_clip_record>},
-      {"animationChannels", extension_table_json<animation_channel_record>},
-      {"translationKeyframes", extension_table_json<translation_keyframe_record>},
-      {"rotationKeyframes", extension_table_json<rotation_keyframe_record>},
-      {"lights", extension_table_json<light_record>},
-      {"cameras", extension_table_json<camera_record>},
-      {"colorManagement", extension_table_json<color_management_record>},
-      {"colorGradeLUTs", extension_table_json<color_grade_lut_record>},
-  };
-  json out = json::object();
-  for (const auto& [name, dump] : tables)
-    if (json table = dump(a); !table.is_null()) out[name] = std::move(table);
-  return out;
-}
-#else
-json extensions_json(const asset&) { return json::object(); }
 #endif
-
-template <class R, class F>
-json table_json(const asset& a, F&& one) {
-  json list = json::array();
-  std::uint32_t row = 0;
-  for (const R& r : a.table<R>()) list.push_back(one(a, row++, r));
-  return list;
-}
 
 }  // namespace
 
@@ -337,7 +301,7 @@ json error_json(const error& e) {
 }
 
 json info_json(const std::string& name, byte_span file) {
-  json j{{"file", name}, {"fileSize", file.size()}, {"valid", false}, {"error", nullptr}};
+  json j{{"file", name}, {"format", "untold"}, {"fileSize", file.size()}, {"valid", false}, {"error", nullptr}};
   auto header = parse_header(file);
   if (!header) {
     j["error"] = error_json(header.error());
@@ -433,7 +397,10 @@ json validate_json(const std::string& name, byte_span file, bool deep) {
   open_options options;
   options.deep_checks = deep;
   auto a = open(file, options);
-  return json{{"file", name}, {"valid", a.has_value()}, {"error", a ? json(nullptr) : error_json(a.error())}};
+  return json{{"file", name},
+              {"format", "untold"},
+              {"valid", a.has_value()},
+              {"error", a ? json(nullptr) : error_json(a.error())}};
 }
 
 std::string validate_text(const json& r) {
@@ -442,19 +409,187 @@ std::string validate_text(const json& r) {
 }
 
 // ---- dump -----------------------------------------------------------------------------
+//
+// Streamed record by record: memory stays bounded by the largest record, and
+// text and JSON are linear in the file (an entity chain 10^6 deep included).
 
-json dump_json(const std::string& name, const asset& a, std::uint32_t vertices) {
-  json j{{"file", name}, {"formatVersion", a.format_version()}, {"fileType", file_type_name(a.header().file_type)}};
-  j["entities"] = table_json<entity_record>(a, entity_json);
-  j["meshes"] = table_json<mesh_record>(
-      a, [vertices](const asset& x, std::uint32_t row, const mesh_record& m) { return mesh_json(x, row, m, vertices); });
-  j["materials"] = table_json<material_record>(a, material_json);
-  j["textures"] = table_json<texture_record>(a, texture_json);
-  j["extensions"] = extensions_json(a);
+namespace {
+
+/// Emits one JSON document piece by piece with the same 2-space layout as
+/// to_text, so a huge table is never held as one json value.
+class json_stream {
+ public:
+  explicit json_stream(const text_sink& out) : out_(out) {}
+  void open(const char* key, char bracket) {
+    item(key);
+    out_(std::string_view(&bracket, 1));
+    first_.push_back(true);
+  }
+  void close(char bracket) {
+    const bool empty = first_.back();
+    first_.pop_back();
+    if (!empty) {
+      out_("\n");
+      indent();
+    }
+    out_(std::string_view(&bracket, 1));
+    if (first_.empty()) out_("\n");
+  }
+  void value(const char* key, const json& v) {
+    item(key);
+    std::string text = v.dump(2, ' ', false, json::error_handler_t::replace);
+    const std::string pad = "\n" + std::string(2 * first_.size(), ' ');
+    std::string indented;
+    indented.reserve(text.size());
+    for (const char c : text) {
+      if (c == '\n') indented += pad;
+      else indented += c;
+    }
+    out_(indented);
+  }
+
+ private:
+  void item(const char* key) {
+    if (first_.empty()) return;
+    out_(first_.back() ? "\n" : ",\n");
+    first_.back() = false;
+    indent();
+    if (key != nullptr) {
+      out_(json(key).dump());
+      out_(": ");
+    }
+  }
+  void indent() { out_(std::string(2 * first_.size(), ' ')); }
+
+  const text_sink& out_;
+  std::vector<bool> first_;
+};
+
+json chunk_json(const chunk_entry& c, std::uint32_t row) {
+  return json{{"index", row},
+              {"chunkType", c.chunk_type},
+              {"typeName", chunk_type_name(c.chunk_type)},
+              {"compression", compression_name(c.compression_type)},
+              {"fileOffset", c.file_offset},
+              {"storedSize", c.compressed_size},
+              {"rawSize", c.uncompressed_size},
+              {"elementCount", c.element_count}};
+}
+
+/// The header part of a dump: everything before the record tables.
+json dump_head(const std::string& name, const asset& a) {
+  const file_header& h = a.header();
+  json chunks = json::array();
+  for (std::uint32_t row = 0; row < a.chunks().size(); ++row) chunks.push_back(chunk_json(a.chunks()[row], row));
+  return json{{"file", name},
+              {"format", "untold"},
+              {"valid", true},
+              {"formatVersion", a.format_version()},
+              {"fileType", file_type_name(h.file_type)},
+              {"vertexLayout", h.vertex_layout == 1 ? "pbrStaticV1" : "unknown"},
+              {"flags", h.flags},
+              {"chunks", std::move(chunks)}};
+}
+
+/// One record table of a dump: its key, size and a record -> json function.
+struct dump_table {
+  const char* key;
+  std::size_t count;
+  std::function<json(std::size_t)> record;
+};
+
+std::vector<dump_table> core_tables(const asset& a, std::uint32_t vertices) {
+  const auto row = [](std::size_t i) { return static_cast<std::uint32_t>(i); };
+  return {
+      {"entities", a.entities().size(), [&a, row](std::size_t i) { return entity_json(a, row(i), a.entities()[i]); }},
+      {"meshes", a.meshes().size(),
+       [&a, row, vertices](std::size_t i) { return mesh_json(a, row(i), a.meshes()[i], vertices); }},
+      {"materials", a.materials().size(),
+       [&a, row](std::size_t i) { return material_json(a, row(i), a.materials()[i]); }},
+      {"textures", a.textures().size(), [&a, row](std::size_t i) { return texture_json(a, row(i), a.textures()[i]); }},
+  };
+}
+
+#if UNTOLD_TOOLS_HAS_EXTENSIONS
+const char* light_type_name(std::uint32_t t) {
+  switch (t) {
+    case 1: return "directional";
+    case 2: return "point";
+    case 3: return "spot";
+    case 4: return "area";
+  }
+  return nullptr;
+}
+
+template <class R>
+dump_table extension_table(const asset& a, const char* key) {
+  return {key, a.table<R>().size(), [&a](std::size_t i) {
+            json o = json::object();
+            field_json_writer w{a, o};
+            const R record = a.table<R>()[i];
+            record_traits<R>::fields(w, record, a.format_version());
+            if constexpr (std::is_same_v<R, light_record>) {
+              const char* n = light_type_name(record.light_type);
+              o["lightTypeName"] = n != nullptr ? json(n) : json(nullptr);
+            }
+            return o;
+          }};
+}
+
+/// The extension tables present in the file.
+std::vector<dump_table> extension_tables(const asset& a) {
+  std::vector<dump_table> all;
+  const auto add = [&](dump_table t, chunk_type type) {
+    if (a.find_chunk(type)) all.push_back(std::move(t));
+  };
+  add(extension_table<skeleton_record>(a, "skeletons"), chunk_type::skeleton_table);
+  add(extension_table<skeleton_joint_record>(a, "skeletonJoints"), chunk_type::skeleton_joint_table);
+  add(extension_table<skin_record>(a, "skins"), chunk_type::skin_table);
+  add(extension_table<skin_joint_mapping_record>(a, "skinJointMappings"), chunk_type::skin_joint_mapping_table);
+  add(extension_table<animation_clip_record>(a, "animationClips"), chunk_type::animation_clip_table);
+  add(extension_table<animation_channel_record>(a, "animationChannels"), chunk_type::animation_channel_table);
+  add(extension_table<translation_keyframe_record>(a, "translationKeyframes"), chunk_type::translation_keyframe_table);
+  add(extension_table<rotation_keyframe_record>(a, "rotationKeyframes"), chunk_type::rotation_keyframe_table);
+  add(extension_table<light_record>(a, "lights"), chunk_type::light_table);
+  add(extension_table<camera_record>(a, "cameras"), chunk_type::camera_table);
+  add(extension_table<color_management_record>(a, "colorManagement"), chunk_type::color_management_table);
+  add(extension_table<color_grade_lut_record>(a, "colorGradeLUTs"), chunk_type::color_grade_lut_table);
+  return all;
+}
+#else
+std::vector<dump_table> extension_tables(const asset&) { return {}; }
+#endif
+
+json raw_chunks_json(const asset& a) {
   json raw = json::array();
   for (const std::uint32_t row : a.raw_chunks()) raw.push_back(raw_chunk_json(a, row));
-  j["rawChunks"] = std::move(raw);
-  return j;
+  return raw;
+}
+
+}  // namespace
+
+json dump_json(const std::string& name, const asset& a, std::uint32_t vertices) {
+  std::string text;
+  write_dump_json(name, a, vertices, [&text](std::string_view s) { text.append(s); });
+  return json::parse(text);
+}
+
+void write_dump_json(const std::string& name, const asset& a, std::uint32_t vertices, const text_sink& out) {
+  json_stream js(out);
+  js.open(nullptr, '{');
+  const json head = dump_head(name, a);  // named: items() must not outlive it
+  for (const auto& [key, value] : head.items()) js.value(key.c_str(), value);
+  const auto table = [&js](const dump_table& t) {
+    js.open(t.key, '[');
+    for (std::size_t i = 0; i < t.count; ++i) js.value(nullptr, t.record(i));
+    js.close(']');
+  };
+  for (const dump_table& t : core_tables(a, vertices)) table(t);
+  js.open("extensions", '{');
+  for (const dump_table& t : extension_tables(a)) table(t);
+  js.close('}');
+  js.value("rawChunks", raw_chunks_json(a));
+  js.close('}');
 }
 
 namespace {
@@ -476,85 +611,131 @@ std::string vertex_lines(const json& m, const std::string& indent) {
   return s;
 }
 
-}  // namespace
+/// Indentation of the entity tree stops growing at this depth (deeper lines
+/// say their depth instead), so the text stays linear in the entity count.
+constexpr std::size_t max_tree_indent = 32;
 
-std::string dump_text(const json& j) {
-  std::string s = format("%s: %s, format version %s\n", show(j["file"]).c_str(), show(j["fileType"]).c_str(),
-                         show(j["formatVersion"]).c_str());
-  const json& entities = j["entities"];
-  const json& meshes = j["meshes"];
-  // Children by parent entityId, in table order; roots have a null parent.
-  std::map<std::int64_t, std::vector<std::size_t>> children;
-  for (std::size_t i = 0; i < entities.size(); ++i) {
-    const json& p = entities[i]["parentEntityId"];
-    children[p.is_null() ? -1 : p.get<std::int64_t>()].push_back(i);
+/// The entity hierarchy, parents before children, children in table order;
+/// iterative, O(entities + meshes).
+void write_entity_tree(const asset& a, const text_sink& out) {
+  const auto entities = a.entities();
+  const std::size_t n = entities.size();
+  std::unordered_map<std::uint32_t, std::uint32_t> row_of;
+  row_of.reserve(n);
+  for (std::uint32_t row = 0; row < n; ++row) row_of.emplace(entities[row].entity_id, row);
+  // Children of each row as one flat array (counting sort keeps table order).
+  std::vector<std::uint32_t> parent(n, none), first(n + 1, 0), children(n);
+  std::vector<std::uint32_t> roots;
+  for (std::uint32_t row = 0; row < n; ++row) {
+    const auto it = row_of.find(entities[row].parent_entity_id);
+    if (entities[row].parent_entity_id == none || it == row_of.end()) roots.push_back(row);
+    else {
+      parent[row] = it->second;
+      ++first[it->second + 1];
+    }
   }
-  s += format("entities (%zu)\n", entities.size());
-  std::vector<std::pair<std::size_t, int>> stack;  // (row, depth)
-  for (auto it = children[-1].rbegin(); it != children[-1].rend(); ++it) stack.emplace_back(*it, 1);
+  for (std::size_t i = 0; i < n; ++i) first[i + 1] += first[i];
+  std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+  for (std::uint32_t row = 0; row < n; ++row)
+    if (parent[row] != none) children[fill[parent[row]]++] = row;
+
+  out(format("entities (%zu)\n", n));
+  const auto meshes = a.meshes();
+  std::vector<std::pair<std::uint32_t, std::size_t>> stack;  // (row, depth)
+  for (auto it = roots.rbegin(); it != roots.rend(); ++it) stack.emplace_back(*it, 1);
   while (!stack.empty()) {
     const auto [row, depth] = stack.back();
     stack.pop_back();
-    const json& e = entities[row];
-    const std::string indent(static_cast<std::size_t>(2 * depth), ' ');
-    s += format("%s[%s] '%s' %s\n", indent.c_str(), show(e["entityId"]).c_str(), show(e["name"]).c_str(),
-                show_transform(e["localTransform"]).c_str());
-    const auto first = e["firstMeshRecordIndex"].get<std::size_t>();
-    for (std::size_t k = 0; k < e["meshRecordCount"].get<std::size_t>(); ++k)
-      if (first + k < meshes.size()) s += indent + "  " + mesh_line(meshes[first + k]) + "\n";
-    const auto id = e["entityId"].get<std::int64_t>();
-    const auto& kids = children[id];
-    for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.emplace_back(*it, depth + 1);
+    const entity_record e = entities[row];
+    const json ej = entity_json(a, row, e);
+    std::string indent(2 * std::min(depth, max_tree_indent), ' ');
+    std::string line = indent;
+    if (depth > max_tree_indent) line += format("(depth %zu) ", depth);
+    line += format("[%s] '%s' %s\n", show(ej["entityId"]).c_str(), show(ej["name"]).c_str(),
+                   show_transform(ej["localTransform"]).c_str());
+    for (std::uint32_t k = 0; k < e.mesh_record_count; ++k) {
+      const std::size_t m = std::size_t{e.first_mesh_record_index} + k;
+      if (m < meshes.size()) line += indent + "  " + mesh_line(mesh_json(a, static_cast<std::uint32_t>(m), meshes[m], 0)) + "\n";
+    }
+    out(line);
+    for (std::uint32_t c = first[row + 1]; c > first[row]; --c) stack.emplace_back(children[c - 1], depth + 1);
   }
-  s += format("meshes (%zu)\n", meshes.size());
-  for (const json& m : meshes) s += "  " + mesh_line(m) + format(", entity %s\n", show(m["entityId"]).c_str()) + vertex_lines(m, "    ");
-  s += format("materials (%zu)\n", j["materials"].size());
-  for (const json& m : j["materials"]) {
-    s += format("  [%s] '%s' baseColor=%s emissive=%s metallic=%s roughness=%s normalScale=%s occlusion=%s alphaCutoff=%s\n",
-                show(m["index"]).c_str(), show(m["name"]).c_str(), show_list(m["baseColorFactor"]).c_str(),
-                show_list(m["emissiveFactor"]).c_str(), show(m["metallicFactor"]).c_str(),
-                show(m["roughnessFactor"]).c_str(), show(m["normalScale"]).c_str(),
-                show(m["occlusionStrength"]).c_str(), show(m["alphaCutoff"]).c_str());
+}
+
+}  // namespace
+
+void write_dump_text(const std::string& name, const asset& a, std::uint32_t vertices, const text_sink& out) {
+  const json head = dump_head(name, a);
+  out(format("%s: %s, format version %s, vertex layout %s, flags 0x%x\n", show(head["file"]).c_str(),
+             show(head["fileType"]).c_str(), show(head["formatVersion"]).c_str(), show(head["vertexLayout"]).c_str(),
+             head["flags"].get<unsigned>()));
+  out(format("chunks (%zu)\n", head["chunks"].size()));
+  for (const json& c : head["chunks"])
+    out(format("  [%s] %s (%s) %s, %s bytes stored, %s raw, %s records\n", show(c["index"]).c_str(),
+               show(c["typeName"]).c_str(), show(c["chunkType"]).c_str(), show(c["compression"]).c_str(),
+               show(c["storedSize"]).c_str(), show(c["rawSize"]).c_str(), show(c["elementCount"]).c_str()));
+  write_entity_tree(a, out);
+
+  const auto meshes = a.meshes();
+  out(format("meshes (%zu)\n", meshes.size()));
+  for (std::uint32_t row = 0; row < meshes.size(); ++row) {
+    const json m = mesh_json(a, row, meshes[row], vertices);
+    out("  " + mesh_line(m) + format(", entity %s\n", show(m["entityId"]).c_str()) + vertex_lines(m, "    "));
+  }
+  const auto materials = a.materials();
+  out(format("materials (%zu)\n", materials.size()));
+  for (std::uint32_t row = 0; row < materials.size(); ++row) {
+    const json m = material_json(a, row, materials[row]);
+    std::string s =
+        format("  [%s] '%s' baseColor=%s emissive=%s metallic=%s roughness=%s normalScale=%s occlusion=%s alphaCutoff=%s\n",
+               show(m["index"]).c_str(), show(m["name"]).c_str(), show_list(m["baseColorFactor"]).c_str(),
+               show_list(m["emissiveFactor"]).c_str(), show(m["metallicFactor"]).c_str(),
+               show(m["roughnessFactor"]).c_str(), show(m["normalScale"]).c_str(),
+               show(m["occlusionStrength"]).c_str(), show(m["alphaCutoff"]).c_str());
     std::string textures;
     for (const auto& [role, index] : m["textures"].items())
       if (!index.is_null()) textures += " " + role + "=" + show(index);
     if (!textures.empty())
       s += format("      textures%s (roughness channel %s, metallic channel %s)\n", textures.c_str(),
                   show(m["roughnessChannel"]).c_str(), show(m["metallicChannel"]).c_str());
+    out(s);
   }
-  s += format("textures (%zu)\n", j["textures"].size());
-  for (const json& t : j["textures"]) {
+  const auto textures = a.textures();
+  out(format("textures (%zu)\n", textures.size()));
+  for (std::uint32_t row = 0; row < textures.size(); ++row) {
+    const json t = texture_json(a, row, textures[row]);
     std::string flags;
     for (const json& f : t["flagNames"]) {
       if (!flags.empty()) flags += ',';
       flags += show(f);
     }
-    s += format("  [%s] '%s' uri=%s %s %sx%s mips=%s flags=%s\n", show(t["index"]).c_str(), show(t["name"]).c_str(),
-                show(t["uri"]).c_str(), show(t["textureFormat"]).c_str(), show(t["width"]).c_str(),
-                show(t["height"]).c_str(), show(t["mipCount"]).c_str(), flags.empty() ? "-" : flags.c_str());
+    out(format("  [%s] '%s' uri=%s %s %sx%s mips=%s flags=%s\n", show(t["index"]).c_str(), show(t["name"]).c_str(),
+               show(t["uri"]).c_str(), show(t["textureFormat"]).c_str(), show(t["width"]).c_str(),
+               show(t["height"]).c_str(), show(t["mipCount"]).c_str(), flags.empty() ? "-" : flags.c_str()));
   }
-  for (const auto& [table, records] : j["extensions"].items()) {
-    s += format("%s (%zu)\n", table.c_str(), records.size());
-    std::size_t i = 0;
-    for (const json& r : records) {
+  for (const dump_table& t : extension_tables(a)) {
+    out(format("%s (%zu)\n", t.key, t.count));
+    for (std::size_t i = 0; i < t.count; ++i) {
       std::string fields;
-      for (const auto& [key, value] : r.items())
+      const json record = t.record(i);  // named: items() must not outlive it
+      for (const auto& [key, value] : record.items())
         fields += " " + key + "=" + (value.is_array() ? show_list(value) : show(value));
-      s += format("  [%zu]%s\n", i++, fields.c_str());
+      out(format("  [%zu]%s\n", i, fields.c_str()));
     }
   }
-  if (!j["rawChunks"].empty()) {
-    s += format("raw chunks (%zu)\n", j["rawChunks"].size());
-    for (const json& c : j["rawChunks"]) {
-      s += format("  chunk %s: type %s (%s), %s bytes", show(c["index"]).c_str(), show(c["chunkType"]).c_str(),
-                  show(c["kind"]).c_str(), show(c["size"]).c_str());
+  const json raw = raw_chunks_json(a);
+  if (!raw.empty()) {
+    out(format("raw chunks (%zu)\n", raw.size()));
+    for (const json& c : raw) {
+      std::string s = format("  chunk %s: type %s (%s, %s), %s bytes", show(c["index"]).c_str(),
+                             show(c["chunkType"]).c_str(), show(c["typeName"]).c_str(), show(c["kind"]).c_str(),
+                             show(c["size"]).c_str());
       if (c.contains("plugin"))
         s += format(", plugin '%s' kind %s version %s", show(c["plugin"]["id"]).c_str(),
                     show(c["plugin"]["chunkKind"]).c_str(), show(c["plugin"]["chunkVersion"]).c_str());
-      s += "\n";
+      out(s + "\n");
     }
   }
-  return s;
 }
 
 std::string to_text(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; }

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -29,10 +31,16 @@ using json = nlohmann::ordered_json;
 [[nodiscard]] json validate_json(const std::string& name, byte_span file, bool deep);
 [[nodiscard]] std::string validate_text(const json& result);
 
+/// Receives output text piece by piece (e.g. fwrite to stdout).
+using text_sink = std::function<void(std::string_view)>;
+
 /// Every table of a validated asset; `vertices` > 0 adds the first that many
-/// decoded vertices of each mesh.
+/// decoded vertices of each mesh. The write_ forms stream record by record
+/// (memory bounded by one record; output linear in the file, whatever the
+/// entity depth); dump_json builds the whole document (small files, tests).
 [[nodiscard]] json dump_json(const std::string& name, const asset& a, std::uint32_t vertices);
-[[nodiscard]] std::string dump_text(const json& dump);
+void write_dump_json(const std::string& name, const asset& a, std::uint32_t vertices, const text_sink& out);
+void write_dump_text(const std::string& name, const asset& a, std::uint32_t vertices, const text_sink& out);
 
 /// The JSON text the tool prints (2-space indent; invalid UTF-8 replaced).
 [[nodiscard]] std::string to_text(const json& j);

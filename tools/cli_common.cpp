@@ -1,0 +1,234 @@
+// tools/cli_common.cpp - see cli_common.hpp.
+#include "cli_common.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include <CLI/CLI.hpp>
+
+#include <untold/compression.hpp>
+#include <untold/format.hpp>
+
+#include "compress_spec.hpp"
+
+namespace untold::tools::cli {
+
+int worse(int a, int b) noexcept {
+  const auto rank = [](int code) { return code == exit_io ? 3 : code == exit_usage ? 2 : code == exit_invalid ? 1 : 0; };
+  return rank(a) >= rank(b) ? a : b;
+}
+
+void add_common_flags(CLI::App& command, common_flags& flags, const std::string& json_help) {
+  command.add_flag("-q,--quiet", flags.quiet, "print only errors and the requested result");
+  command.add_flag("-v,--verbose", flags.verbose, "also say on stderr what the tool does");
+  command.add_flag("--json", flags.json, json_help);
+}
+
+CLI::Validator compression_validator() {
+  return CLI::Validator(
+      [](std::string& value) {
+        std::string error;
+        const auto c = parse_compression(value, error);
+        if (!c) return error;
+        if (!compression_available(c->method)) return value + " is not available in this build";
+        return std::string();
+      },
+      "none|lz4|lz4hc[:N]|zstd[:N]");
+}
+
+void print(std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+
+void complain(std::string_view text) {
+  std::fprintf(stderr, "untold: %.*s\n", static_cast<int>(text.size()), text.data());
+}
+
+std::string quote_path(const std::string& path) { return path == "-" ? "standard input" : "'" + path + "'"; }
+
+std::string system_reason(std::uint64_t os_error) {
+  return std::system_category().message(static_cast<int>(os_error));
+}
+
+json io_error_json(errc code, const std::string& describe, const std::string& reason,
+                   std::optional<std::uint64_t> os_error) {
+  json context = json::object();
+  if (os_error) context = json{{"field", "errno"}, {"value", *os_error}};
+  return json{{"rule", rule_id(code)},
+              {"name", name(code)},
+              {"message", reason},
+              {"context", std::move(context)},
+              {"describe", describe}};
+}
+
+namespace {
+
+/// Reads a stream to its end (stdin, a pipe, a device). False on a read
+/// error, with errno set.
+bool read_all(std::FILE* f, std::vector<std::byte>& out) {
+  std::byte chunk[1 << 16];
+  for (;;) {
+    const std::size_t n = std::fread(chunk, 1, sizeof chunk, f);
+    out.insert(out.end(), chunk, chunk + n);
+    if (n < sizeof chunk) return std::ferror(f) == 0;
+  }
+}
+
+}  // namespace
+
+std::optional<input> input::load(const std::string& path, std::string& io_message, json& io_error) {
+  input in;
+  in.name_ = path;
+  const auto fail_open = [&](const std::string& reason, std::optional<std::uint64_t> os_error) {
+    io_message = "cannot open " + quote_path(path) + ": " + reason;
+    io_error = io_error_json(errc::io_open_failed, io_message, reason, os_error);
+    return std::nullopt;
+  };
+  const auto fail_read = [&](int os_error) {
+    const std::string reason = system_reason(static_cast<std::uint64_t>(os_error));
+    io_message = "cannot read " + quote_path(path) + ": " + reason;
+    io_error = io_error_json(errc::io_read_failed, io_message, reason, static_cast<std::uint64_t>(os_error));
+    return std::nullopt;
+  };
+  if (path == "-") {
+    if (!read_all(stdin, in.buffer_)) return fail_read(errno);
+    return in;
+  }
+  auto mapped = mapped_file::open(path);
+  if (mapped) {
+    in.mapped_ = std::move(*mapped);
+    return in;
+  }
+  const error& e = mapped.error();
+  if (e.code == errc::io_empty_file) return in;  // the format's reader judges an empty file
+  const std::string_view field = e.context.field != nullptr ? e.context.field : "";
+  if (field == "st_mode") {
+    // A pipe or device (e.g. `untold info <(gunzip -c x.untold.gz)`): no size
+    // to map, so read it like stdin.
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return fail_open(system_reason(static_cast<std::uint64_t>(errno)), static_cast<std::uint64_t>(errno));
+    const bool ok = read_all(f, in.buffer_);
+    const int read_errno = errno;
+    std::fclose(f);
+    if (!ok) return fail_read(read_errno);
+    return in;
+  }
+  if (field == "size") return fail_open("the file is too large to map", std::nullopt);
+  if (e.context.has_value) return fail_open(system_reason(e.context.value), e.context.value);
+  return fail_open(std::string(e.message()), std::nullopt);
+}
+
+/// Writes through a temporary file and a rename (as untold::write_file) but
+/// keeps the system's reason for a failure.
+bool write_output(const std::filesystem::path& path, byte_span bytes, std::string& message) {
+  const std::filesystem::path temp = path.string() + ".tmp";
+  std::FILE* f = std::fopen(temp.string().c_str(), "wb");
+  if (f == nullptr) {
+    message = "cannot write " + quote_path(path.string()) + ": " + std::strerror(errno);
+    return false;
+  }
+  const bool written = bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  const int write_errno = errno;
+  const bool closed = std::fclose(f) == 0;
+  std::error_code ec;
+  if (!written || !closed) {
+    message = "cannot write " + quote_path(path.string()) + ": " + std::strerror(written ? errno : write_errno);
+    std::filesystem::remove(temp, ec);
+    return false;
+  }
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    message = "cannot write " + quote_path(path.string()) + ": " + ec.message();
+    std::filesystem::remove(temp, ec);
+    return false;
+  }
+  return true;
+}
+
+detected detect(byte_span bytes) {
+  const std::size_t n = std::min(bytes.size(), file_magic.size());
+  if ((n == 0 || std::memcmp(bytes.data(), file_magic.data(), n) == 0) && (n == file_magic.size() || n == bytes.size()))
+    return {detected::kind::untold, nullptr};
+  if (const format_handler* h = recognise(bytes)) return {detected::kind::foreign, h};
+  return {};
+}
+
+std::string first_bytes(byte_span bytes) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string s;
+  for (std::size_t i = 0; i < bytes.size() && i < 8; ++i) {
+    const auto b = static_cast<unsigned>(bytes[i]);
+    if (i != 0) s += ' ';
+    s += digits[b >> 4];
+    s += digits[b & 15];
+  }
+  return s;
+}
+
+json unrecognised_error_json(byte_span bytes) {
+  std::string formats = ".untold";
+  for (const format_handler& f : foreign_formats()) formats += ", " + std::string(f.description);
+  const std::string message = "unrecognised file: the first bytes (" + first_bytes(bytes) +
+                              ") are the magic of no format this tool reads (" + formats + ")";
+  return json{{"rule", rule_id(errc::bad_magic)},
+              {"name", untold::name(errc::bad_magic)},
+              {"message", message},
+              {"context", json::object()},
+              {"describe", message}};
+}
+
+json format_name(const detected& d) {
+  switch (d.what) {
+    case detected::kind::untold: return "untold";
+    case detected::kind::foreign: return std::string(d.handler->name);
+    case detected::kind::unrecognised: return nullptr;
+  }
+  return nullptr;
+}
+
+std::string json_as_text(const json& root) {
+  const auto scalar = [](const json& v) {
+    if (v.is_string()) return v.get<std::string>();
+    return v.dump(-1, ' ', false, json::error_handler_t::replace);
+  };
+  // Short arrays of scalars (vectors, colours) stay on one line.
+  const auto inline_array = [](const json& v) {
+    return v.is_array() && v.size() <= 16 &&
+           std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_primitive(); });
+  };
+  if (!root.is_structured()) return scalar(root) + "\n";
+  struct frame {
+    json::const_iterator it, end;
+    bool array;
+    std::size_t index;
+    std::size_t depth;
+  };
+  std::string s;
+  std::vector<frame> stack{{root.begin(), root.end(), root.is_array(), 0, 0}};
+  while (!stack.empty()) {
+    frame& f = stack.back();
+    if (f.it == f.end) {
+      stack.pop_back();
+      continue;
+    }
+    const std::string key = f.array ? "[" + std::to_string(f.index) + "]" : f.it.key();
+    const json& v = *f.it;
+    ++f.it;
+    ++f.index;
+    // Indentation stops growing at 32 levels so the text stays linear in the input.
+    s.append(2 * std::min<std::size_t>(f.depth, 32), ' ').append(key).append(":");
+    if (v.is_primitive() || inline_array(v) || v.empty()) {
+      s.append(" ").append(v.is_primitive() ? scalar(v) : v.dump(-1, ' ', false, json::error_handler_t::replace));
+      s.append("\n");
+      continue;
+    }
+    s.append("\n");
+    const std::size_t depth = f.depth + 1;  // `f` dangles once the stack grows
+    stack.push_back({v.begin(), v.end(), v.is_array(), 0, depth});
+  }
+  return s;
+}
+
+}  // namespace untold::tools::cli

@@ -1,0 +1,109 @@
+// tools/cli_common.hpp - what every `untold` subcommand shares: exit codes,
+// the -q/-v/--json flags, messages on stderr, reading an input (a path or
+// "-" for stdin) with the system's reason on failure, and deciding which
+// format an input is by its magic bytes (.untold, a registered foreign
+// format, or unrecognised). See docs/cli.md.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include <untold/bytes.hpp>
+#include <untold/source.hpp>
+
+#include "formats.hpp"
+#include "inspect.hpp"
+
+namespace untold::tools::cli {
+
+/// The documented exit codes (docs/cli.md).
+enum exit_code : int { exit_ok = 0, exit_invalid = 1, exit_usage = 2, exit_io = 3 };
+
+/// Combines per-file outcomes: an I/O failure outranks an invalid file,
+/// which outranks success.
+[[nodiscard]] int worse(int a, int b) noexcept;
+
+struct common_flags {
+  bool quiet = false;    // only errors and the requested result
+  bool verbose = false;  // also what the tool does, on stderr
+  bool json = false;     // one JSON document on stdout, also on failure
+};
+
+/// State shared by the subcommands of one run.
+struct context {
+  common_flags flags;
+  int exit_code = exit_ok;  // set by the subcommand that ran
+};
+
+/// Adds -q/--quiet, -v/--verbose and --json to a subcommand.
+void add_common_flags(CLI::App& command, common_flags& flags, const std::string& json_help);
+
+/// The --compress check: a malformed or unavailable method is a usage error.
+[[nodiscard]] CLI::Validator compression_validator();
+
+void print(std::string_view text);     // stdout, as is
+void complain(std::string_view text);  // stderr: "untold: TEXT\n"
+
+/// "'path'" for messages; "standard input" for "-".
+[[nodiscard]] std::string quote_path(const std::string& path);
+
+/// The system's reason for an OS error number ("No such file or directory").
+[[nodiscard]] std::string system_reason(std::uint64_t os_error);
+
+/// An input file's bytes: mapped when it is a regular file, read into memory
+/// otherwise (stdin, pipes, devices). An empty file is not an error here: the
+/// format's reader reports it (for .untold, R-TRUNC-HEADER, as untold::open).
+class input {
+ public:
+  [[nodiscard]] static std::optional<input> load(const std::string& path, std::string& io_message, json& io_error);
+  [[nodiscard]] byte_span bytes() const noexcept { return mapped_ ? mapped_->bytes() : byte_span(buffer_); }
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+
+ private:
+  std::string name_;
+  std::optional<mapped_file> mapped_;
+  std::vector<std::byte> buffer_;
+};
+
+/// Writes `bytes` to `path` through a temporary file and a rename (as
+/// untold::write_file) and, on failure, sets `message` to "cannot write
+/// 'path': <the system's reason>".
+bool write_output(const std::filesystem::path& path, byte_span bytes, std::string& message);
+
+/// error_json's shape for an I/O failure: rule E-IO-OPEN / E-IO-READ /
+/// E-IO-WRITE, "message" the system's reason, "describe" the whole sentence
+/// ("cannot open 'x.untold': No such file or directory").
+[[nodiscard]] json io_error_json(errc code, const std::string& describe, const std::string& reason,
+                                 std::optional<std::uint64_t> os_error);
+
+/// Which reader an input goes to, decided by its first bytes (never the
+/// file name). `untold` also covers inputs too short to hold the magic that
+/// are a prefix of it (an empty file included): the reader then reports
+/// R-TRUNC-HEADER, exactly as the library does.
+struct detected {
+  enum class kind { untold, foreign, unrecognised } what = kind::unrecognised;
+  const format_handler* handler = nullptr;
+};
+[[nodiscard]] detected detect(byte_span bytes);
+
+/// The first up to 8 bytes as "7f 45 4c 46 ..." (for "unrecognised" messages).
+[[nodiscard]] std::string first_bytes(byte_span bytes);
+
+/// The error of an unrecognised input: R-MAGIC, with the first bytes and
+/// the formats tried in the message.
+[[nodiscard]] json unrecognised_error_json(byte_span bytes);
+
+/// The format name printed as "format" in JSON for a detected input.
+[[nodiscard]] json format_name(const detected& d);
+
+/// A JSON document as indented "key: value" text, for the foreign formats'
+/// info and dump (which produce JSON only). Iterative: safe on deep input.
+[[nodiscard]] std::string json_as_text(const json& j);
+
+}  // namespace untold::tools::cli
