@@ -420,7 +420,8 @@ gltf_facts read_gltf_facts(const fs::path& path) {
 class converter {
  public:
   converter(const aiScene& s, const fs::path& source, const assimp_import_options& o, assimp_import_result& r)
-      : in_(s), source_(source), options_(o), out_(r), sc_(r.scene), rep_(r.scene.report) {
+      : in_(s), source_(source), out_(r), sc_(r.scene), rep_(r.scene.report) {
+    (void)o;  // generation and welding happen in assimp, before conversion
     source_dir_ = source.parent_path();
   }
 
@@ -1285,7 +1286,6 @@ class converter {
   const aiScene& in_;
   fs::path source_;
   fs::path source_dir_;
-  const assimp_import_options& options_;
   assimp_import_result& out_;
   scene& sc_;
   conversion_report& rep_;

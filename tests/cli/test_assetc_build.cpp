@@ -198,7 +198,8 @@ TEST_CASE("build: outputs deep-validate, pass the cross-file check, meshlets cov
   CHECK(check.materials == 4);
 
   std::size_t meshes = 0;
-  for (const auto& [p, bytes] : files) {
+  for (const auto& [name, bytes] : files) {
+    const std::string p = name;  // a structured binding cannot be captured (clang 14)
     if (!p.ends_with(".hmesh")) continue;
     CAPTURE(p);
     ++meshes;
