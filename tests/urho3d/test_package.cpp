@@ -254,3 +254,13 @@ TEST_CASE("urho3d package: one crafted file per rule") {
     U3D_CHECK_ERR(u3::write_package(in), errc::invalid_argument);
   }
 }
+
+TEST_CASE("urho3d package: the 8-bytes-at-a-time SDBM equals the byte-by-byte definition") {
+  bytes b;
+  for (int i = 0; i < 300; ++i) b.push_back(static_cast<std::byte>((i * 37 + 11) & 0xFF));
+  for (std::size_t n = 0; n <= b.size(); n += 7) {
+    const bytes part(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n));
+    CHECK(u3::sdbm(part) == hand_sdbm(part));
+    CHECK(u3::sdbm(part, 12345u) == hand_sdbm(part, 12345u));
+  }
+}
