@@ -58,7 +58,9 @@ hand_ani make_ani(std::string_view id = "UANI", std::uint32_t version = 1) {
 }  // namespace
 
 TEST_CASE("urho3d animation: hand-made UANI and UAN2 read and round-trip byte-exactly") {
-  for (const auto& [id, version] : {std::pair<std::string_view, std::uint32_t>{"UANI", 1}, {"UAN2", 1}, {"UAN2", 2}, {"UAN2", 3}}) {
+  for (const auto& variant : {std::pair<std::string_view, std::uint32_t>{"UANI", 1}, {"UAN2", 1}, {"UAN2", 2}, {"UAN2", 3}}) {
+    const std::string_view id = variant.first;
+    const std::uint32_t version = variant.second;
     CAPTURE(id);
     CAPTURE(version);
     const hand_ani h = make_ani(id, version);

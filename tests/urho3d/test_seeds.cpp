@@ -47,9 +47,9 @@ TEST_CASE("urho3d seeds: writer-made and hand-made files for the fuzz corpus") {
   asc.id("ASBC").u32(0).u32(1);
   seeds.push_back({"fuzz_urho3d_shader/seed-script.asc", asc.b});
 
-  for (const auto& [name, b] : seeds) {
-    CAPTURE(name);
-    const untold::byte_span s = b;
+  for (const auto& seed : seeds) {
+    CAPTURE(seed.first);
+    const untold::byte_span s = seed.second;
     if (u3::is_model(s)) CHECK(u3::read_model(s, {.deep_checks = true}).has_value());
     if (u3::is_animation(s)) CHECK(u3::read_animation(s, {.deep_checks = true}).has_value());
     if (u3::is_package(s)) CHECK(u3::read_package(s, {.verify_checksums = true}).has_value());
