@@ -71,7 +71,7 @@ const inputs& data() {
     for (int b = 0; b < 4; ++b) {
       u3::bone bone;
       bone.name = b == 0 ? "root" : b == 1 ? "a" : b == 2 ? "b" : "c";
-      bone.parent = b == 0 ? 0 : 0;
+      bone.parent = b == 0 ? 0 : static_cast<std::uint32_t>(b - 1);  // a chain
       m.bones.push_back(bone);
     }
     m.bounds_max = {float(side), 1, float(side)};

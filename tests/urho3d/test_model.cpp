@@ -124,7 +124,7 @@ TEST_CASE("urho3d model: one crafted file per rejection rule") {
   SUBCASE("R-LIMITS: the caller's record limit") {
     u3::model_options o;
     o.limits.max_records = 1;
-    U3D_CHECK_ERR(u3::read_model(base.file, o), errc::u3d_count_too_large);  // 4 elements > 1
+    U3D_CHECK_ERR(u3::read_model(base.file, o), errc::limit_exceeded);  // 4 elements > 1
   }
   SUBCASE("U3D-STRING") {
     gen g;

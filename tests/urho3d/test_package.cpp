@@ -264,3 +264,16 @@ TEST_CASE("urho3d package: the 8-bytes-at-a-time SDBM equals the byte-by-byte de
     CHECK(u3::sdbm(part, 12345u) == hand_sdbm(part, 12345u));
   }
 }
+
+TEST_CASE("urho3d package: extracting one entry reads no other entry's data") {
+  hand_pak h = make_pak(true, 7);
+  // Destroy the first entry's first block (a token claiming 15+ literals): only that entry fails.
+  const std::size_t first_block = get_u32(h.file, h.entry_fields[0]);
+  h.file[first_block + 4] = std::byte{0xF0};
+  auto p = u3::read_package(h.file);
+  REQUIRE(p);
+  CHECK_FALSE(u3::extract(*p, "Data/a.txt").has_value());
+  auto b = u3::extract(*p, "Data/Models/b.bin");
+  REQUIRE_MESSAGE(b.has_value(), b.error().describe());
+  CHECK(b->size() == 123);
+}

@@ -200,7 +200,7 @@ namespace detail {
   a.length = *length;
 
   // A track is at least a NUL, the mask and a keyframe count.
-  auto tracks = c.count_u32(6, "trackCount", lim.max_records);
+  auto tracks = c.count_u32(6, "trackCount", lim.max_records, errc::limit_exceeded);
   if (!tracks) return tracks.error();
   a.tracks.resize(*tracks);
   std::uint64_t keys_total = 0;
@@ -231,7 +231,7 @@ namespace detail {
 
   if (a.has_variant_tracks()) {
     // name NUL, type, interpolation, tension, key count (+ weight)
-    auto variants = c.count_u32(11, "variantTrackCount", lim.max_records);
+    auto variants = c.count_u32(11, "variantTrackCount", lim.max_records, errc::limit_exceeded);
     if (!variants) return variants.error();
     a.variant_tracks.resize(*variants);
     for (variant_track& t : a.variant_tracks) {
@@ -257,7 +257,7 @@ namespace detail {
         if (!w) return w.error();
         t.weight = *w;
       }
-      auto n = c.count_u32(4, "variant.keyframeCount", lim.max_records);
+      auto n = c.count_u32(4, "variant.keyframeCount", lim.max_records, errc::limit_exceeded);
       if (!n) return n.error();
       keys_total += *n;
       if (keys_total > lim.max_records)

@@ -300,7 +300,7 @@ namespace detail {
     vb.legacy_mask = *mask;
     vb.elements = elements_from_mask(*mask);
   } else {
-    auto n = c.count_u32(4, "elementCount", lim.max_records);
+    auto n = c.count_u32(4, "elementCount", lim.max_records, errc::limit_exceeded);
     if (!n) return n.error();
     vb.elements.reserve(*n);
     for (std::uint32_t j = 0; j < *n; ++j) {
@@ -369,12 +369,12 @@ namespace detail {
   }
 
   // Vertex buffers: at least 16 bytes each (count, mask/elementCount, morph range).
-  auto vb_count = c.count_u32(16, "vertexBufferCount", lim.max_records);
+  auto vb_count = c.count_u32(16, "vertexBufferCount", lim.max_records, errc::limit_exceeded);
   if (!vb_count) return vb_count.error();
   m.vertex_buffers.resize(*vb_count);
   for (vertex_buffer& vb : m.vertex_buffers) UNTOLD_TRY(detail::read_vertex_buffer(c, m.kind, lim, vb));
 
-  auto ib_count = c.count_u32(8, "indexBufferCount", lim.max_records);
+  auto ib_count = c.count_u32(8, "indexBufferCount", lim.max_records, errc::limit_exceeded);
   if (!ib_count) return ib_count.error();
   m.index_buffers.resize(*ib_count);
   for (index_buffer& ib : m.index_buffers) {
@@ -391,19 +391,19 @@ namespace detail {
     ib.data = *data;
   }
 
-  auto geometry_count = c.count_u32(8, "geometryCount", lim.max_records);
+  auto geometry_count = c.count_u32(8, "geometryCount", lim.max_records, errc::limit_exceeded);
   if (!geometry_count) return geometry_count.error();
   m.geometries.resize(*geometry_count);
   std::uint64_t lod_total = 0;
   for (geometry& g : m.geometries) {
-    auto mapping = c.count_u32(4, "boneMappingCount", lim.max_records);
+    auto mapping = c.count_u32(4, "boneMappingCount", lim.max_records, errc::limit_exceeded);
     if (!mapping) return mapping.error();
     auto mapping_bytes = c.array_bytes(*mapping, 4, "boneMapping");
     if (!mapping_bytes) return mapping_bytes.error();
     g.bone_mapping.resize(*mapping);
     for (std::uint32_t j = 0; j < *mapping; ++j) g.bone_mapping[j] = load_le_unchecked<std::uint32_t>(mapping_bytes->data() + 4 * j);
     const std::uint64_t lod_at = c.offset();
-    auto lods = c.count_u32(24, "lodCount", lim.max_records);
+    auto lods = c.count_u32(24, "lodCount", lim.max_records, errc::limit_exceeded);
     if (!lods) return lods.error();
     if (*lods == 0) return detail::fail(errc::u3d_lod_count, "lodCount", lod_at, 0);
     lod_total += *lods;
@@ -432,7 +432,7 @@ namespace detail {
   }
 
   // Morphs: at least a NUL and a buffer count each.
-  auto morph_count = c.count_u32(5, "morphCount", lim.max_records);
+  auto morph_count = c.count_u32(5, "morphCount", lim.max_records, errc::limit_exceeded);
   if (!morph_count) return morph_count.error();
   m.morphs.resize(*morph_count);
   std::vector<std::uint32_t> seen_in(m.vertex_buffers.size(), ~std::uint32_t{0});  // last morph naming each buffer
@@ -446,7 +446,7 @@ namespace detail {
       if (!w) return w.error();
       mo.weight = *w;
     }
-    auto buffers = c.count_u32(12, "morph.bufferCount", lim.max_records);
+    auto buffers = c.count_u32(12, "morph.bufferCount", lim.max_records, errc::limit_exceeded);
     if (!buffers) return buffers.error();
     mo.buffers.resize(*buffers);
     for (morph_buffer& mb : mo.buffers) {
@@ -480,7 +480,7 @@ namespace detail {
 
   // Skeleton: a bone is at least a NUL, 4 + 40 + 48 bytes and the collision mask.
   const std::uint64_t skeleton_at = c.offset();
-  auto bone_count = c.count_u32(94, "boneCount", lim.max_records);
+  auto bone_count = c.count_u32(94, "boneCount", lim.max_records, errc::limit_exceeded);
   if (!bone_count) return bone_count.error();
   m.bones.resize(*bone_count);
   for (bone& b : m.bones) {

@@ -77,7 +77,7 @@ struct shader_options {
     if (!hash) return hash.error();
     sh.element_hash = *hash;
   }
-  auto params = c.count_u32(sm4 ? 10 : 3, "parameterCount", options.limits.max_records);
+  auto params = c.count_u32(sm4 ? 10 : 3, "parameterCount", options.limits.max_records, errc::limit_exceeded);
   if (!params) return params.error();
   sh.parameters.resize(*params);
   for (shader_parameter& p : sh.parameters) {
@@ -94,7 +94,7 @@ struct shader_options {
       p.register_count = static_cast<std::uint8_t>((*fields)[1]);
     }
   }
-  auto units = c.count_u32(2, "textureUnitCount", options.limits.max_records);
+  auto units = c.count_u32(2, "textureUnitCount", options.limits.max_records, errc::limit_exceeded);
   if (!units) return units.error();
   sh.texture_units.resize(*units);
   for (texture_unit& u : sh.texture_units) {
