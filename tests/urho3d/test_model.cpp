@@ -116,10 +116,11 @@ TEST_CASE("urho3d model: one crafted file per rejection rule") {
     U3D_CHECK_ERR(u3::read_model(make_tiny({.id = "UMD3", .version = 0}).file), errc::u3d_bad_version);
   }
   SUBCASE("U3D-COUNT: counts that cannot fit are rejected before allocation") {
-    U3D_CHECK_ERR(u3::read_model(mutated(base.vb_count, 0xFFFFFFFFu)), errc::u3d_count_too_large);
-    U3D_CHECK_ERR(u3::read_model(mutated(base.elements, 0x40000000u)), errc::u3d_count_too_large);
+    U3D_CHECK_ERR(u3::read_model(mutated(base.vb_count, 0x00FFFFFFu)), errc::u3d_count_too_large);
+    U3D_CHECK_ERR(u3::read_model(mutated(base.elements, 0x00FFFFFFu)), errc::u3d_count_too_large);
     U3D_CHECK_ERR(u3::read_model(mutated(base.bone_count, 1000000u)), errc::u3d_count_too_large);
     U3D_CHECK_ERR(u3::read_model(mutated(base.index_data - 8, 0x7FFFFFFFu)), errc::u3d_count_too_large);
+    U3D_CHECK_ERR(u3::read_model(mutated(base.vb_count, 0xFFFFFFFFu)), errc::limit_exceeded);  // above max_records
   }
   SUBCASE("R-LIMITS: the caller's record limit") {
     u3::model_options o;

@@ -82,8 +82,10 @@ TEST_CASE("urho3d shader: one crafted file per rule") {
   b[6] = std::byte{5};
   U3D_CHECK_ERR(u3::read_shader(b), errc::u3d_shader_model);
   b = file;
-  put_u32(b, 12, 0x7FFFFFFF);
+  put_u32(b, 12, 0x00FFFFFF);
   U3D_CHECK_ERR(u3::read_shader(b), errc::u3d_count_too_large);
+  put_u32(b, 12, 0x7FFFFFFF);
+  U3D_CHECK_ERR(u3::read_shader(b), errc::limit_exceeded);
   b = file;
   b.push_back(std::byte{1});
   U3D_CHECK_ERR(u3::read_shader(b), errc::u3d_trailing_bytes);
