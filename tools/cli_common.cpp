@@ -169,7 +169,7 @@ std::string first_bytes(byte_span bytes) {
 
 json unrecognised_error_json(byte_span bytes) {
   std::string formats = ".untold";
-  for (const format_handler& f : foreign_formats()) formats += ", " + std::string(f.description);
+  for (const format_handler& f : foreign_formats()) formats += ", " + std::string(f.name);
   const std::string message = "unrecognised file: the first bytes (" + first_bytes(bytes) +
                               ") are the magic of no format this tool reads (" + formats + ")";
   return json{{"rule", rule_id(errc::bad_magic)},
@@ -193,11 +193,13 @@ std::string json_as_text(const json& root) {
     if (v.is_string()) return v.get<std::string>();
     return v.dump(-1, ' ', false, json::error_handler_t::replace);
   };
-  // Short arrays of scalars (vectors, colours) stay on one line.
-  const auto inline_array = [](const json& v) {
-    return v.is_array() && v.size() <= 16 &&
-           std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_primitive(); });
+  // Short arrays of scalars (vectors, colours) stay on one line, and so do
+  // small flat objects (a vertex element, a chunk row) as key=value pairs.
+  const auto flat = [](const json& v, std::size_t most) {
+    return v.size() <= most && std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_primitive(); });
   };
+  const auto inline_array = [&](const json& v) { return v.is_array() && flat(v, 16); };
+  const auto inline_object = [&](const json& v) { return v.is_object() && !v.empty() && flat(v, 8); };
   if (!root.is_structured()) return scalar(root) + "\n";
   struct frame {
     json::const_iterator it, end;
@@ -219,6 +221,11 @@ std::string json_as_text(const json& root) {
     ++f.index;
     // Indentation stops growing at 32 levels so the text stays linear in the input.
     s.append(2 * std::min<std::size_t>(f.depth, 32), ' ').append(key).append(":");
+    if (inline_object(v)) {
+      for (const auto& [k, e] : v.items()) s.append(" ").append(k).append("=").append(scalar(e));
+      s.append("\n");
+      continue;
+    }
     if (v.is_primitive() || inline_array(v) || v.empty()) {
       s.append(" ").append(v.is_primitive() ? scalar(v) : v.dump(-1, ' ', false, json::error_handler_t::replace));
       s.append("\n");

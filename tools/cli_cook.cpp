@@ -175,9 +175,9 @@ void cook_foreign(const cook_args& args, const input& in, const format_handler& 
   }
   if (args.strict && o.report.lost_anything()) {
     o.code = exit_invalid;
-    o.error = args.input + ": --strict: the conversion dropped " +
+    o.error = args.input + ": --strict: the conversion drops content (" +
               std::to_string(count(o.report, convert::report_entry::kind::dropped)) +
-              " kinds of content (see the report); nothing written";
+              " dropped entries in the report); nothing written";
     return;
   }
   progress.update("write", 0);

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "assetc_build.hpp"
 #include "cli_commands.hpp"
 #include "formats.hpp"
 #if defined(UNTOLD_CLI_FETCH)
@@ -37,6 +38,7 @@ int run(int argc, char** argv) {
   untold::tools::add_urho3d_commands(app, ctx.exit_code);
   untold::tools::add_udm_commands(app, ctx.exit_code);
   untold::tools::add_assetc_commands(app, ctx.exit_code);
+  untold::tools::add_assetc_build_command(app, ctx.exit_code);  // `untold build` (tools/assetc_build.hpp)
   cli::add_help_command(app, ctx);
   cli::add_version_command(app, ctx, version);
 
