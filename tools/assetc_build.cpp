@@ -534,38 +534,19 @@ void compile_mesh(context& ctx, job& j) {
 
     // Meshlets (LOD0 only).
     const std::size_t nv = b.vertex_count();
-    const std::size_t max_meshlets = meshopt_buildMeshletsBound(b.idx.size(), meshlet_max_vertices, meshlet_max_triangles);
-    std::vector<meshopt_Meshlet> ml(max_meshlets);
-    std::vector<unsigned int> mv(max_meshlets * meshlet_max_vertices);
-    std::vector<unsigned char> mt(max_meshlets * meshlet_max_triangles * 3);
-    const std::size_t count =
-        b.idx.empty() ? 0
-                      : meshopt_buildMeshlets(ml.data(), mv.data(), mt.data(), b.idx.data(), b.idx.size(), b.pos.data(), nv,
-                                              3 * sizeof(float), meshlet_max_vertices, meshlet_max_triangles,
-                                              meshlet_cone_weight);
-    sm.first_meshlet = static_cast<std::uint32_t>(meshlets.size());
+    meshlet_arrays ma;
+    ma.meshlets = std::move(meshlets);
+    ma.vertices = std::move(mlvr);
+    ma.triangles = std::move(mltr);
+    ma.bounds = std::move(mlbn);
+    sm.first_meshlet = static_cast<std::uint32_t>(ma.meshlets.size());
+    build_meshlets(b.idx, b.pos, base, ma);
+    const std::size_t count = ma.meshlets.size() - sm.first_meshlet;
     sm.meshlet_count = static_cast<std::uint32_t>(count);
-    for (std::size_t k = 0; k < count; ++k) {
-      const meshopt_Meshlet& m = ml[k];
-      const meshopt_Bounds bd = meshopt_computeMeshletBounds(&mv[m.vertex_offset], &mt[m.triangle_offset], m.triangle_count,
-                                                             b.pos.data(), nv, 3 * sizeof(float));
-      ac::meshlet out;
-      out.vertex_offset = static_cast<std::uint32_t>(mlvr.size());
-      out.vertex_count = m.vertex_count;
-      out.triangle_offset = static_cast<std::uint32_t>(mltr.size());
-      out.triangle_count = m.triangle_count;
-      meshlets.push_back(out);
-      for (unsigned v = 0; v < m.vertex_count; ++v) mlvr.push_back(mv[m.vertex_offset + v] + base);
-      // meshoptimizer pads each meshlet's triangles to 4 bytes; MLTR is dense.
-      for (unsigned t = 0; t < m.triangle_count; ++t)
-        mltr.push_back({{mt[m.triangle_offset + 3 * t], mt[m.triangle_offset + 3 * t + 1], mt[m.triangle_offset + 3 * t + 2]}});
-      ac::meshlet_bound mb;
-      mb.center = {bd.center[0], bd.center[1], bd.center[2]};
-      mb.radius = bd.radius;
-      mb.cone_axis = {bd.cone_axis[0], bd.cone_axis[1], bd.cone_axis[2]};
-      mb.cone_cutoff = bd.cone_cutoff;
-      mlbn.push_back(mb);
-    }
+    meshlets = std::move(ma.meshlets);
+    mlvr = std::move(ma.vertices);
+    mltr = std::move(ma.triangles);
+    mlbn = std::move(ma.bounds);
     r.meshlets += count;
 
     // LODs from LOD0; a level that cannot shrink below the previous one stalled.
@@ -895,6 +876,40 @@ void verify_outputs(const fs::path& output, const std::vector<std::string>& path
 }
 
 }  // namespace
+
+void build_meshlets(std::span<const std::uint32_t> idx, std::span<const float> pos, std::uint32_t base, meshlet_arrays& out) {
+  const std::size_t nv = pos.size() / 3;
+  if (idx.empty()) return;
+  const std::size_t max_meshlets = meshopt_buildMeshletsBound(idx.size(), meshlet_max_vertices, meshlet_max_triangles);
+  std::vector<meshopt_Meshlet> ml(max_meshlets);
+  std::vector<unsigned int> mv(max_meshlets * meshlet_max_vertices);
+  std::vector<unsigned char> mt(max_meshlets * meshlet_max_triangles * 3);
+  const std::size_t count = meshopt_buildMeshlets(ml.data(), mv.data(), mt.data(), idx.data(), idx.size(), pos.data(), nv,
+                                                  3 * sizeof(float), meshlet_max_vertices, meshlet_max_triangles,
+                                                  meshlet_cone_weight);
+  for (std::size_t k = 0; k < count; ++k) {
+    const meshopt_Meshlet& m = ml[k];
+    const meshopt_Bounds bd = meshopt_computeMeshletBounds(&mv[m.vertex_offset], &mt[m.triangle_offset], m.triangle_count,
+                                                           pos.data(), nv, 3 * sizeof(float));
+    ac::meshlet o;
+    o.vertex_offset = static_cast<std::uint32_t>(out.vertices.size());
+    o.vertex_count = m.vertex_count;
+    o.triangle_offset = static_cast<std::uint32_t>(out.triangles.size());
+    o.triangle_count = m.triangle_count;
+    out.meshlets.push_back(o);
+    for (unsigned v = 0; v < m.vertex_count; ++v) out.vertices.push_back(mv[m.vertex_offset + v] + base);
+    // meshoptimizer pads each meshlet's triangles to 4 bytes; MLTR is dense.
+    for (unsigned t = 0; t < m.triangle_count; ++t)
+      out.triangles.push_back(
+          {{mt[m.triangle_offset + 3 * t], mt[m.triangle_offset + 3 * t + 1], mt[m.triangle_offset + 3 * t + 2]}});
+    ac::meshlet_bound mb;
+    mb.center = {bd.center[0], bd.center[1], bd.center[2]};
+    mb.radius = bd.radius;
+    mb.cone_axis = {bd.cone_axis[0], bd.cone_axis[1], bd.cone_axis[2]};
+    mb.cone_cutoff = bd.cone_cutoff;
+    out.bounds.push_back(mb);
+  }
+}
 
 int build_result::exit_code(bool strict) const noexcept {
   bool failed = !errors.empty(), io = io_error;

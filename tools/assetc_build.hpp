@@ -27,6 +27,9 @@
 #include <utility>
 #include <vector>
 
+#include <span>
+
+#include <untold/assetc/hmesh.hpp>
 #include <untold/convert/model.hpp>
 
 namespace CLI {
@@ -159,6 +162,18 @@ inline constexpr float meshlet_cone_weight = 0.25f;
 inline constexpr std::array<float, 2> lod_ratios = {0.5f, 0.25f};
 /// Bumped whenever the compiler's output bytes change: invalidates every cache.
 inline constexpr std::uint32_t compiler_version = 1;
+
+/// The meshlet chunks of one submesh (LOD0), as written: MLVR holds
+/// `base_vertex + local vertex`, MLTR is dense (meshoptimizer's 4-byte
+/// padding removed), offsets count elements. Appends to `out`.
+struct meshlet_arrays {
+  std::vector<assetc::meshlet> meshlets;
+  std::vector<std::uint32_t> vertices;
+  std::vector<assetc::meshlet_triangle> triangles;
+  std::vector<assetc::meshlet_bound> bounds;
+};
+void build_meshlets(std::span<const std::uint32_t> indices, std::span<const float> positions, std::uint32_t base_vertex,
+                    meshlet_arrays& out);
 
 /// Compiles options.input into options.output. Never throws.
 [[nodiscard]] build_result build(const build_options& options);
