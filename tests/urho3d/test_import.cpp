@@ -142,3 +142,27 @@ TEST_CASE("urho3d import: bad input is an error, not a crash") {
   U3D_CHECK_ERR(u3::import_files(b, {}), errc::u3d_blend_index);
   U3D_CHECK_ERR(u3::import_files(bytes{}, {}), errc::u3d_bad_magic);
 }
+
+TEST_CASE("urho3d import and deep checks: work stays linear (R-LIMITS)") {
+  const tiny t = make_tiny();
+  auto m = u3::read_model(t.file);
+  REQUIRE(m);
+  SUBCASE("thousands of LODs over one draw range") {
+    u3::model many = *m;
+    many.geometries[0].lods.assign(30000, many.geometries[0].lods[0]);  // 90000 indices drawn, 3 stored
+    auto bytes = u3::write_model(many);
+    REQUIRE(bytes);
+    auto again = u3::read_model(*bytes);
+    REQUIRE(again);  // structurally fine
+    U3D_CHECK_ERR(u3::read_model(*bytes, {.deep_checks = true}), errc::limit_exceeded);
+    U3D_CHECK_ERR(u3::import_model(*again), errc::limit_exceeded);
+    many.geometries[0].lods.resize(20000);  // 60000 <= 8 x 3 + 65536
+    CHECK(u3::validate_model_deep(many).has_value());
+  }
+  SUBCASE("dense morph deltas beyond the caller's byte limit") {
+    untold::limits small;
+    small.max_total_bytes = 16;  // one position target of 3 vertices needs 36 bytes
+    U3D_CHECK_ERR(u3::import_model(*m, {}, "tiny", small), errc::limit_exceeded);
+    CHECK(u3::import_model(*m, {}, "tiny").has_value());
+  }
+}

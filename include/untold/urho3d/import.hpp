@@ -28,7 +28,9 @@
 #pragma once
 
 #include <algorithm>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../convert/model.hpp"
@@ -106,6 +108,54 @@ inline void triangles(const index_buffer& ib, const lod_level& l, const std::vec
   }
 }
 
+/// Which elements of a vertex buffer feed which scene stream; the rest are
+/// counted per semantic in `dropped`. Computed once per buffer.
+struct stream_selection {
+  bool done = false;
+  const vertex_element *position = nullptr, *normal = nullptr, *tangent = nullptr, *uv0 = nullptr, *uv1 = nullptr,
+                       *color = nullptr, *weights = nullptr, *indices = nullptr;
+  std::vector<const vertex_element*> extra_uvs;
+  std::uint64_t dropped[9] = {};
+};
+
+inline stream_selection select_streams(const vertex_buffer& vb, bool skinned) {
+  stream_selection sel;
+  sel.done = true;
+  std::vector<bool> consumed(vb.elements.size(), false);
+  auto take = [&](element_semantic sem, std::uint8_t index, auto accept) -> const vertex_element* {
+    for (std::size_t k = 0; k < vb.elements.size(); ++k)
+      if (!consumed[k] && vb.elements[k].semantic == sem && vb.elements[k].index == index && accept(vb.elements[k].type)) {
+        consumed[k] = true;
+        return &vb.elements[k];
+      }
+    return nullptr;
+  };
+  auto floaty3 = [](element_type t) { return t == element_type::vector3 || t == element_type::vector4; };
+  auto floaty2 = [](element_type t) { return t == element_type::vector2; };
+  sel.position = take(element_semantic::position, 0, floaty3);
+  sel.normal = take(element_semantic::normal, 0, floaty3);
+  sel.tangent = take(element_semantic::tangent, 0, floaty3);
+  sel.uv0 = take(element_semantic::texcoord, 0, floaty2);
+  sel.uv1 = take(element_semantic::texcoord, 1, floaty2);
+  for (std::uint8_t t = 2; t < 8; ++t)
+    if (const vertex_element* e = take(element_semantic::texcoord, t, floaty2)) sel.extra_uvs.push_back(e);
+  sel.color = take(element_semantic::color, 0, [](element_type t) {
+    return t == element_type::ubyte4_norm || t == element_type::vector4 || t == element_type::vector3;
+  });
+  if (skinned) {
+    sel.weights = take(element_semantic::blend_weights, 0, [](element_type t) { return t == element_type::vector4; });
+    sel.indices = take(element_semantic::blend_indices, 0, [](element_type t) { return t == element_type::ubyte4; });
+    if (sel.weights == nullptr || sel.indices == nullptr) {
+      for (std::size_t k = 0; k < vb.elements.size(); ++k)  // half a skin is no skin: report both as dropped
+        if (&vb.elements[k] == sel.weights || &vb.elements[k] == sel.indices) consumed[k] = false;
+      sel.weights = sel.indices = nullptr;
+    }
+  }
+  for (std::size_t k = 0; k < vb.elements.size(); ++k)
+    if (!consumed[k]) ++sel.dropped[static_cast<std::size_t>(vb.elements[k].semantic)];
+  return sel;
+}
+
 [[nodiscard]] constexpr convert::topology scene_topology(primitive_type p) noexcept {
   switch (p) {
     case primitive_type::line_list: return convert::topology::line_list;
@@ -120,9 +170,13 @@ inline void triangles(const index_buffer& ib, const lod_level& l, const std::vec
 /// Fills a scene from `m` and `animations` (see the header comment).
 /// Preconditions: `m` came from read_model and each animation from
 /// read_animation (their views alive). `name` names the root node.
+/// Errors: R-LIMITS when the LOD draw ranges exceed draw_budget(m) or the
+/// dense morph deltas would exceed limits.max_total_bytes; U3D-BLEND-INDEX.
 [[nodiscard]] inline result<convert::scene> import_model(const model& m, std::span<const animation> animations = {},
-                                                         std::string_view name = "model") {
+                                                         std::string_view name = "model",
+                                                         const untold::limits& limits = {}) {
   using convert::no_ref;
+  UNTOLD_TRY(check_draw_budget(m));
   convert::scene s;
   s.name = std::string(name);
   convert::conversion_report& rep = s.report;
@@ -181,19 +235,24 @@ inline void triangles(const index_buffer& ib, const lod_level& l, const std::vec
   // ---- skins: one per distinct bone mapping (an empty mapping indexes the whole skeleton)
   std::vector<std::uint32_t> skin_of(m.geometries.size(), no_ref);
   if (bone_count != 0) {
+    std::map<std::vector<std::uint32_t>, std::uint32_t> known;  // O(mapping length x log) per geometry
+    std::uint32_t whole_skeleton = no_ref;
     for (std::size_t g = 0; g < m.geometries.size(); ++g) {
+      const std::vector<std::uint32_t>& mapping = m.geometries[g].bone_mapping;
+      if (mapping.empty() && whole_skeleton != no_ref) {
+        skin_of[g] = whole_skeleton;
+        continue;
+      }
       std::vector<std::uint32_t> joints;
-      if (m.geometries[g].bone_mapping.empty()) {
+      if (mapping.empty()) {
         for (std::size_t b = 0; b < bone_count; ++b) joints.push_back(joint_of[b]);
       } else {
-        for (std::uint32_t b : m.geometries[g].bone_mapping) joints.push_back(joint_of[b]);
+        for (std::uint32_t b : mapping) joints.push_back(joint_of[b]);
       }
-      for (std::size_t k = 0; k < s.skins.size() && skin_of[g] == no_ref; ++k)
-        if (s.skins[k].joints == joints) skin_of[g] = static_cast<std::uint32_t>(k);
-      if (skin_of[g] == no_ref) {
-        skin_of[g] = static_cast<std::uint32_t>(s.skins.size());
-        s.skins.push_back({0, std::move(joints)});
-      }
+      const auto [it, added] = known.emplace(joints, static_cast<std::uint32_t>(s.skins.size()));
+      if (added) s.skins.push_back({0, std::move(joints)});
+      skin_of[g] = it->second;
+      if (mapping.empty()) whole_skeleton = it->second;
     }
   }
 
@@ -201,6 +260,7 @@ inline void triangles(const index_buffer& ib, const lod_level& l, const std::vec
   convert::node root;
   root.name = s.name;
   std::vector<std::vector<std::uint32_t>> remaps(m.vertex_buffers.size());
+  std::vector<detail::stream_selection> selections(m.vertex_buffers.size());  // per buffer, computed once
   std::uint64_t leftover_indices = 0, converted_strips = 0, non_triangle = 0, separate_lods = 0;
   std::uint64_t dropped_elements[9] = {};
   std::vector<std::pair<std::size_t, std::uint32_t>> mesh_sources;  // (scene mesh, vertex buffer) for morphs
@@ -247,43 +307,25 @@ inline void triangles(const index_buffer& ib, const lod_level& l, const std::vec
         ++converted_strips;
       if (out.primitive != convert::topology::triangle_list) ++non_triangle;
 
-      const vertex_element* weights_el = nullptr;
-      const vertex_element* indices_el = nullptr;
-      std::vector<bool> consumed(vb.elements.size(), false);
-      auto take = [&](element_semantic sem, std::uint8_t index, auto accept) -> const vertex_element* {
-        for (std::size_t k = 0; k < vb.elements.size(); ++k)
-          if (!consumed[k] && vb.elements[k].semantic == sem && vb.elements[k].index == index && accept(vb.elements[k].type)) {
-            consumed[k] = true;
-            return &vb.elements[k];
-          }
-        return nullptr;
-      };
-      auto floaty3 = [](element_type t) { return t == element_type::vector3 || t == element_type::vector4; };
-      auto floaty2 = [](element_type t) { return t == element_type::vector2; };
-      const vertex_element* pos_el = take(element_semantic::position, 0, floaty3);
-      const vertex_element* nrm_el = take(element_semantic::normal, 0, floaty3);
-      const vertex_element* tan_el = take(element_semantic::tangent, 0, floaty3);
-      const vertex_element* uv0_el = take(element_semantic::texcoord, 0, floaty2);
-      const vertex_element* uv1_el = take(element_semantic::texcoord, 1, floaty2);
-      std::vector<const vertex_element*> extra_uv;
-      for (std::uint8_t t = 2; t < 8; ++t)
-        if (const vertex_element* e = take(element_semantic::texcoord, t, floaty2)) extra_uv.push_back(e);
-      const vertex_element* col_el = take(element_semantic::color, 0, [](element_type t) {
-        return t == element_type::ubyte4_norm || t == element_type::vector4 || t == element_type::vector3;
-      });
-      if (bone_count != 0) {
-        weights_el = take(element_semantic::blend_weights, 0, [](element_type t) { return t == element_type::vector4; });
-        indices_el = take(element_semantic::blend_indices, 0, [](element_type t) { return t == element_type::ubyte4; });
-        if (weights_el == nullptr || indices_el == nullptr) weights_el = indices_el = nullptr;
+      if (!selections[first.vertex_buffer].done) {
+        selections[first.vertex_buffer] = detail::select_streams(vb, bone_count != 0);
+        for (std::size_t k = 0; k < 9; ++k) dropped_elements[k] += selections[first.vertex_buffer].dropped[k];
       }
+      const detail::stream_selection& sel = selections[first.vertex_buffer];
+      const vertex_element* pos_el = sel.position;
+      const vertex_element* nrm_el = sel.normal;
+      const vertex_element* tan_el = sel.tangent;
+      const vertex_element* uv0_el = sel.uv0;
+      const vertex_element* uv1_el = sel.uv1;
+      const vertex_element* col_el = sel.color;
+      const vertex_element* weights_el = sel.weights;
+      const vertex_element* indices_el = sel.indices;
+      const std::vector<const vertex_element*>& extra_uv = sel.extra_uvs;
       if (pos_el == nullptr) {
         rep.dropped("mesh without positions", out.name, "its vertex buffer has no float position element");
         for (std::uint32_t v : used) remap[v] = no_ref;
         continue;
       }
-      for (std::size_t k = 0; k < vb.elements.size(); ++k)
-        if (!consumed[k]) ++dropped_elements[static_cast<std::size_t>(vb.elements[k].semantic)];
-
       const std::size_t n = used.size();
       out.positions.reserve(3 * n);
       float c[4];
@@ -366,44 +408,85 @@ inline void triangles(const index_buffer& ib, const lod_level& l, const std::vec
   for (std::size_t k = 0; k < 9; ++k)
     rep.dropped(element_names[k], "", "no matching stream in the scene (vertex buffers x elements)", dropped_elements[k]);
 
-  // ---- morphs: dense deltas per mesh built from the morphed buffer
-  std::uint64_t morph_targets = 0;
-  for (const morph& mo : m.morphs)
-    for (const morph_buffer& mb : mo.buffers)
-      for (std::size_t k = 0; k < mesh_sources.size(); ++k) {
-        if (mesh_sources[k].second != mb.buffer) continue;
-        convert::mesh& target = s.meshes[mesh_sources[k].first];
-        std::vector<std::uint32_t>& remap = remaps[mb.buffer];
-        const std::vector<std::uint32_t>& used = mesh_vertex_lists[k];
-        for (std::size_t v = 0; v < used.size(); ++v) remap[used[v]] = static_cast<std::uint32_t>(v);
-        convert::morph_target t;
-        t.name = std::string(mo.name);
-        t.default_weight = mo.weight;
-        const std::size_t n = used.size() * 3;
-        if ((mb.mask & morph_position) != 0) t.position_deltas.assign(n, 0.0f);
-        if ((mb.mask & morph_normal) != 0) t.normal_deltas.assign(n, 0.0f);
-        if ((mb.mask & morph_tangent) != 0) t.tangent_deltas.assign(n, 0.0f);
-        bool touches = false;
-        for (std::uint32_t i = 0; i < mb.vertex_count; ++i) {
-          const std::uint32_t v = remap[mb.vertex_index(i)];
-          if (v == no_ref) continue;
-          touches = true;
-          auto put = [&](std::vector<float>& deltas, std::uint32_t bit) {
-            if (deltas.empty()) return;
-            const float3 d = mb.delta(i, bit);
-            deltas[3 * v] = d[0];
-            deltas[3 * v + 1] = d[1];
-            deltas[3 * v + 2] = -d[2];
-          };
-          put(t.position_deltas, morph_position);
-          put(t.normal_deltas, morph_normal);
-          put(t.tangent_deltas, morph_tangent);
+  // ---- morphs: dense deltas per mesh built from the morphed buffer. Each
+  // buffer vertex lists the (mesh, mesh vertex) pairs it became, so the work
+  // is bounded by the deltas written, and those by limits.max_total_bytes.
+  std::uint64_t morph_targets = 0, morph_bytes = 0;
+  if (!m.morphs.empty()) {
+    std::vector<std::vector<std::uint32_t>> first_of(m.vertex_buffers.size());  // CSR offsets per buffer vertex
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> owners(m.vertex_buffers.size());
+    for (std::size_t b = 0; b < m.vertex_buffers.size(); ++b) {
+      std::vector<std::uint32_t> count(std::size_t{m.vertex_buffers[b].vertex_count} + 1, 0);
+      bool any = false;
+      for (std::size_t k = 0; k < mesh_sources.size(); ++k)
+        if (mesh_sources[k].second == b) {
+          any = true;
+          for (std::uint32_t v : mesh_vertex_lists[k]) ++count[v + 1];
         }
-        for (std::uint32_t v : used) remap[v] = no_ref;
-        if (!touches) continue;
-        target.morphs.push_back(std::move(t));
-        ++morph_targets;
+      if (!any) continue;
+      for (std::size_t v = 1; v < count.size(); ++v) count[v] += count[v - 1];
+      owners[b].resize(count.back());
+      std::vector<std::uint32_t> fill(count.begin(), count.end() - 1);
+      for (std::size_t k = 0; k < mesh_sources.size(); ++k)
+        if (mesh_sources[k].second == b)
+          for (std::size_t local = 0; local < mesh_vertex_lists[k].size(); ++local)
+            owners[b][fill[mesh_vertex_lists[k][local]]++] = {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(local)};
+      first_of[b] = std::move(count);
+    }
+    std::vector<std::uint32_t> target_of(mesh_sources.size(), no_ref);
+    for (const morph& mo : m.morphs)
+      for (const morph_buffer& mb : mo.buffers) {
+        if (first_of[mb.buffer].empty()) continue;
+        std::vector<std::uint32_t> touched;  // meshes, in first-touch order
+        std::vector<convert::morph_target> targets;
+        for (std::uint32_t i = 0; i < mb.vertex_count; ++i) {
+          const std::uint32_t bv = mb.vertex_index(i);
+          for (std::uint32_t o = first_of[mb.buffer][bv]; o < first_of[mb.buffer][bv + 1]; ++o) {
+            const auto [k, local] = owners[mb.buffer][o];
+            if (target_of[k] == no_ref) {
+              const std::size_t n = mesh_vertex_lists[k].size() * 3;
+              std::uint32_t streams = 0;
+              for (std::uint32_t bit : {morph_position, morph_normal, morph_tangent}) streams += (mb.mask & bit) != 0 ? 1 : 0;
+              morph_bytes += std::uint64_t{n} * streams * sizeof(float);
+              if (morph_bytes > limits.max_total_bytes) {
+                error e = make_error(errc::limit_exceeded);
+                e.context.field = "morph deltas";
+                e.context.value = morph_bytes;
+                e.context.has_value = true;
+                e.context.limit = limits.max_total_bytes;
+                e.context.has_limit = true;
+                return e.with_subject(mo.name);
+              }
+              convert::morph_target t;
+              t.name = std::string(mo.name);
+              t.default_weight = mo.weight;
+              if ((mb.mask & morph_position) != 0) t.position_deltas.assign(n, 0.0f);
+              if ((mb.mask & morph_normal) != 0) t.normal_deltas.assign(n, 0.0f);
+              if ((mb.mask & morph_tangent) != 0) t.tangent_deltas.assign(n, 0.0f);
+              target_of[k] = static_cast<std::uint32_t>(targets.size());
+              targets.push_back(std::move(t));
+              touched.push_back(k);
+            }
+            convert::morph_target& t = targets[target_of[k]];
+            auto put = [&](std::vector<float>& deltas, std::uint32_t bit) {
+              if (deltas.empty()) return;
+              const float3 d = mb.delta(i, bit);
+              deltas[3 * std::size_t{local}] = d[0];
+              deltas[3 * std::size_t{local} + 1] = d[1];
+              deltas[3 * std::size_t{local} + 2] = -d[2];
+            };
+            put(t.position_deltas, morph_position);
+            put(t.normal_deltas, morph_normal);
+            put(t.tangent_deltas, morph_tangent);
+          }
+        }
+        for (std::uint32_t k : touched) {
+          s.meshes[mesh_sources[k].first].morphs.push_back(std::move(targets[target_of[k]]));
+          target_of[k] = no_ref;
+          ++morph_targets;
+        }
       }
+  }
   rep.info("morph targets", "", "carried as dense per-mesh deltas (Urho3D stores sparse per-buffer deltas)", morph_targets);
   std::uint64_t ranges = 0;
   for (const vertex_buffer& vb : m.vertex_buffers) ranges += vb.morph_range_count != 0 ? 1 : 0;
@@ -411,16 +494,20 @@ inline void triangles(const index_buffer& ib, const lod_level& l, const std::vec
   rep.info("bounding box and geometry centres", "", "derived data: recomputed from the vertices",
            1 + (m.geometry_centers.empty() ? 0 : 1));
 
-  // ---- animations: tracks drive joints by bone name
+  // ---- animations: tracks drive joints by bone name (sorted lookup: tracks x log bones)
+  std::vector<std::pair<std::string_view, std::uint32_t>> by_name;
+  for (std::size_t b = 0; b < bone_count; ++b) by_name.emplace_back(m.bones[b].name, joint_of[b]);
+  std::stable_sort(by_name.begin(), by_name.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   for (const animation& a : animations) {
     convert::animation out;
     out.name = std::string(a.name);
     out.duration = a.length;
     std::uint64_t unmatched = 0, weighted = 0;
     for (const track& t : a.tracks) {
-      std::uint32_t joint = no_ref;
-      for (std::size_t b = 0; b < bone_count && joint == no_ref; ++b)
-        if (m.bones[b].name == t.name) joint = joint_of[b];
+      std::uint32_t joint = no_ref;  // the first bone of that name, like Urho3D's Skeleton::GetBone
+      const auto hit = std::lower_bound(by_name.begin(), by_name.end(), t.name,
+                                        [](const auto& x, std::string_view n) { return x.first < n; });
+      if (hit != by_name.end() && hit->first == t.name) joint = hit->second;
       if (joint == no_ref) {
         ++unmatched;
         continue;
@@ -483,7 +570,7 @@ struct import_options {
     if (!a) return a.error();
     animations.push_back(std::move(*a));
   }
-  return import_model(*m, animations, name);
+  return import_model(*m, animations, name, options.limits);
 }
 
 }  // namespace untold::urho3d

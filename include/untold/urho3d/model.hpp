@@ -339,6 +339,31 @@ namespace detail {
 
 }  // namespace detail
 
+/// The draw-range work the deep checks and the importer allow: the LODs'
+/// index counts summed may reach 8x the indices stored plus 64 Ki. Real
+/// files stay near 1x (LOD ranges rarely overlap); without a cap, thousands
+/// of 24-byte LOD records over one large range would make the work grow with
+/// the square of the file size.
+[[nodiscard]] inline std::uint64_t draw_budget(const model& m) noexcept {
+  std::uint64_t stored = 0;
+  for (const index_buffer& ib : m.index_buffers) stored += ib.index_count;
+  return 8 * stored + 65536;
+}
+/// R-LIMITS (field drawRanges) when the summed LOD index counts exceed draw_budget.
+[[nodiscard]] inline status check_draw_budget(const model& m) noexcept {
+  std::uint64_t drawn = 0;
+  for (const geometry& g : m.geometries)
+    for (const lod_level& l : g.lods) drawn += l.index_count;
+  if (drawn <= draw_budget(m)) return {};
+  error e = make_error(errc::limit_exceeded);
+  e.context.field = "drawRanges";
+  e.context.value = drawn;
+  e.context.has_value = true;
+  e.context.limit = draw_budget(m);
+  e.context.has_limit = true;
+  return e;
+}
+
 [[nodiscard]] inline status validate_model_deep(const model& m);
 
 /// Reads and checks a .mdl (see the header comment for the rules).
@@ -549,7 +574,8 @@ namespace detail {
 /// (every blend index with a non-zero weight, of the vertices a geometry
 /// draws, is inside its bone mapping, or the skeleton when the mapping is
 /// empty), U3D-FINITE (positions, morph deltas, bone transforms and bounds,
-/// model bounds and centres). Linear in the file size. Errors carry
+/// model bounds and centres), R-LIMITS when the LODs' draw ranges sum to
+/// more than draw_budget(m). Linear in the file size. Errors carry
 /// record_index = geometry / bone / vertex buffer and field.
 [[nodiscard]] inline status validate_model_deep(const model& m) {
   auto err = [](errc code, const char* field, std::size_t record, std::uint64_t value) {
@@ -560,15 +586,22 @@ namespace detail {
     e.context.has_value = true;
     return e;
   };
+  UNTOLD_TRY(check_draw_budget(m));
+  // The skinning elements of each buffer, found once (not once per LOD).
+  std::vector<const vertex_element*> indices_of(m.vertex_buffers.size()), weights_of(m.vertex_buffers.size());
+  for (std::size_t vi = 0; vi < m.vertex_buffers.size(); ++vi) {
+    const vertex_element* indices = m.vertex_buffers[vi].find(element_semantic::blend_indices);
+    const vertex_element* weights = m.vertex_buffers[vi].find(element_semantic::blend_weights);
+    indices_of[vi] = indices != nullptr && indices->type == element_type::ubyte4 ? indices : nullptr;  // only UBYTE4 is meaningful
+    weights_of[vi] = weights != nullptr && weights->type == element_type::vector4 ? weights : nullptr;
+  }
   for (std::size_t gi = 0; gi < m.geometries.size(); ++gi) {
     const geometry& g = m.geometries[gi];
     for (const lod_level& l : g.lods) {
       const vertex_buffer& vb = m.vertex_buffers[l.vertex_buffer];
       const index_buffer& ib = m.index_buffers[l.index_buffer];
-      const vertex_element* indices = vb.find(element_semantic::blend_indices);
-      const vertex_element* weights = vb.find(element_semantic::blend_weights);
-      if (indices != nullptr && indices->type != element_type::ubyte4) indices = nullptr;  // only UBYTE4 is meaningful
-      if (weights != nullptr && weights->type != element_type::vector4) weights = nullptr;
+      const vertex_element* indices = indices_of[l.vertex_buffer];
+      const vertex_element* weights = weights_of[l.vertex_buffer];
       const std::uint64_t palette = g.bone_mapping.empty() ? m.bones.size() : g.bone_mapping.size();
       for (std::uint64_t i = l.index_start; i < std::uint64_t{l.index_start} + l.index_count; ++i) {
         const std::uint32_t v = ib.at(static_cast<std::size_t>(i));
