@@ -281,3 +281,47 @@ TEST_CASE("hmesh rules: errors describe themselves with the chunk") {
   CHECK(d.find("value 9") != std::string::npos);
   CHECK(r.error().family() == untold::format_family::assetc);
 }
+
+TEST_CASE("hmesh: check_meshlet_coverage (HM-MESHLET-COVER)") {
+  SUBCASE("the fixture's meshlet covers submesh 0 (its first triangle) only, so it fails") {
+    // Submesh 0 holds triangle (0,1,2); its one meshlet holds both triangles.
+    const bytes b = fixture_mesh();
+    auto m = ua::open_hmesh(span(b));
+    REQUIRE(m);
+    const auto r = ua::check_meshlet_coverage(*m);
+    REQUIRE(!r);
+    CHECK(r.error().rule_id() == "HM-MESHLET-COVER");
+    CHECK(r.error().context.record_index == 0);
+  }
+  SUBCASE("one meshlet per submesh, triangles rotated, passes; a changed triangle fails") {
+    mesh_fixture f;
+    f.meshlets = {{0, 3, 0, 1}, {3, 3, 1, 1}};
+    f.meshlet_vertices = {0, 1, 2, 2, 1, 3};
+    f.meshlet_triangles = {{{1, 2, 0}}, {{0, 1, 2}}};  // (1,2,0) is (0,1,2) rotated
+    f.meshlet_bounds = {f.meshlet_bounds[0], f.meshlet_bounds[0]};
+    f.submeshes[1].meshlet_count = 1;
+    auto file = ua::write_hmesh(f.input());
+    REQUIRE_MESSAGE(file, file.error().describe());
+    auto m = ua::open_hmesh(span(*file), {.deep = true});
+    REQUIRE(m);
+    CHECK(ua::check_meshlet_coverage(*m).has_value());
+    f.meshlet_triangles[0] = {{0, 2, 1}};  // flipped winding: not the same triangle
+    auto flipped = ua::write_hmesh(f.input());
+    REQUIRE(flipped);
+    auto m2 = ua::open_hmesh(span(*flipped));
+    REQUIRE(m2);
+    CHECK(rule_of(ua::check_meshlet_coverage(*m2)) == "HM-MESHLET-COVER");
+  }
+  SUBCASE("submeshes sharing meshlets are refused up front") {
+    mesh_fixture f;
+    f.submeshes[1].first_meshlet = 0;
+    f.submeshes[1].meshlet_count = 1;
+    auto file = ua::write_hmesh(f.input());
+    REQUIRE(file);
+    auto m = ua::open_hmesh(span(*file));
+    REQUIRE(m);
+    const auto r = ua::check_meshlet_coverage(*m);
+    REQUIRE(!r);
+    CHECK(std::string(r.error().context.field) == "meshletCount");
+  }
+}

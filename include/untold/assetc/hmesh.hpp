@@ -12,7 +12,8 @@
 // HM-CHUNK-RANGE HM-DUP-CHUNK HM-MISSING-CHUNK HM-DESC HM-CHUNK-SIZE
 // HM-SUBMESH-RANGE HM-MATERIAL-SLOT HM-MESHLET-RANGE HM-SKEL-PARENT
 // HM-LOD-RANGE; with read_options::deep also HM-INDEX-VALUE HM-MESHLET-INDEX
-// HM-SKIN-JOINT HM-FINITE.
+// HM-SKIN-JOINT HM-FINITE. check_meshlet_coverage (separate, allocates)
+// adds HM-MESHLET-COVER.
 //
 // Safe on untrusted input: every range is checked_range'd against the file,
 // counts are checked against the chunk sizes and the caller's limits before
@@ -705,6 +706,74 @@ namespace detail {
       if (!detail::is_finite(load_le_unchecked<float>(vtx.data() + v * gpu_vertex_stride + 4 * c)))
         return value_fail(errc::hm_not_finite, chunk_id::vtxs, "position", c, v);
   return m;
+}
+
+// ---- meshlet coverage ----------------------------------------------------------------
+
+/// HM-MESHLET-COVER: for every submesh with meshlets, the triangles of its
+/// meshlets (MLVR[vertexOffset + local] per corner) are exactly the
+/// triangles of its IDXS range, as a multiset, each compared up to rotation
+/// (winding kept). Not part of open_hmesh: it allocates two arrays of the
+/// submesh's triangle count and sorts them (n log n). Submeshes without
+/// meshlets are skipped. Precondition: `mesh` came from open_hmesh (any
+/// options); safe on any such mesh (deep values are not assumed).
+[[nodiscard]] inline status check_meshlet_coverage(const hmesh& mesh) {
+  using tri = std::array<std::uint32_t, 3>;
+  auto canonical = [](tri t) {
+    // Rotate the smallest index first; rotation keeps the winding.
+    while (t[0] > t[1] || t[0] > t[2]) t = {t[1], t[2], t[0]};
+    return t;
+  };
+  const index_view idx = mesh.indices();
+  const le_array<meshlet> lets = mesh.meshlets();
+  const le_array<std::uint32_t> mlvr = mesh.meshlet_vertices();
+  const le_array<meshlet_triangle> mltr = mesh.meshlet_triangles();
+  // Submeshes sharing indices or meshlets cannot each be covered exactly; refusing
+  // them first also keeps the work linear in the file.
+  std::uint64_t index_sum = 0, meshlet_sum = 0;
+  for (const submesh& sm : mesh.submeshes()) {
+    if (sm.meshlet_count == 0) continue;
+    index_sum += sm.index_count;
+    meshlet_sum += sm.meshlet_count;
+  }
+  if (index_sum > idx.size() || meshlet_sum > lets.size())
+    return detail::chunk_fail(errc::hm_meshlet_coverage, index_sum > idx.size() ? "indexCount" : "meshletCount",
+                              index_sum > idx.size() ? index_sum : meshlet_sum, no_index, fourcc_of(chunk_id::subm));
+  std::vector<tri> from_indices, from_meshlets;
+  for (std::uint32_t s = 0; s < mesh.submeshes().size(); ++s) {
+    const submesh sm = mesh.submeshes()[s];
+    if (sm.meshlet_count == 0) continue;
+    from_indices.clear();
+    from_meshlets.clear();
+    for (std::size_t i = 0; i + 2 < sm.index_count; i += 3) {
+      const std::size_t at = std::size_t{sm.first_index} + i;
+      from_indices.push_back(canonical({idx[at], idx[at + 1], idx[at + 2]}));
+    }
+    for (std::uint32_t k = sm.first_meshlet; k < sm.first_meshlet + sm.meshlet_count; ++k) {
+      const meshlet ml = lets[k];
+      for (std::uint32_t t = 0; t < ml.triangle_count; ++t) {
+        const meshlet_triangle local = mltr[std::size_t{ml.triangle_offset} + t];
+        tri g{};
+        for (std::size_t c = 0; c < 3; ++c) {
+          // A local index past the meshlet is HM-MESHLET-INDEX (deep); here it just cannot match.
+          if (local.v[c] >= ml.vertex_count)
+            return detail::chunk_fail(errc::hm_meshlet_coverage, "local index", local.v[c], no_index,
+                                      fourcc_of(chunk_id::mltr), s);
+          g[c] = mlvr[std::size_t{ml.vertex_offset} + local.v[c]];
+        }
+        from_meshlets.push_back(canonical(g));
+      }
+    }
+    std::sort(from_indices.begin(), from_indices.end());
+    std::sort(from_meshlets.begin(), from_meshlets.end());
+    if (from_indices != from_meshlets) {
+      error e = detail::chunk_fail(errc::hm_meshlet_coverage, "triangles", from_meshlets.size(), no_index,
+                                   fourcc_of(chunk_id::subm), s);
+      e.context.limit = from_indices.size(), e.context.has_limit = true;
+      return e;
+    }
+  }
+  return {};
 }
 
 // ---- writer --------------------------------------------------------------------------------

@@ -33,6 +33,8 @@
   X(hm_index_value, "HM-INDEX-VALUE", "an IDXS, MLVR or LODI value is >= vertexCount")         \
   X(hm_meshlet_index, "HM-MESHLET-INDEX", "a meshlet triangle's local index is >= the meshlet's vertexCount") \
   X(hm_skin_joint, "HM-SKIN-JOINT", "a SKIN joint index is >= the SKEL joint count")           \
+  X(hm_meshlet_coverage, "HM-MESHLET-COVER",                                                   \
+    "a submesh's meshlets do not hold exactly its triangles (check_meshlet_coverage)")          \
   X(hm_not_finite, "HM-FINITE", "a position, bound, weight, factor or key value is not finite") \
   /* .hmat, .hman, .hpack, .hanim */                                                            \
   X(hm_material_size, "HM-HMAT-SIZE", "a .hmat is not exactly 16 + 96 x count bytes")          \
