@@ -232,7 +232,8 @@ TEST_CASE("UDM-ROOT: root type and the asset header") {
 TEST_CASE("UDM-TYPE: unknown type bytes") {
   for (int t : {36, 100, 255}) {
     CAPTURE(t);
-    auto e = u::document::parse(file(element({{"x", prop{static_cast<std::uint8_t>(t), {}}}})), relaxed());
+    const bytes f = file(element({{"x", prop{static_cast<std::uint8_t>(t), {}}}}));
+    auto e = u::document::parse(f, relaxed());
     REQUIRE(!e);
     CHECK(e.error().code == errc::udm_unknown_type);
     CHECK(e.error().subject() == "x");
@@ -334,7 +335,8 @@ TEST_CASE("UDM-DEPTH: nesting over the limit, including a 100k-deep file") {
   CHECK(parse_error(nested(10)) == errc::ok);
   CHECK(parse_error(nested(254)) == errc::ok);  // 255 levels incl. the root
   CHECK(parse_error(nested(300)) == errc::udm_depth);
-  auto deep = u::document::parse(nested(100000), relaxed());
+  const bytes deep_file = nested(100000);
+  auto deep = u::document::parse(deep_file, relaxed());
   REQUIRE(!deep);
   CHECK(deep.error().code == errc::udm_depth);
   CHECK(deep.error().context.limit == 256);
@@ -420,7 +422,8 @@ TEST_CASE("UDM-TRAILING and UDM-DUP-KEY") {
   CHECK(parse_error(f) == errc::ok);
   f.push_back(std::byte{0});
   CHECK(parse_error(f) == errc::udm_trailing_bytes);
-  auto dup = u::document::parse(file(element({{"a", u32_prop(1)}, {"b", u32_prop(2)}, {"a", u32_prop(3)}})), relaxed());
+  const bytes dup_file = file(element({{"a", u32_prop(1)}, {"b", u32_prop(2)}, {"a", u32_prop(3)}}));
+  auto dup = u::document::parse(dup_file, relaxed());
   REQUIRE(!dup);
   CHECK(dup.error().code == errc::udm_duplicate_key);
   CHECK(dup.error().subject() == "a");
@@ -453,7 +456,8 @@ TEST_CASE("key lookup on an element with 1M children is not quadratic") {
   untold::byte_sink p(payload);
   p.put<std::uint64_t>(body.size());
   p.bytes(body);
-  auto doc = u::document::parse(file(payload), relaxed());
+  const bytes big = file(payload);  // the document views it: keep it alive
+  auto doc = u::document::parse(big, relaxed());
   REQUIRE(doc);
   CHECK(doc->root().size() == n);
   for (std::uint32_t i = 0; i < n; i += 997) CHECK(doc->root()["k" + std::to_string(i)].kind() == u::type::nil);

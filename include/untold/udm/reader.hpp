@@ -290,6 +290,8 @@ class document {
   /// Parses and validates `file`. Preconditions: none (any bytes); `file`
   /// must outlive the document and its views.
   [[nodiscard]] static result<document> parse(byte_span file, const read_options& options = {});
+  /// A temporary buffer would dangle under the document's views.
+  static result<document> parse(std::vector<std::byte>&& file, const read_options& options = {}) = delete;
 
   document(document&&) noexcept = default;
   document& operator=(document&&) noexcept = default;
