@@ -923,7 +923,24 @@ int build_result::exit_code(bool strict) const noexcept {
   return 0;
 }
 
+namespace {
+build_result build_unguarded(const build_options& options);
+}
+
 build_result build(const build_options& options) {
+  try {
+    return build_unguarded(options);
+  } catch (const std::exception& e) {
+    // Filesystem and allocation failures outside a job end the build, not the process.
+    build_result out;
+    out.errors.push_back(std::string("build: ") + e.what());
+    out.io_error = true;
+    return out;
+  }
+}
+
+namespace {
+build_result build_unguarded(const build_options& options) {
   build_result out;
   context ctx{options, options.output, nullptr, nullptr, false};
   ctx.raw_encoder = make_raw_ktx2_encoder();
@@ -948,11 +965,12 @@ build_result build(const build_options& options) {
   std::vector<job> jobs;
   for (auto it = fs::recursive_directory_iterator(input_abs, fs::directory_options::skip_permission_denied, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_directory() && fs::equivalent(it->path(), output_abs, ec)) {
+    std::error_code type_ec;
+    if (it->is_directory(type_ec) && fs::equivalent(it->path(), output_abs, type_ec)) {
       it.disable_recursion_pending();
       continue;
     }
-    if (!it->is_regular_file()) continue;
+    if (!it->is_regular_file(type_ec)) continue;
     const source_kind k = kind_of(it->path());
     if (k == source_kind::none) continue;
     job j;
@@ -1037,7 +1055,7 @@ build_result build(const build_options& options) {
       if (j.result.state == asset_result::status::compiled || j.result.state == asset_result::status::cached)
         assets[j.rel] = cache_entry(j);
     const json doc = {{"compiler", compiler_version}, {"assets", assets}};
-    const std::string text = doc.dump(1);
+    const std::string text = doc.dump(1, ' ', false, json::error_handler_t::replace);
     if (auto e = write_bytes(options.output / cache_name, text_bytes(text))) out.notes.push_back("cache not saved: " + *e);
   }
 
@@ -1081,6 +1099,7 @@ build_result build(const build_options& options) {
   for (job& j : jobs) out.assets.push_back(std::move(j.result));
   return out;
 }
+}  // namespace
 
 }  // namespace assetc_build
 

@@ -589,3 +589,31 @@ TEST_CASE("untold build: command line (presets, JSON, exit codes)") {
   CHECK(cli_test::run_untold("build " + cli_test::quoted(root / "missing")).exit_code == 2);
   CHECK(cli_test::run_untold("build " + dir + " -j 0").exit_code == 2);
 }
+
+TEST_CASE("build: what a .hmesh/.hmat cannot hold is reported with counts") {
+  const fs::path root = cli_test::scratch("build_losses");
+  copy_into(model("glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_00.gltf"), root / "assets/points.gltf");
+  for (const char* f : {"TextureTransformTest.gltf", "TextureTransformTest.bin", "UV.png", "Arrow.png", "Correct.png",
+                        "NotSupported.png", "Error.png"})
+    copy_into(model(std::string("glTF2/textureTransform/") + f), root / "assets/tt" / f);
+  for (const auto& e : fs::directory_iterator(model("glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode")))
+    if (e.path().extension() == ".bin") copy_into(e.path(), root / "assets" / e.path().filename());
+  const ab::build_result r = ab::build(options_for(root, "runtime"));
+  REQUIRE_MESSAGE(r.exit_code(false) == 0, errors_of(r));
+  auto total = [&](const std::string& source, const std::string& what) {
+    std::uint64_t n = 0;
+    for (const auto& a : r.assets)
+      if (a.source == source)
+        for (const auto& e : a.report.entries)
+          if (e.what.find(what) != std::string::npos) n += e.count;
+    return n;
+  };
+  CHECK(total("points.gltf", "line/point primitives") == 1024);
+  // Offset U, Offset V, Offset UV, Rotation, Scale, All carry a transform.
+  CHECK(total("tt/TextureTransformTest.gltf", "KHR_texture_transform") == 6);
+  CHECK(r.exit_code(true) == 1);
+  // The points-only file still yields a valid (empty) mesh.
+  auto mesh = ac::open_hmesh(read(root / "runtime/points.hmesh"), deep());
+  REQUIRE(mesh);
+  CHECK(mesh->desc().submesh_count == 0);
+}

@@ -308,3 +308,18 @@ TEST_CASE("import_assimp: options and failures") {
     CHECK(missing.scene.report.lost_anything());
   }
 }
+
+TEST_CASE("import_assimp: point and line primitives are carried with their topology and reported") {
+  const auto points = import_assimp(model("glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_00.gltf"));
+  REQUIRE_MESSAGE(points, points.error);
+  REQUIRE(points.scene.meshes.size() == 1);
+  CHECK(points.scene.meshes[0].primitive == uc::topology::point_list);
+  CHECK(points.scene.meshes[0].indices.size() == 1024);
+  CHECK(count_of(points.scene, "point primitives") == 1024);
+  const auto lines = import_assimp(model("glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_01.gltf"));
+  REQUIRE_MESSAGE(lines, lines.error);
+  REQUIRE(lines.scene.meshes.size() == 1);
+  CHECK(lines.scene.meshes[0].primitive == uc::topology::line_list);
+  CHECK(lines.scene.meshes[0].indices.size() == 8);
+  CHECK(count_of(lines.scene, "line primitives") == 4);
+}
