@@ -311,6 +311,21 @@ TEST_CASE("UDM-LIMITS: array counts and decompressed sizes over the caller's lim
   o = relaxed();
   o.limits.max_total_bytes = 4000;
   CHECK(parse_error(f, o) == errc::udm_limit);
+  // The document's total property count is capped by max_records too: 3
+  // elements of 2 children each are 1 + 3 + 6 = 10 properties with the root.
+  u::property many = u::make_element();
+  for (int i = 0; i < 3; ++i) {
+    u::property e = u::make_element();
+    e.add("a", u::make_nil());
+    e.add("b", u::make_nil());
+    many.add("e" + std::to_string(i), std::move(e));
+  }
+  const bytes g = u::write_binary(many).value();
+  o = relaxed();
+  o.limits.max_records = 10;
+  CHECK(parse_error(g, o) == errc::ok);
+  o.limits.max_records = 9;
+  CHECK(parse_error(g, o) == errc::udm_limit);
 }
 
 TEST_CASE("UDM-DEPTH: nesting over the limit, including a 100k-deep file") {

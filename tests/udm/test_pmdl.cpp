@@ -85,6 +85,25 @@ u::property skinned_model() {
   skin.add("materials", u::make_array<std::uint32_t>(std::vector<std::uint32_t>{1, 0}));
   data.add("skins", u::make_array_of(u::type::element, {std::move(skin)}));
   data.add("skeleton", u::make_asset("PSKEL", 1, std::move(skel_data)));
+  // One clip: arm position (linear), hand rotation (step), one channel with no bone target.
+  auto channel = [](std::string path, std::uint8_t interpolation, u::property values) {
+    u::property c = u::make_element();
+    c.add("interpolation", u::make_value(interpolation));
+    c.add("targetPath", u::make_string(path));
+    c.add("times", u::compress_array(u::make_array<float>(std::vector<float>{0.0f, 0.5f})).value());
+    c.add("values", u::compress_array(values).value());
+    return c;
+  };
+  std::vector<u::property> channels;
+  channels.push_back(channel("bone/arm/position", 0, u::make_array<u::vec3>(std::vector<u::vec3>{{0, 0, 0}, {40, 0, 0}})));
+  channels.push_back(channel("bone/hand/rotation", 1, u::make_array<u::quat>(std::vector<u::quat>{{0, 0, 0, 1}, {0, 1, 0, 0}})));
+  channels.push_back(channel("flexes/smile", 0, u::make_array<float>(std::vector<float>{0, 1})));
+  u::property anim_data = u::make_element();
+  anim_data.add("duration", u::make_value(0.5f));
+  anim_data.add("channels", u::compress_array(u::make_array_of(u::type::element, std::move(channels))).value());
+  u::property anims = u::make_element();
+  anims.add("wave", u::make_asset("PANI", 1, std::move(anim_data)));
+  data.add("animations", std::move(anims));
   u::property groups = u::make_element();
   groups.add("body", group(0));
   groups.add("head", group(1));
@@ -181,6 +200,22 @@ TEST_CASE("a skinned model: bones in parent order, weights, skin palette, uint32
   // Materials through the skin table: group "head" uses skin material 1 -> material 0.
   CHECK(scene->materials[scene->meshes[0].material].name == "metal");
   CHECK(scene->materials[scene->meshes[1].material].name == "skin");
+  // The clip: two channels mapped (positions in metres), the flex channel reported.
+  REQUIRE(scene->animations.size() == 1);
+  const convert::animation& anim = scene->animations[0];
+  CHECK(anim.name == "wave");
+  CHECK(anim.duration == 0.5f);
+  REQUIRE(anim.channels.size() == 2);
+  CHECK(anim.channels[0].joint == 1);
+  CHECK(anim.channels[0].path == convert::anim_path::translation);
+  CHECK(anim.channels[0].values[3] == doctest::Approx(1.0f));
+  CHECK(anim.channels[1].path == convert::anim_path::rotation);
+  CHECK(anim.channels[1].interp == convert::interpolation::step);
+  CHECK(anim.channels[1].values[5] == 1.0f);  // second key: x, y = 1, z, w
+  bool reported = false;
+  for (const auto& r : scene->report.entries)
+    if (r.what == "animation channels" && r.count == 1) reported = true;
+  CHECK(reported);
   CHECK(static_cast<bool>(convert::validate_model(*scene)));
 }
 

@@ -740,7 +740,7 @@ class ascii_parser {
     std::uint64_t n = 0;
     while (!accept(']')) {
       if (n != 0) UNTOLD_TRY(expect(',', ","));
-      if (++n > o_.limits.max_records) return fail(errc::udm_limit, "count");
+      if (++n > o_.limits.max_records || ++properties_ > o_.limits.max_records) return fail(errc::udm_limit, "count");
       if (*vt == type::nil) {
         if (!(peek() == ',' || peek() == ']')) {
           auto nil = bare("nil");
@@ -830,7 +830,8 @@ class ascii_parser {
         ++pos_;
         return {};
       }
-      if (el.children.size() >= o_.limits.max_records) return fail(errc::udm_limit, "children");
+      // Every property costs a tree node: the text's total is capped as in the binary reader.
+      if (++properties_ > o_.limits.max_records) return fail(errc::udm_limit, "properties");
       if (ch == '$') {
         ++pos_;
         auto tn = bare("type");
@@ -874,6 +875,7 @@ class ascii_parser {
   std::string_view s_;
   const ascii_read_options& o_;
   std::size_t pos_ = 0;
+  std::uint64_t properties_ = 0;
 };
 
 }  // namespace detail

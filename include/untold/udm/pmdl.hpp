@@ -13,7 +13,8 @@
 //   skeleton - a nested "PSKEL" asset, bones by name under assetData/bones,
 //     each {index, pose (ScaledTransform, relative to the parent), children};
 //   materials[] (names), skins[]/materials[] (skin material -> material);
-//   animations/<name> - nested "PANI" assets (duration, fps; channels).
+//   animations/<name> - nested "PANI" assets (duration, fps; channels as
+//     panima::Channel::Save writes them: targetPath, times, values).
 // Rejects: UDM-PMDL (assetType not PMDL, vertices without a Vector3 "pos",
 // an index >= the vertex count, a triangle list not a multiple of 3, bone
 // indices that are not 0..n-1, weights for a different vertex count), and
@@ -485,14 +486,73 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
     report.changed("units", "", "Pragma units scaled to metres (x " + std::to_string(scale) + ")", 1);
   report.info("axes", "", "kept: Pragma is +Y up with counter-clockwise fronts ((b-a)x(c-a) agrees with the normals), as the neutral model", 1);
 
-  // Animations: clips whose channels the importer cannot map are reported.
+  // Animations: channels as panima::Channel::Save writes them (interpolation,
+  // targetPath ".../<bone>/position|rotation|scale", times Float, values
+  // Vector3/Quaternion). No fixture has channels: see docs/udm.md.
   for (const pmdl_animation& a : model->animations) {
+    const std::string clip = "animation '" + std::string(a.name) + "'";
     if (a.channel_count == 0) {
-      report.info("animation '" + std::string(a.name) + "'", "", "no channels (reference pose only): not imported", 1);
+      report.info(clip, "", "no channels (reference pose only): not imported", 1);
       continue;
     }
-    report.dropped("animation '" + std::string(a.name) + "'", "",
-                   "Pragma animation channels are not mapped by this importer", a.channel_count);
+    convert::animation anim;
+    anim.name = std::string(a.name);
+    anim.duration = a.duration;
+    std::uint64_t unmapped = 0;
+    for (property_view ch : a.data["channels"]) {
+      auto target = ch["targetPath"].as_string();
+      auto times = ch["times"].as_array<float>();
+      const property_view values = ch["values"];
+      if (!target || !times || sc.skeletons.empty()) {
+        ++unmapped;
+        continue;
+      }
+      std::string_view path = *target;
+      if (const std::size_t colon = path.find(':'); colon != std::string_view::npos) path = path.substr(colon + 1);
+      const std::size_t last = path.rfind('/');
+      if (last == std::string_view::npos) {
+        ++unmapped;
+        continue;
+      }
+      const std::string_view what = path.substr(last + 1);
+      const std::string_view rest = path.substr(0, last);
+      const std::string_view bone = rest.substr(rest.rfind('/') == std::string_view::npos ? 0 : rest.rfind('/') + 1);
+      convert::animation_channel c;
+      c.skeleton = 0;
+      for (std::size_t j = 0; j < model->bones.size(); ++j)
+        if (model->bones[j].name == bone) c.joint = static_cast<std::uint32_t>(j);
+      const bool vec = what == "position" || what == "scale";
+      const bool rot = what == "rotation";
+      if (c.joint == convert::no_ref || !(vec || rot) || values.size() != times->size() ||
+          values.value_type() != (rot ? type::quaternion : type::vector3)) {
+        ++unmapped;
+        continue;
+      }
+      c.path = what == "position" ? convert::anim_path::translation : rot ? convert::anim_path::rotation : convert::anim_path::scale;
+      std::uint64_t mode = 0;
+      if (auto i8 = ch["interpolation"].as<std::uint8_t>()) mode = *i8;
+      else if (auto i32 = ch["interpolation"].as<std::uint32_t>()) mode = *i32;
+      // panima::ChannelInterpolation: Linear 0, Step 1, CubicSpline 2 (values would triple).
+      if (mode == 2) {
+        ++unmapped;
+        continue;
+      }
+      c.interp = mode == 1 ? convert::interpolation::step : convert::interpolation::linear;
+      for (std::size_t i = 0; i < times->size(); ++i) c.times.push_back((*times)[i]);
+      if (rot) {
+        const auto q = values.as_array<quat>().value();
+        for (std::size_t i = 0; i < q.size(); ++i) c.values.insert(c.values.end(), {q[i].x, q[i].y, q[i].z, q[i].w});
+      } else {
+        const auto v = values.as_array<vec3>().value();
+        const float k = what == "position" ? scale : 1.0f;
+        for (std::size_t i = 0; i < v.size(); ++i) c.values.insert(c.values.end(), {v[i].x * k, v[i].y * k, v[i].z * k});
+      }
+      anim.channels.push_back(std::move(c));
+    }
+    if (unmapped != 0)
+      report.dropped("animation channels", clip, "no bone/position|rotation|scale target, cubic-spline, or values that do not match their times",
+                     unmapped);
+    if (!anim.channels.empty()) sc.animations.push_back(std::move(anim));
   }
   // Model parts with no place in the neutral scene.
   auto drop_if = [&](std::string_view key, const char* what, const char* reason) {

@@ -18,7 +18,8 @@
 // Safe on untrusted input: reads go through byte_cursor; every count is
 // checked against the bytes that could hold it before anything is allocated;
 // decompression is capped by limits.max_chunk_bytes (one blob/array) and
-// limits.max_total_bytes (the file); array counts by limits.max_records.
+// limits.max_total_bytes (the file); array counts, and the document's total
+// property count, by limits.max_records (memory: about 100 bytes per property).
 // Parsing is iterative (an explicit stack capped by limits.max_depth), so a
 // 100k-deep file is an error value, never a stack overflow. Work is linear in
 // the input plus the decompressed bytes, and O(n log n) in an element's child
@@ -410,6 +411,14 @@ class parser {
     return {};
   }
 
+  /// A hostile file can declare a property per 2 bytes; each costs ~100
+  /// bytes of nodes, so the document's total is capped by max_records too.
+  status check_total(std::uint64_t count, const byte_cursor& c) const {
+    if (doc_.nodes_.size() + count > options_.limits.max_records)
+      return c.fail_limit(errc::udm_limit, "properties", doc_.nodes_.size() + count, options_.limits.max_records);
+    return {};
+  }
+
   /// Allocates `count` child nodes; returns the first index.
   std::uint32_t add_children(std::uint32_t count, bool in_lz4) {
     const auto first = static_cast<std::uint32_t>(doc_.nodes_.size());
@@ -569,6 +578,7 @@ class parser {
         auto n = b->count_u32(2, "childCount");
         if (!n) return n.error();
         UNTOLD_TRY(check_records(*n, *b, "childCount"));
+        UNTOLD_TRY(check_total(*n, *b));
         const std::uint32_t first = add_children(*n, in_lz4);
         at(index).first_child = first;
         at(index).child_count = *n;
@@ -646,6 +656,7 @@ class parser {
     }
     UNTOLD_TRY(check_depth(depth + 1, c));
     UNTOLD_TRY(b->check_count(*count, min_payload(value_type), "count"));
+    UNTOLD_TRY(check_total(*count, *b));
     const std::uint32_t first = add_children(*count, in_lz4);
     at(index).first_child = first;
     at(index).child_count = *count;
@@ -713,6 +724,7 @@ class parser {
     if (*n != *count) return inner.fail_limit(errc::udm_block_size, "count", *n, *count);
     UNTOLD_TRY(check_depth(depth + 1, c));
     UNTOLD_TRY(inner.check_count(*count, min_payload(value_type), "count"));
+    UNTOLD_TRY(check_total(*count, inner));
     const std::uint32_t first = add_children(*count, true);
     at(index).first_child = first;
     at(index).child_count = *count;
