@@ -442,7 +442,7 @@ inline stream_selection select_streams(const vertex_buffer& vb, bool skinned) {
         for (std::uint32_t i = 0; i < mb.vertex_count; ++i) {
           const std::uint32_t bv = mb.vertex_index(i);
           for (std::uint32_t o = first_of[mb.buffer][bv]; o < first_of[mb.buffer][bv + 1]; ++o) {
-            const auto [k, local] = owners[mb.buffer][o];
+            const std::uint32_t k = owners[mb.buffer][o].first, local = owners[mb.buffer][o].second;
             if (target_of[k] == no_ref) {
               const std::size_t n = mesh_vertex_lists[k].size() * 3;
               std::uint32_t streams = 0;
