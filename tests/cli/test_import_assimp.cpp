@@ -5,11 +5,13 @@
 // channel paths) against the files, and the loss report.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -322,4 +324,33 @@ TEST_CASE("import_assimp: point and line primitives are carried with their topol
   CHECK(lines.scene.meshes[0].primitive == uc::topology::line_list);
   CHECK(lines.scene.meshes[0].indices.size() == 8);
   CHECK(count_of(lines.scene, "line primitives") == 4);
+}
+
+TEST_CASE("import_assimp: more than 4 influences per vertex: the 4 largest kept, the rest counted") {
+  const fs::path p = model("FBX/animation_with_skeleton.fbx");
+  const auto r = import_assimp(p);
+  REQUIRE_MESSAGE(r, r.error);
+  reference ref(p);
+  REQUIRE(ref.scene != nullptr);
+  std::uint64_t beyond = 0;
+  for (unsigned i = 0; i < ref.scene->mNumMeshes; ++i) {
+    const aiMesh& a = *ref.scene->mMeshes[i];
+    std::vector<std::vector<float>> per_vertex(a.mNumVertices);
+    for (unsigned b = 0; b < a.mNumBones; ++b)
+      for (unsigned w = 0; w < a.mBones[b]->mNumWeights; ++w)
+        if (a.mBones[b]->mWeights[w].mWeight > 0) per_vertex[a.mBones[b]->mWeights[w].mVertexId].push_back(a.mBones[b]->mWeights[w].mWeight);
+    for (std::size_t v = 0; v < per_vertex.size(); ++v) {
+      auto& ws = per_vertex[v];
+      if (ws.size() > 4) beyond += ws.size() - 4;
+      // The carried weights are the 4 largest, renormalised.
+      std::sort(ws.begin(), ws.end(), std::greater<>());
+      if (ws.empty()) continue;
+      float sum = 0;
+      for (std::size_t k = 0; k < std::min<std::size_t>(4, ws.size()); ++k) sum += ws[k];
+      CHECK(r.scene.meshes[i].weights[v][0] == doctest::Approx(ws[0] / sum));
+    }
+  }
+  CHECK(beyond > 0);
+  CHECK(count_of(r.scene, "joint influences beyond the 4 largest") == beyond);
+  CHECK(r.scene.report.lost_anything());
 }
