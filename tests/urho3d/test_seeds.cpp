@@ -1,6 +1,7 @@
 // Writes the fuzz corpus seeds of the Urho3D targets when UNTOLD_U3D_SEED_DIR
 // names a directory (fuzz/corpus holds the committed ones; see
-// fuzz/corpus/URHO3D_SEEDS.md). Always checks that every seed reads back.
+// docs/urho3d.md, "Tests, fuzzing, benchmarks"). Always checks that every
+// seed reads back.
 #include <cstdlib>
 #include <fstream>
 

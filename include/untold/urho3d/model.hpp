@@ -540,8 +540,11 @@ namespace detail {
   for (std::size_t gi = 0; gi < m.geometries.size(); ++gi)
     for (std::uint32_t b : m.geometries[gi].bone_mapping)
       if (b >= m.bones.size()) {
-        error e = detail::fail(errc::u3d_bone_mapping, "boneMapping", c.offset(), b);
+        error e = make_error(errc::u3d_bone_mapping);  // checked after the skeleton: record = geometry, no offset
+        e.context.field = "boneMapping";
         e.context.record_index = static_cast<std::uint32_t>(gi);
+        e.context.value = b;
+        e.context.has_value = true;
         return e;
       }
 
