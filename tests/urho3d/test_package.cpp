@@ -277,3 +277,13 @@ TEST_CASE("urho3d package: extracting one entry reads no other entry's data") {
   REQUIRE_MESSAGE(b.has_value(), b.error().describe());
   CHECK(b->size() == 123);
 }
+
+TEST_CASE("urho3d package: an empty ULZ4 entry pointing past the end is U3D-PAK-RANGE") {
+  gen g;
+  g.id("ULZ4").u32(1).u32(0).cstr("e").u32(1000).u32(0).u32(0);
+  U3D_CHECK_ERR(u3::read_package(g.b), errc::u3d_pak_range);
+  gen ok;  // at the end of the file: fine
+  ok.id("ULZ4").u32(1).u32(0).cstr("e").u32(0).u32(0).u32(0);
+  put_u32(ok.b, 14, static_cast<std::uint32_t>(ok.size()));
+  CHECK(u3::read_package(ok.b).has_value());
+}

@@ -155,7 +155,7 @@ struct package_options {
       err.context.record_index = static_cast<std::uint32_t>(i);
       return err.with_subject(e.name);
     };
-    if (e.offset < p.header_size) return out_of_range(e.offset);
+    if (e.offset < p.header_size || e.offset > file.size()) return out_of_range(e.offset);
     if (p.kind == package_kind::upak) {
       if (!checked_range(e.offset, e.size, 1, file.size())) return out_of_range(std::uint64_t{e.offset} + e.size);
       e.stored_size = e.size;
@@ -177,7 +177,8 @@ struct package_options {
       }
       e.stored_size = pos - e.offset;
     }
-    if (e.stored_size != 0) extents.push_back({e.offset, e.offset + e.stored_size, i});
+    if (e.stored_size == 0) continue;  // an empty entry occupies no bytes (its offset may be anywhere in the file)
+    extents.push_back({e.offset, e.offset + e.stored_size, i});
     data_end = std::max(data_end, std::uint64_t{e.offset} + e.stored_size);
   }
   std::sort(extents.begin(), extents.end(), [](const extent& a, const extent& b) { return a.begin < b.begin; });
