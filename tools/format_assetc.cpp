@@ -28,6 +28,15 @@ constexpr int exit_ok = 0;
 constexpr int exit_invalid = 1;
 constexpr int exit_io = 3;
 
+/// The CLI is an offline tool: a pack of a whole game may hold far more than
+/// the library's default 1024 entries (limits::max_chunks).
+ua::read_options cli_options(bool deep = false) {
+  ua::read_options o;
+  o.limits.max_chunks = 1u << 20;
+  o.deep = deep;
+  return o;
+}
+
 std::string hex64(std::uint64_t v) {
   char buf[19];
   std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
@@ -85,7 +94,7 @@ json hmesh_summary(const ua::hmesh& m) {
 
 json hmesh_info(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hmesh", file);
-  auto m = ua::open_hmesh(file);
+  auto m = ua::open_hmesh(file, cli_options());
   if (!m) return invalid(std::move(j), m);
   j.update(hmesh_summary(*m));
   return j;
@@ -93,7 +102,7 @@ json hmesh_info(const std::string& path, byte_span file) {
 
 json hmesh_dump(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hmesh", file);
-  auto m = ua::open_hmesh(file);
+  auto m = ua::open_hmesh(file, cli_options());
   if (!m) return invalid(std::move(j), m);
   j.update(hmesh_summary(*m));
   json chunks = json::array();
@@ -158,7 +167,7 @@ json hmat_summary(const ua::hmat& h) {
 
 json hmat_info(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hmat", file);
-  auto h = ua::open_hmat(file);
+  auto h = ua::open_hmat(file, cli_options());
   if (!h) return invalid(std::move(j), h);
   j.update(hmat_summary(*h));
   return j;
@@ -166,7 +175,7 @@ json hmat_info(const std::string& path, byte_span file) {
 
 json hmat_dump(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hmat", file);
-  auto h = ua::open_hmat(file);
+  auto h = ua::open_hmat(file, cli_options());
   if (!h) return invalid(std::move(j), h);
   j.update(hmat_summary(*h));
   constexpr const char* alpha_names[] = {"opaque", "mask", "blend", "invalid"};
@@ -207,7 +216,7 @@ json hman_summary(const ua::hman& h) {
 
 json hman_info(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hman", file);
-  auto h = ua::open_hman(file);
+  auto h = ua::open_hman(file, cli_options());
   if (!h) return invalid(std::move(j), h);
   j.update(hman_summary(*h));
   return j;
@@ -215,7 +224,7 @@ json hman_info(const std::string& path, byte_span file) {
 
 json hman_dump(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hman", file);
-  auto h = ua::open_hman(file);
+  auto h = ua::open_hman(file, cli_options());
   if (!h) return invalid(std::move(j), h);
   j.update(hman_summary(*h));
   json entries = json::array();
@@ -253,7 +262,7 @@ json hpack_entries(const ua::hpack& p) {
 
 json hpack_info(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hpack", file);
-  auto p = ua::open_hpack(file);
+  auto p = ua::open_hpack(file, cli_options());
   if (!p) return invalid(std::move(j), p);
   j.update(hpack_summary(*p));
   return j;
@@ -262,7 +271,7 @@ json hpack_info(const std::string& path, byte_span file) {
 json hpack_dump(const std::string& path, byte_span file) {
   json j = hpack_info(path, file);
   if (!j["valid"].get<bool>()) return j;
-  j["entryTable"] = hpack_entries(*ua::open_hpack(file));
+  j["entryTable"] = hpack_entries(*ua::open_hpack(file, cli_options()));
   return j;
 }
 
@@ -279,7 +288,7 @@ json hanim_summary(const ua::hanim& a) {
 
 json hanim_info(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hanim", file);
-  auto a = ua::open_hanim(file);
+  auto a = ua::open_hanim(file, cli_options());
   if (!a) return invalid(std::move(j), a);
   j.update(hanim_summary(*a));
   return j;
@@ -287,7 +296,7 @@ json hanim_info(const std::string& path, byte_span file) {
 
 json hanim_dump(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hanim", file);
-  auto a = ua::open_hanim(file);
+  auto a = ua::open_hanim(file, cli_options());
   if (!a) return invalid(std::move(j), a);
   j.update(hanim_summary(*a));
   json clips = json::array();
@@ -317,7 +326,7 @@ json hanim_dump(const std::string& path, byte_span file) {
 template <auto Open>
 json validate_with(const std::string& path, byte_span file, bool deep, std::string_view format) {
   json j{{"file", path}, {"format", format}, {"valid", true}};
-  auto r = Open(file, ua::read_options{.deep = deep});
+  auto r = Open(file, cli_options(deep));
   if (!r) {
     j["valid"] = false;
     j["error"] = error_json(r.error());
@@ -370,8 +379,7 @@ int run_check(const std::string& dir, bool deep, bool as_json) {
     }
     return it->second.bytes();
   };
-  ua::read_options options;
-  options.deep = deep;
+  const ua::read_options options = cli_options(deep);
   const ua::check_report r = ua::check_files(paths, lookup, options);
 
   json problems = json::array();
@@ -407,7 +415,7 @@ int run_pack_info(const std::string& path, bool as_json) {
     std::fprintf(stderr, "untold: pack info: %s: %s\n", path.c_str(), file.error().describe().c_str());
     return exit_io;
   }
-  auto p = ua::open_hpack(file->bytes());
+  auto p = ua::open_hpack(file->bytes(), cli_options());
   if (!p) {
     if (as_json) print(json{{"file", path}, {"valid", false}, {"error", error_json(p.error())}}, true);
     else std::fprintf(stderr, "untold: pack info: %s: %s\n", path.c_str(), p.error().describe().c_str());

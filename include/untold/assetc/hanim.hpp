@@ -125,7 +125,7 @@ class hanim {
     if (!channel_count) return channel_count.error();
     clip.first_channel = static_cast<std::uint32_t>(h.channels_.size());
     clip.channel_count = *channel_count;
-    h.channels_.reserve(h.channels_.size() + *channel_count);
+    // No reserve here: an exact reserve per clip would copy every earlier channel again (quadratic).
     for (std::uint32_t k = 0; k < *channel_count; ++k) {
       const std::uint64_t at = c.offset();
       const auto channel_index = h.channels_.size();
