@@ -185,7 +185,7 @@ json info(const std::string& path, byte_span file, std::string_view format) {
   auto doc = open_any(file, storage);
   if (!doc) return invalid(std::move(j), doc.error());
   j["valid"] = true;
-  j["version"] = doc->version();
+  if (u::is_binary_udm(file)) j["version"] = doc->version();  // the text form has no version field
   j["assetType"] = doc->asset_type();
   j["assetVersion"] = doc->asset_version();
   const u::document_stats& s = doc->stats();
@@ -230,7 +230,7 @@ json dump(const std::string& path, byte_span file, std::string_view format) {
   auto doc = open_any(file, storage);
   if (!doc) return invalid(std::move(j), doc.error());
   j["valid"] = true;
-  j["version"] = doc->version();
+  if (u::is_binary_udm(file)) j["version"] = doc->version();
   j["root"] = property_json(doc->root());
   return j;
 }
