@@ -129,17 +129,20 @@ std::string show_list(const json& a) {
 
 std::string show_bounds(const json& b) { return show_list(b["min"]) + " .. " + show_list(b["max"]); }
 
+/// A float as text dumps show it ("%g"; "-" when not finite).
+std::string show_float(float f) { return std::isfinite(f) ? format("%g", static_cast<double>(f)) : "-"; }
+
 /// "t=(x y z)", plus the 3x3 linear part (rows) when it is not the identity.
-std::string show_transform(const json& m) {
-  std::string s = "t=" + show_list(json{m[12], m[13], m[14]});
+std::string show_transform(const mat4& m) {
+  std::string s = "t=(" + show_float(m[12]) + " " + show_float(m[13]) + " " + show_float(m[14]) + ")";
   bool identity = true;
   for (int c = 0; c < 3; ++c)
     for (int r = 0; r < 3; ++r)
-      if (m[c * 4 + r].is_null() || m[c * 4 + r].get<double>() != (r == c ? 1.0 : 0.0)) identity = false;
+      if (m[c * 4 + r] != (r == c ? 1.0f : 0.0f)) identity = false;
   if (!identity) {
     s += " m=[";
     for (int r = 0; r < 3; ++r)
-      s += (r ? "; " : "") + show(m[r]) + " " + show(m[4 + r]) + " " + show(m[8 + r]);
+      s += (r ? "; " : "") + show_float(m[r]) + " " + show_float(m[4 + r]) + " " + show_float(m[8 + r]);
     s += "]";
   }
   return s;
@@ -158,6 +161,65 @@ json entity_json(const asset& a, std::uint32_t row, const entity_record& e) {
               {"localTransform", floats(e.local_transform)},
               {"localBounds", bounds(e.local_bounds)},
               {"worldBounds", bounds(e.world_bounds)}};
+}
+
+/// entity_json as the text json::dump(2) would print at `indent` spaces
+/// (floats in their shortest form); the streamed dump's hot path for huge
+/// entity tables, with no json value per record.
+std::string entity_json_text(const asset& a, std::uint32_t row, const entity_record& e, std::size_t indent) {
+  std::string s = "{";
+  const auto key = [&](const char* k, std::size_t depth) {
+    s.append(s.size() == 1 ? "\n" : ",\n").append(indent + 2 * depth, ' ').append("\"").append(k).append("\": ");
+  };
+  const auto number = [&](float f) {
+    if (!std::isfinite(f)) {
+      s += "null";
+      return;
+    }
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, f);
+    const std::string_view text(buf, static_cast<std::size_t>(r.ptr - buf));
+    s += text;
+    if (text.find_first_of(".e") == std::string_view::npos) s += ".0";  // as nlohmann prints a float
+  };
+  const auto floats_at = [&](const float* v, std::size_t n, std::size_t depth) {
+    s += "[";
+    for (std::size_t i = 0; i < n; ++i) {
+      s.append(i == 0 ? "\n" : ",\n").append(indent + 2 * (depth + 1), ' ');
+      number(v[i]);
+    }
+    s.append("\n").append(indent + 2 * depth, ' ').append("]");
+  };
+  const auto box = [&](const aabb& b) {
+    s += "{\n";
+    s.append(indent + 4, ' ').append("\"min\": ");
+    floats_at(b.min.data(), 3, 2);
+    s.append(",\n").append(indent + 4, ' ').append("\"max\": ");
+    floats_at(b.max.data(), 3, 2);
+    s.append("\n").append(indent + 2, ' ').append("}");
+  };
+  key("index", 1);
+  s += std::to_string(row);
+  key("entityId", 1);
+  s += std::to_string(e.entity_id);
+  key("parentEntityId", 1);
+  s += e.parent_entity_id == none ? "null" : std::to_string(e.parent_entity_id);
+  key("name", 1);
+  s += str(a, e.name_offset).dump(-1, ' ', false, json::error_handler_t::replace);
+  key("flags", 1);
+  s += std::to_string(e.flags);
+  key("firstMeshRecordIndex", 1);
+  s += std::to_string(e.first_mesh_record_index);
+  key("meshRecordCount", 1);
+  s += std::to_string(e.mesh_record_count);
+  key("localTransform", 1);
+  floats_at(e.local_transform.data(), 16, 1);
+  key("localBounds", 1);
+  box(e.local_bounds);
+  key("worldBounds", 1);
+  box(e.world_bounds);
+  s.append("\n").append(indent, ' ').append("}");
+  return s;
 }
 
 json vertex_json(const pbr_vertex& v) {
@@ -437,16 +499,25 @@ class json_stream {
   }
   void value(const char* key, const json& v) {
     item(key);
-    std::string text = v.dump(2, ' ', false, json::error_handler_t::replace);
+    const std::string text = v.dump(2, ' ', false, json::error_handler_t::replace);
     const std::string pad = "\n" + std::string(2 * first_.size(), ' ');
     std::string indented;
     indented.reserve(text.size());
-    for (const char c : text) {
-      if (c == '\n') indented += pad;
-      else indented += c;
+    for (std::size_t at = 0;;) {
+      const std::size_t nl = text.find('\n', at);
+      indented.append(text, at, nl == std::string::npos ? std::string::npos : nl - at);
+      if (nl == std::string::npos) break;
+      indented += pad;
+      at = nl + 1;
     }
     out_(indented);
   }
+  /// A value already rendered as text at current_indent().
+  void text(const char* key, std::string_view rendered) {
+    item(key);
+    out_(rendered);
+  }
+  [[nodiscard]] std::size_t current_indent() const noexcept { return 2 * first_.size(); }
 
  private:
   void item(const char* key) {
@@ -584,7 +655,17 @@ void write_dump_json(const std::string& name, const asset& a, std::uint32_t vert
     for (std::size_t i = 0; i < t.count; ++i) js.value(nullptr, t.record(i));
     js.close(']');
   };
-  for (const dump_table& t : core_tables(a, vertices)) table(t);
+  for (const dump_table& t : core_tables(a, vertices)) {
+    if (std::string_view(t.key) != "entities") {
+      table(t);
+      continue;
+    }
+    js.open(t.key, '[');
+    const auto entities = a.entities();
+    for (std::uint32_t row = 0; row < entities.size(); ++row)
+      js.text(nullptr, entity_json_text(a, row, entities[row], js.current_indent()));
+    js.close(']');
+  }
   js.open("extensions", '{');
   for (const dump_table& t : extension_tables(a)) table(t);
   js.close('}');
@@ -647,12 +728,12 @@ void write_entity_tree(const asset& a, const text_sink& out) {
     const auto [row, depth] = stack.back();
     stack.pop_back();
     const entity_record e = entities[row];
-    const json ej = entity_json(a, row, e);
     std::string indent(2 * std::min(depth, max_tree_indent), ' ');
     std::string line = indent;
     if (depth > max_tree_indent) line += format("(depth %zu) ", depth);
-    line += format("[%s] '%s' %s\n", show(ej["entityId"]).c_str(), show(ej["name"]).c_str(),
-                   show_transform(ej["localTransform"]).c_str());
+    line += "[" + std::to_string(e.entity_id) + "] '" +
+            (e.name_offset == none ? std::string("-") : std::string(a.string(e.name_offset))) + "' " +
+            show_transform(e.local_transform) + "\n";
     for (std::uint32_t k = 0; k < e.mesh_record_count; ++k) {
       const std::size_t m = std::size_t{e.first_mesh_record_index} + k;
       if (m < meshes.size()) line += indent + "  " + mesh_line(mesh_json(a, static_cast<std::uint32_t>(m), meshes[m], 0)) + "\n";

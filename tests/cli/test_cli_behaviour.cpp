@@ -366,3 +366,32 @@ TEST_CASE("dump is linear in entity depth (a 100000-deep chain)") {
   CHECK(entities == depth);
   CHECK(j.out.find("\"entityId\": 99999") != std::string::npos);
 }
+
+TEST_CASE("dump --json entity records carry the library's exact values") {
+  // The entity table is rendered without a json value per record (the deep
+  // chain's hot path): its floats must still read back bit for bit.
+  const fs::path dir = scratch("behaviour_entity_values");
+  const fs::path out = dir / "sample.untold";
+  REQUIRE(run_untold("cook -q " + quoted(sample_model()) + " -o " + quoted(out)).exit_code == 0);
+  const run_result r = run_untold("dump --json " + quoted(out));
+  REQUIRE(r.exit_code == 0);
+  const json j = parse(r.out);
+  auto opened = untold::open_file(out);
+  REQUIRE(opened.has_value());
+  const auto entities = opened->asset.entities();
+  REQUIRE(j["entities"].size() == entities.size());
+  for (std::size_t i = 0; i < entities.size(); ++i) {
+    CAPTURE(i);
+    const untold::entity_record e = entities[i];
+    const json& je = j["entities"][i];
+    CHECK(je["entityId"] == e.entity_id);
+    CHECK(je["name"] == std::string(opened->asset.string(e.name_offset)));
+    CHECK(je["parentEntityId"] == (e.parent_entity_id == untold::none ? json(nullptr) : json(e.parent_entity_id)));
+    CHECK(je["meshRecordCount"] == e.mesh_record_count);
+    for (std::size_t k = 0; k < 16; ++k) CHECK(je["localTransform"][k].get<float>() == e.local_transform[k]);
+    for (std::size_t k = 0; k < 3; ++k) {
+      CHECK(je["worldBounds"]["min"][k].get<float>() == e.world_bounds.min[k]);
+      CHECK(je["localBounds"]["max"][k].get<float>() == e.local_bounds.max[k]);
+    }
+  }
+}
