@@ -158,3 +158,19 @@ TEST_CASE("hanim rules") {
     CHECK(rule_of(ua::write_hanim(std::span(&clip2, 1))) == "HM-HANIM-TIME");
   }
 }
+
+TEST_CASE("hanim: many clips open in linear time") {
+  // 100k clips of one empty channel: a per-clip exact reserve made this quadratic.
+  gen g;
+  constexpr std::uint32_t clips = 100000;
+  g.tag("HANM"), g.u32(1), g.u32(clips), g.u32(0);
+  for (std::uint32_t c = 0; c < clips; ++c) {
+    g.u16(1), g.str("c"), g.f32(0), g.u32(1);
+    g.u32(0), g.u8(2), g.u8(1), g.u8(3), g.u8(0), g.u32(0);
+  }
+  auto a = ua::open_hanim(span(g.out));
+  REQUIRE(a);
+  CHECK(a->clips().size() == clips);
+  CHECK(a->all_channels().size() == clips);
+  CHECK(a->channels(clips - 1)[0].path == ua::anim_path::scale);
+}

@@ -140,11 +140,12 @@ struct check_report {
         problem(man_path, detail::fail(errc::hm_check_hash, "hash", e.hash, i).with_subject(e.path));
     }
   }
-  auto in_manifest = [&mans](std::uint64_t hash) {
-    for (const auto& [p, m] : mans)
-      if (m.find(hash) != nullptr) return true;
-    return false;
-  };
+  // Every manifest's hashes in one sorted array: one binary search per ref, however many manifests.
+  std::vector<std::uint64_t> known;
+  for (const auto& [p, m] : mans)
+    for (const manifest_entry& e : m.entries()) known.push_back(e.hash);
+  std::sort(known.begin(), known.end());
+  auto in_manifest = [&known](std::uint64_t hash) { return std::binary_search(known.begin(), known.end(), hash); };
 
   // Material tables: every texture ref resolves.
   for (const auto& [mat_path, mat] : mats) {
