@@ -444,7 +444,9 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
       else m.extra_uvs.push_back(std::move(flat));
       report.changed("uv set name '" + std::string(set.key()) + "'", where, "uv sets are positional in the neutral model");
     }
-    if (s.weights && skin != convert::no_ref) {
+    if (s.weights && skin != convert::no_ref && model->bones.size() > 65536) {
+      report.dropped("vertex weights", where, "more than 65536 bones: the neutral model's joint indices are 16-bit", n);
+    } else if (s.weights && skin != convert::no_ref) {
       m.skin = skin;
       m.joints.resize(n);
       m.weights.resize(n);
