@@ -135,7 +135,8 @@ TEST_CASE("urho3d package: the writer builds the hand-made UPAK byte for byte; U
     CHECK(*rewritten == *ulz4);
   }
   // The hand-made ULZ4 (literal blocks) decodes to what the writer stored.
-  auto hand = u3::read_package(make_pak(true).file);
+  const hand_pak hand_file = make_pak(true);  // the package views these bytes: keep them alive
+  auto hand = u3::read_package(hand_file.file);
   REQUIRE(hand);
   CHECK(*u3::extract(*hand, "Data/Models/b.bin") == b);
   // Empty packages and empty entries.
