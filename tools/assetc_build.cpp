@@ -293,7 +293,9 @@ void compile_mesh(context& ctx, job& j) {
   auto imported = import_assimp(j.path, io);
   if (!imported) {
     r.state = asset_result::status::failed;
-    r.error = imported.error;
+    // The source is named by the caller already.
+    const std::string prefix = j.path.string() + ": ";
+    r.error = imported.error.rfind(prefix, 0) == 0 ? imported.error.substr(prefix.size()) : imported.error;
     return;
   }
   const convert::scene& sc = imported.scene;
@@ -516,7 +518,13 @@ void compile_mesh(context& ctx, job& j) {
     auto encoded = encode_gpu_vertices(in);
     if (!encoded) {
       r.state = asset_result::status::failed;
-      r.error = "cannot encode vertices of submesh " + std::to_string(si) + ": " + describe(encoded.error());
+      const error& e = encoded.error();
+      const std::string field = e.context.field != nullptr ? e.context.field : "";
+      r.error = "submesh " + std::to_string(si) + ": " +
+                (field == "positions" ? std::string("a position is not finite")
+                 : field == "uvs"     ? std::string("a texture coordinate is not finite")
+                                      : describe(e)) +
+                (e.context.record_index != no_index ? " (vertex " + std::to_string(e.context.record_index) + ")" : "");
       return;
     }
     vertices.insert(vertices.end(), encoded->begin(), encoded->end());
@@ -834,7 +842,9 @@ void run_job(context& ctx, job& j, const json& cache) {
 
 // ---- verification ---------------------------------------------------------------------
 
-void verify_outputs(const fs::path& output, const std::vector<std::string>& paths, build_result& out) {
+/// Re-opens every output (deep); the cross-file check needs the manifest,
+/// so it runs only when assets.hman was written.
+void verify_outputs(const fs::path& output, const std::vector<std::string>& paths, bool cross_check, build_result& out) {
   std::map<std::string, std::vector<std::byte>> files;
   for (const std::string& p : paths) {
     auto bytes = read_bytes(output / p);
@@ -864,6 +874,7 @@ void verify_outputs(const fs::path& output, const std::vector<std::string>& path
     if (problem) out.errors.push_back("verify: " + p + ": " + *problem);
     ++out.verified_files;
   }
+  if (!cross_check) return;
   const ac::check_report check = ac::check_files(
       paths,
       [&files](std::string_view p) -> std::optional<byte_span> {
@@ -1095,7 +1106,10 @@ build_result build_unguarded(const build_options& options) {
     }
   }
 
-  if (options.verify && out.errors.empty()) verify_outputs(options.output, all_outputs, out);
+  if (options.verify) {
+    const bool manifest = std::binary_search(all_outputs.begin(), all_outputs.end(), std::string("assets.hman"));
+    verify_outputs(options.output, all_outputs, manifest && out.errors.empty(), out);
+  }
   for (job& j : jobs) out.assets.push_back(std::move(j.result));
   return out;
 }
