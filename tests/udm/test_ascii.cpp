@@ -45,6 +45,16 @@ TEST_CASE("fixtures: binary -> ASCII -> binary is byte-identical") {
   }
 }
 
+TEST_CASE("golden text: the cube's ASCII form is stable and converts back to the original bytes") {
+  const bytes golden = load(std::filesystem::path(UNTOLD_TEST_DATA_DIR) / "udm" / "ascii" / "cube.udm");
+  const std::string_view text(reinterpret_cast<const char*>(golden.data()), golden.size());
+  const bytes f = fixture("cube");
+  auto doc = u::document::parse(f);
+  REQUIRE(doc);
+  CHECK(u::write_ascii(u::to_tree(doc->root())).value() == text);
+  CHECK(same(u::write_binary(parse_ok(text)).value(), f));
+}
+
 TEST_CASE("every type survives binary -> ASCII -> binary") {
   const u::property tree = every_type_tree();
   const bytes bin = u::write_binary(tree).value();
