@@ -346,18 +346,60 @@ void print(const json& j, bool as_json) {
   std::printf("%s\n", j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
 }
 
+int report_check(const std::string& where, std::size_t files, const ua::check_report& r, bool deep, bool as_json) {
+  json problems = json::array();
+  for (const ua::check_problem& p : r.problems) problems.push_back(json{{"file", p.file}, {"error", error_json(p.err)}});
+  const json out{{"dir", where},        {"deep", deep},           {"ok", r.ok()},
+                 {"files", files},      {"meshes", r.meshes},     {"materials", r.materials},
+                 {"manifests", r.manifests}, {"animations", r.animations}, {"packs", r.packs},
+                 {"textureRefs", r.texture_refs}, {"manifestEntries", r.manifest_entries},
+                 {"problems", problems}};
+  if (as_json) {
+    print(out, true);
+  } else {
+    for (const ua::check_problem& p : r.problems)
+      std::printf("%s: %s\n", p.file.c_str(), p.err.describe().c_str());
+    std::printf("%zu meshes, %zu material tables, %zu manifests (%zu entries), %zu animations, %zu packs; %zu texture refs: %s\n",
+                r.meshes, r.materials, r.manifests, r.manifest_entries, r.animations, r.packs, r.texture_refs,
+                r.ok() ? "ok" : (std::to_string(r.problems.size()) + " problem(s)").c_str());
+  }
+  return r.ok() ? exit_ok : exit_invalid;
+}
+
+/// `untold check runtime.hpack`: the same rules over the pack's entries.
+int run_check_pack(const std::string& path, bool deep, bool as_json) {
+  auto file = mapped_file::open(path);
+  if (!file) {
+    std::fprintf(stderr, "untold: check: %s: %s\n", path.c_str(), file.error().describe().c_str());
+    return exit_io;
+  }
+  auto p = ua::open_hpack(file->bytes(), cli_options(deep));
+  if (!p) {
+    ua::check_report r;
+    r.packs = 1;
+    r.problems.push_back({path, p.error()});
+    return report_check(path, 1, r, deep, as_json);
+  }
+  std::vector<std::string> paths;
+  for (const ua::pack_entry& e : p->entries()) paths.emplace_back(e.path);
+  const ua::check_report r = ua::check_files(
+      paths, [&p](std::string_view rel) { return p->bytes(rel); }, cli_options(deep));
+  return report_check(path, paths.size(), r, deep, as_json);
+}
+
 int run_check(const std::string& dir, bool deep, bool as_json) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  if (fs::is_regular_file(dir, ec)) return run_check_pack(dir, deep, as_json);
   if (!fs::is_directory(dir, ec)) {
-    std::fprintf(stderr, "untold: check: '%s' is not a directory\n", dir.c_str());
+    std::fprintf(stderr, "untold: check: '%s' is neither a directory nor a .hpack\n", dir.c_str());
     return exit_io;
   }
   std::vector<std::string> paths;
   for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     const fs::path rel = it->path().lexically_relative(dir);
-    // The build cache and packs are not part of the runtime tree's cross-references.
+    // The build cache is not part of the runtime tree.
     if (it->is_directory(ec) && rel.filename().string().starts_with(".assetc-cache")) {
       it.disable_recursion_pending();
       continue;
@@ -379,26 +421,7 @@ int run_check(const std::string& dir, bool deep, bool as_json) {
     }
     return it->second.bytes();
   };
-  const ua::read_options options = cli_options(deep);
-  const ua::check_report r = ua::check_files(paths, lookup, options);
-
-  json problems = json::array();
-  for (const ua::check_problem& p : r.problems) problems.push_back(json{{"file", p.file}, {"error", error_json(p.err)}});
-  const json out{{"dir", dir},        {"deep", deep},           {"ok", r.ok()},
-                 {"files", paths.size()}, {"meshes", r.meshes}, {"materials", r.materials},
-                 {"manifests", r.manifests}, {"animations", r.animations}, {"packs", r.packs},
-                 {"textureRefs", r.texture_refs}, {"manifestEntries", r.manifest_entries},
-                 {"problems", problems}};
-  if (as_json) {
-    print(out, true);
-  } else {
-    for (const ua::check_problem& p : r.problems)
-      std::printf("%s: %s\n", p.file.c_str(), p.err.describe().c_str());
-    std::printf("%zu meshes, %zu material tables, %zu manifests (%zu entries), %zu animations, %zu packs; %zu texture refs: %s\n",
-                r.meshes, r.materials, r.manifests, r.manifest_entries, r.animations, r.packs, r.texture_refs,
-                r.ok() ? "ok" : (std::to_string(r.problems.size()) + " problem(s)").c_str());
-  }
-  return r.ok() ? exit_ok : exit_invalid;
+  return report_check(dir, paths.size(), ua::check_files(paths, lookup, cli_options(deep)), deep, as_json);
 }
 
 // ---- untold pack info FILE ------------------------------------------------------------
@@ -480,7 +503,8 @@ void add_assetc_commands(CLI::App& app, int& exit_code) {
   };
   auto c = std::make_shared<check_args>();
   CLI::App* check = app.add_subcommand("check", "Cross-file integrity of an assetc runtime directory (like `assetc check`)");
-  check->add_option("DIR", c->dir, "the runtime directory (.hmesh, .hmat, .hman, .hanim, .ktx2 ...)")->required();
+  check->add_option("DIR", c->dir, "the runtime directory (.hmesh, .hmat, .hman, .hanim, .ktx2 ...) or a .hpack of it")
+      ->required();
   check->add_flag("--deep", c->deep, "also the value-level checks of every file");
   check->add_flag("--json", c->json, "print a JSON object");
   check->callback([c, &exit_code] { exit_code = run_check(c->dir, c->deep, c->json); });
