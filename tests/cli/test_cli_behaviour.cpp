@@ -395,3 +395,23 @@ TEST_CASE("dump --json entity records carry the library's exact values") {
     }
   }
 }
+
+TEST_CASE("--progress on a terminal: one line redrawn in place") {
+  // util-linux `script` gives the command a pseudo-terminal.
+  if (std::system("command -v script > /dev/null 2>&1") != 0) {
+    MESSAGE("no `script` command: the terminal case is not tested");
+    return;
+  }
+  const fs::path dir = scratch("behaviour_tty");
+  const fs::path log = dir / "tty.log";
+  const std::string command = std::string(UNTOLD_CLI) + " cook " + quoted(sample_model()) + " -o " +
+                              quoted(dir / "x.untold");
+  REQUIRE(std::system(("script -qec \"" + command + "\" /dev/null > " + quoted(log)).c_str()) == 0);
+  const std::string tty = read_text(log);
+  CHECK(tty.find("\rcook: write   100%") != std::string::npos);
+  CHECK(tty.find("cook: write\r\n") == std::string::npos);  // not the plain form (the pty turns \n into \r\n)
+  // -q silences it on a terminal too.
+  REQUIRE(std::system(("script -qec \"" + std::string(UNTOLD_CLI) + " cook -q " + quoted(sample_model()) + " -o " +
+                       quoted(dir / "y.untold") + "\" /dev/null > " + quoted(log)).c_str()) == 0);
+  CHECK(read_text(log).find("cook:") == std::string::npos);
+}
