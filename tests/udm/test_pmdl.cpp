@@ -153,11 +153,14 @@ TEST_CASE("fixtures: extraction and import with the source's vertex and index co
     // Materials by name, placeholder PBR, and the report says so.
     REQUIRE(m.material != convert::no_ref);
     CHECK(scene->materials[m.material].name == std::string(model->materials[0]));
-    CHECK(scene->report.lost_anything());  // material definitions, collision meshes ...
-    bool reported_materials = false;
-    for (const auto& r : scene->report.entries)
-      if (r.what.find("material definitions") != std::string::npos) reported_materials = true;
+    CHECK(scene->report.lost_anything());  // collision meshes, mass, eye offset ...
+    bool reported_materials = false, reported_mass = false;
+    for (const auto& r : scene->report.entries) {
+      if (r.what == "materials" && r.severity == convert::report_entry::kind::info) reported_materials = true;
+      if (r.what == "model property 'mass'" && r.severity == convert::report_entry::kind::dropped) reported_mass = true;
+    }
     CHECK(reported_materials);
+    CHECK(reported_mass);
     // One node per mesh group under the root.
     CHECK(scene->nodes.size() == 1 + model->group_names.size());
     CHECK(scene->skeletons.size() == 1);  // the fixtures have a one-bone skeleton

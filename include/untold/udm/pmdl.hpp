@@ -327,11 +327,21 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
     mat.name = std::string(name);
     sc.materials.push_back(std::move(mat));
   }
+  // The model file has no textures or shader parameters to lose: it only
+  // names materials whose definitions are separate files.
   if (!sc.materials.empty())
-    report.dropped("material definitions (textures, shader, parameters)", "",
-                   "Pragma materials live in separate .pmat/.wmi files the model only names; placeholder PBR "
-                   "materials carry the names",
-                   sc.materials.size());
+    report.info("materials", "",
+                "placeholder PBR materials carry the names; Pragma keeps textures and shader parameters in separate "
+                ".pmat/.wmi files, which are not read",
+                sc.materials.size());
+  std::uint64_t search_paths = 0;
+  for (property_view p : data["materialPaths"])
+    if (auto str = p.as_string(); str && !str->empty()) ++search_paths;
+  if (const std::size_t skins = data["skins"].size(); skins > 1)
+    report.dropped("skins (material groups) after the first", "", "the neutral mesh has one material; skin 0 is used",
+                   skins - 1);
+  if (search_paths != 0)
+    report.dropped("material search paths", "", "the neutral model has no place for material lookup paths", search_paths);
 
   // Skeleton and its skin: skin joint j is the bone whose file index is j.
   std::uint32_t skin = convert::no_ref;
@@ -468,6 +478,17 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
       report.dropped("vertex weights", where, "the model has no skeleton to bind them to", n);
     }
     if (s.data["extendedVertexWeights"].size() != 0) ++extended_weights;
+    constexpr std::string_view mesh_handled[] = {"vertices", "indices", "vertexWeights", "extendedVertexWeights",
+                                                 "uvSets", "pose", "geometryType", "skinMaterialIndex", "alphas",
+                                                 "alphaCount", "referenceId"};
+    for (property_view p : s.data)
+      if (std::find(std::begin(mesh_handled), std::end(mesh_handled), p.key()) == std::end(mesh_handled))
+        report.dropped("sub-mesh property '" + std::string(p.key()) + "'", where, "no place for it in the neutral model");
+    for (std::size_t k = 0; k < s.vertices.layout().member_count(); ++k) {
+      const std::string_view member = s.vertices.layout().member(k).name;
+      if (member != "pos" && member != "uv" && member != "n" && member != "t")
+        report.dropped("vertex member '" + std::string(member) + "'", where, "no neutral stream for it", n);
+    }
     if (const property_view alphas = s.data["alphas"]; alphas.size() != 0)
       report.dropped("vertex alphas", where, "Pragma's per-vertex alpha has no neutral stream", alphas.size());
     if (s.skin_material < model->skin_materials.size() && model->skin_materials[s.skin_material] < sc.materials.size())
@@ -569,6 +590,15 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
   drop_if("flexes", "flexes", "no flex controllers in the neutral model");
   drop_if("eyeballs", "eyeballs", "no eyeballs in the neutral model");
   drop_if("includeModels", "included models", "references to other model files are not followed");
+  // Everything else the model carries: named so nothing is dropped silently.
+  constexpr std::string_view handled[] = {"materials", "materialPaths", "skins", "skeleton", "meshGroups",
+                                          "baseMeshGroups", "animations", "render", "collisionMeshes", "hitboxes",
+                                          "attachments", "objectAttachments", "flexes", "eyeballs", "includeModels"};
+  for (property_view p : data) {
+    if (std::find(std::begin(handled), std::end(handled), p.key()) != std::end(handled)) continue;
+    report.dropped("model property '" + std::string(p.key()) + "'", "", "no place for it in the neutral model");
+  }
+  if (data["render"]) report.info("render bounds", "", "recomputed from the vertices by the writer", 1);
   UNTOLD_TRY(convert::validate_model(sc));
   return sc;
 }
