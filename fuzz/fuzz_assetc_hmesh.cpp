@@ -39,6 +39,10 @@ std::uint64_t walk(const ua::hmesh& m) {
   for (const auto& b : m.meshlet_bounds()) sum += b.radius > 0 ? 1 : 0;
   for (const auto h : m.materials()) sum += h & 1;
   for (std::size_t s = 0; s < m.submeshes().size(); ++s) {
+    for (const ua::meshlet& l : m.submesh_meshlets(s)) {
+      for (const auto v : m.meshlet_vertex_range(l)) sum += v;
+      for (const auto& t : m.meshlet_triangle_range(l)) sum += t.v[2];
+    }
     const auto idx = m.submesh_indices(s);
     for (std::size_t i = 0; i < idx.size(); ++i) sum += idx[i];
     for (const ua::mesh_lod l : m.lods(s))

@@ -163,6 +163,13 @@ TEST_CASE("hmesh: views read every chunk back") {
   CHECK(m->lods(0)[0] == ua::mesh_lod{0, 3});
   CHECK(m->lods(1)[0] == ua::mesh_lod{0, 0});
   CHECK(m->lod_index_range(m->lods(0)[0])[2] == 3u);
+  CHECK(m->submesh_meshlets(0).size() == 1);
+  CHECK(m->submesh_meshlets(1).empty());
+  const ua::meshlet ml = m->submesh_meshlets(0)[0];
+  CHECK(m->meshlet_vertex_range(ml).size() == 4);
+  CHECK(m->meshlet_vertex_range(ml)[3] == 3u);
+  CHECK(m->meshlet_triangle_range(ml).size() == 2);
+  CHECK(m->meshlet_triangle_range(ml)[1] == ua::meshlet_triangle{{2, 1, 3}});
   CHECK(m->submesh_indices(1).size() == 3);
   CHECK(m->submesh_indices(1)[2] == 3u);
   // The unknown chunk is kept: listed, payload reachable, flags preserved.

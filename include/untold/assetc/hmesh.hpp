@@ -423,6 +423,20 @@ class hmesh {
     return le_array<std::uint32_t>(span(chunk_id::lodi).subspan(std::size_t{lod.first_index} * 4,
                                                                 std::size_t{lod.index_count} * 4));
   }
+  /// Meshlets of submesh s. Precondition: s < desc().submesh_count.
+  [[nodiscard]] le_array<meshlet> submesh_meshlets(std::size_t s) const noexcept {
+    const submesh m = submeshes()[s];
+    return le_array<meshlet>(span(chunk_id::mlet).subspan(std::size_t{m.first_meshlet} * 16, std::size_t{m.meshlet_count} * 16));
+  }
+  /// The global vertices (MLVR range) of a meshlet of this mesh. Precondition: `m` is one of meshlets().
+  [[nodiscard]] le_array<std::uint32_t> meshlet_vertex_range(const meshlet& m) const noexcept {
+    return le_array<std::uint32_t>(span(chunk_id::mlvr).subspan(std::size_t{m.vertex_offset} * 4, std::size_t{m.vertex_count} * 4));
+  }
+  /// The local triangles (MLTR range) of a meshlet of this mesh. Precondition: `m` is one of meshlets().
+  [[nodiscard]] le_array<meshlet_triangle> meshlet_triangle_range(const meshlet& m) const noexcept {
+    return le_array<meshlet_triangle>(
+        span(chunk_id::mltr).subspan(std::size_t{m.triangle_offset} * 3, std::size_t{m.triangle_count} * 3));
+  }
   /// Indices of submesh s (LOD0). Precondition: s < desc().submesh_count.
   [[nodiscard]] index_view submesh_indices(std::size_t s) const noexcept {
     const submesh m = submeshes()[s];
