@@ -478,3 +478,28 @@ TEST_CASE("key lookup on an element with 1M children is not quadratic") {
   for (std::uint32_t i = 0; i < n; i += 997) CHECK(doc->root()["k" + std::to_string(i)].kind() == u::type::nil);
   CHECK(!doc->root()["k1000000"]);
 }
+
+TEST_CASE("values are read in place at any alignment") {
+  u::property data = u::make_element();
+  data.add("f", u::make_value(1.5f));
+  data.add("v", u::make_array<double>(std::vector<double>{0.25, -2.0, 8.0}));
+  data.add("m", u::make_value(u::mat4{{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}}));
+  const bytes f = u::write_binary(data).value();
+  for (std::size_t shift = 0; shift < 8; ++shift) {
+    CAPTURE(shift);
+    bytes buffer(f.size() + shift);
+    std::memcpy(buffer.data() + shift, f.data(), f.size());
+    const byte_span view(buffer.data() + shift, f.size());
+    auto doc = u::document::parse(view, relaxed());
+    REQUIRE(doc);
+    CHECK(doc->root()["f"].as<float>().value() == 1.5f);
+    auto v = doc->root()["v"].as_array<double>();
+    REQUIRE(v);
+    CHECK(v->size() == 3);
+    CHECK((*v)[1] == -2.0);
+    CHECK(doc->root()["m"].as<u::mat4>().value().m[15] == 16.0f);
+    // A std::span is offered only when the bytes happen to be aligned.
+    const bool aligned = reinterpret_cast<std::uintptr_t>(v->bytes().data()) % alignof(double) == 0;
+    CHECK(v->span().has_value() == aligned);
+  }
+}
