@@ -157,7 +157,9 @@ void cook_foreign(const cook_args& args, const input& in, const format_handler& 
   auto scene = h.import(request);
   progress.update("import", 1);
   if (!scene) {
-    o.code = exit_invalid;
+    // An --animations file the importer could not read is an I/O failure.
+    const errc code = scene.error().code;
+    o.code = code == errc::io_open_failed || code == errc::io_read_failed ? exit_io : exit_invalid;
     o.error = args.input + ": cannot import: " + scene.error().describe();
     return;
   }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <untold/untold.hpp>
+#include <untold/urho3d/animation.hpp>
 
 using namespace cli_test;
 using nlohmann::json;
@@ -126,4 +127,37 @@ TEST_CASE("the families' own subcommands are wired") {
   const run_result help = run_untold("help");
   CHECK(help.out.find("  pak ") != std::string::npos);
   CHECK(run_untold("help pak").exit_code == 0);
+}
+
+TEST_CASE("cook --animations hands clip files to the importer") {
+  const fs::path dir = scratch("formats_animations");
+  // One clip whose only track names no bone of Box.mdl (it has none): the
+  // importer reports it as dropped, which shows the file reached it.
+  const std::array<std::byte, 0> no_keys{};
+  untold::urho3d::animation clip;
+  clip.name = "walk";
+  clip.length = 1;
+  clip.tracks.push_back({.name = "nobone", .mask = untold::urho3d::channel_position, .keyframe_count = 0, .keys = no_keys});
+  const auto ani = untold::urho3d::write_animation(clip);
+  REQUIRE_MESSAGE(ani.has_value(), ani.error().describe());
+  REQUIRE(untold::write_file(dir / "walk.ani", *ani).has_value());
+
+  const fs::path out = dir / "box.untold";
+  const run_result r = run_untold("cook --json " + quoted(urho3d_model("Box.mdl")) + " -o " + quoted(out) +
+                                  " --animations " + quoted(dir / "walk.ani"));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  bool reported = false;
+  const json report = parse(r.out);
+  for (const json& e : report["report"])
+    if (e["what"] == "tracks without a matching bone" && e["where"] == "animation 'walk'") reported = e["count"] == 1;
+  CHECK(reported);
+  // --strict refuses that loss.
+  CHECK(run_untold("cook --strict " + quoted(urho3d_model("Box.mdl")) + " -o " + quoted(out) + " --animations " +
+                   quoted(dir / "walk.ani"))
+            .exit_code == 1);
+  // A clip file that cannot be read is an I/O error naming it.
+  const run_result missing = run_untold("cook " + quoted(urho3d_model("Box.mdl")) + " -o " + quoted(out) +
+                                        " --animations " + quoted(dir / "missing.ani"));
+  CHECK(missing.exit_code == 3);
+  CHECK(missing.err.find("missing.ani") != std::string::npos);
 }
