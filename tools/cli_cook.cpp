@@ -294,7 +294,7 @@ outcome cook_command(const cook_args& args, const common_flags& flags) {
   const bool foreign = d.what == detected::kind::foreign && d.handler->import != nullptr;
   if (d.what == detected::kind::foreign && !foreign) {
     o.code = exit_invalid;
-    o.error = quote_path(args.input) + " is a " + std::string(d.handler->description) + ", which cook cannot import";
+    o.error = quote_path(args.input) + ": cook cannot import this format (" + std::string(d.handler->description) + ")";
     return o;
   }
   if (!foreign && args.input == "-") {

@@ -1,7 +1,8 @@
 // The foreign formats through the `untold` commands: info, validate and dump
 // dispatch on magic to the format's handler (tools/formats.hpp), cook goes
 // importer -> neutral scene -> convert::to_untold and prints the conversion
-// report, --strict refuses a lossy conversion. Urho3D models (tests/data/urho3d).
+// report, --strict refuses a lossy conversion. Urho3D models (tests/data/urho3d),
+// Pragma UDM models (tests/data/udm), assetc meshes (tests/data/assetc).
 #include "cli_support.hpp"
 
 #include <nlohmann/json.hpp>
@@ -160,4 +161,33 @@ TEST_CASE("cook --animations hands clip files to the importer") {
                                         " --animations " + quoted(dir / "missing.ani"));
   CHECK(missing.exit_code == 3);
   CHECK(missing.err.find("missing.ani") != std::string::npos);
+}
+
+TEST_CASE("Pragma UDM and assetc files dispatch by magic; a UDM model cooks") {
+  const fs::path cube = test_data("udm/models/cube.pmdl_b");
+  const fs::path quad = test_data("assetc/quad.hmesh");
+  const run_result v = run_untold("validate --json --deep " + quoted(cube) + " " + quoted(quad));
+  REQUIRE_MESSAGE(v.exit_code == 0, v.out);
+  const json results = parse(v.out)["results"];
+  CHECK(results[0]["format"] == "udm-binary");
+  CHECK(results[1]["format"] == "assetc-hmesh");
+  CHECK(parse(run_untold("info --json " + quoted(quad)).out)[0]["triangles"] == 2);
+  CHECK(run_untold("dump " + quoted(cube)).out.find("format: udm-binary\n") != std::string::npos);
+
+  const fs::path dir = scratch("formats_udm_assetc");
+  const run_result cooked = run_untold("cook --json " + quoted(cube) + " -o " + quoted(dir / "cube.untold"));
+  REQUIRE_MESSAGE(cooked.exit_code == 0, cooked.err);
+  const json report = parse(cooked.out);
+  CHECK(report["format"] == "udm-binary");
+  CHECK(report["triangles"] == 12);
+  CHECK(report["dropped"].get<int>() > 0);  // collision meshes, model properties
+  CHECK(run_untold("validate --deep " + quoted(dir / "cube.untold")).exit_code == 0);
+  const run_result strict = run_untold("cook --strict " + quoted(cube) + " -o " + quoted(dir / "strict.untold"));
+  CHECK(strict.exit_code == 1);
+  CHECK(!fs::exists(dir / "strict.untold"));
+
+  // A format without an importer.
+  const run_result no_import = run_untold("cook " + quoted(quad) + " -o " + quoted(dir / "quad.untold"));
+  CHECK(no_import.exit_code == 1);
+  CHECK(no_import.err == "untold: " + quoted(quad) + ": cook cannot import this format (assetc mesh (.hmesh v2))\n");
 }
