@@ -331,7 +331,7 @@ namespace detail {
   };
   std::vector<std::byte> out;
   byte_sink s(out);
-  s.string(a.kind == animation_kind::uan2 ? "UAN2" : "UANI");
+  put_id(out, a.kind == animation_kind::uan2 ? "UAN2" : "UANI");
   if (a.kind == animation_kind::uan2) s.put<std::uint32_t>(a.version);
   if (a.name.find('\0') != std::string_view::npos) return bad("name", 0, 0);
   s.cstring(a.name);

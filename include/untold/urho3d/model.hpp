@@ -665,7 +665,7 @@ namespace detail {
   };
   std::vector<std::byte> out;
   byte_sink s(out);
-  s.string(model_id(m.kind));
+  put_id(out, model_id(m.kind));
   if (m.kind == model_kind::umd3) s.put<std::uint32_t>(m.version);
   s.put<std::uint32_t>(static_cast<std::uint32_t>(m.vertex_buffers.size()));
   for (std::size_t i = 0; i < m.vertex_buffers.size(); ++i) {

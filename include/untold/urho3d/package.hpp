@@ -316,7 +316,7 @@ struct package_write_options {
   if (options.block_size == 0 || options.block_size > 0xFFFF) return bad("block_size", 0, "");
   std::vector<std::byte> out;
   byte_sink s(out);
-  s.string(options.compress ? "ULZ4" : "UPAK");
+  put_id(out, options.compress ? "ULZ4" : "UPAK");
   s.put<std::uint32_t>(static_cast<std::uint32_t>(files.size()));
   s.put<std::uint32_t>(0);  // package checksum, patched below
   std::vector<std::size_t> entry_at(files.size());

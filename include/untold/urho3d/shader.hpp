@@ -130,7 +130,7 @@ struct shader_options {
   if (sh.bytecode.size() > 0xFFFFFFFFu) return bad("bytecode", sh.bytecode.size());
   std::vector<std::byte> out;
   byte_sink s(out);
-  s.string("USHD");
+  put_id(out, "USHD");
   s.put<std::uint16_t>(sh.type);
   s.put<std::uint16_t>(sh.model);
   const bool sm4 = sh.model == 4;
@@ -172,7 +172,7 @@ struct script {
 [[nodiscard]] inline std::vector<std::byte> write_script(const script& sc) {
   std::vector<std::byte> out;
   byte_sink s(out);
-  s.string("ASBC");
+  put_id(out, "ASBC");
   s.bytes(sc.bytecode);
   return out;
 }
