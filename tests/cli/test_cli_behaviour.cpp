@@ -61,6 +61,14 @@ TEST_CASE("help [COMMAND], version and --version") {
   CHECK(bogus.exit_code == 2);
   CHECK(bogus.err == "untold: help: no command 'bogus' (run 'untold help' for the list)\n");
 
+  // Nested: a family's subcommand.
+  const run_result nested = run_untold("help pak list");
+  CHECK(nested.exit_code == 0);
+  CHECK(nested.out.find("Usage: untold pak list") != std::string::npos);
+  const run_result nested_bogus = run_untold("help pak bogus");
+  CHECK(nested_bogus.exit_code == 2);
+  CHECK(nested_bogus.err == "untold: help: no command 'pak bogus' (run 'untold help' for the list)\n");
+
   const run_result version = run_untold("version");
   CHECK(version.exit_code == 0);
   CHECK(version.out.rfind("untold ", 0) == 0);
