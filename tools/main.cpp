@@ -2,6 +2,7 @@
 // each thin over the library and the tooling; this file only assembles them.
 // See docs/cli.md. Exit codes: 0 ok, 1 invalid input, 2 usage, 3 I/O.
 #include <exception>
+#include <filesystem>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -55,6 +56,9 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
+  } catch (const std::filesystem::filesystem_error& e) {  // names the path and the system's reason
+    cli::complain(e.what());
+    return cli::exit_io;
   } catch (const std::exception& e) {  // e.g. out of memory
     cli::complain(std::string("error: ") + e.what());
     return cli::exit_invalid;

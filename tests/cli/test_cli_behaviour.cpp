@@ -112,6 +112,16 @@ TEST_CASE("exit codes: 0 ok, 1 invalid input, 2 usage, 3 I/O") {
   CHECK(run_untold("recompress " + quoted(bad) + " -o " + quoted(dir / "o.untold") + " --compress lz4").exit_code == 1);
   CHECK(run_untold("recompress " + quoted(golden()) + " -o " + quoted(dir / "no" / "o.untold") + " --compress lz4")
             .exit_code == 3);
+  // An output that cannot be written (a directory): 3, with the system's reason.
+  fs::create_directories(dir / "adir");
+  const std::string cannot_write = "untold: cannot write " + quoted(dir / "adir") + ": Is a directory\n";
+  for (const std::string& args : {"cook " + quoted(sample_model()), "cook " + quoted(test_data("urho3d/Models/Box.mdl")),
+                                  "recompress --compress lz4 " + quoted(golden())}) {
+    CAPTURE(args);
+    const run_result r = run_untold(args + " -o " + quoted(dir / "adir"));
+    CHECK(r.exit_code == 3);
+    CHECK(r.err == cannot_write);
+  }
   // Several files: an I/O failure outranks an invalid file.
   CHECK(run_untold("validate " + quoted(golden()) + " " + quoted(bad)).exit_code == 1);
   CHECK(run_untold("validate " + quoted(bad) + " " + quoted(missing)).exit_code == 3);
