@@ -149,6 +149,13 @@ TEST_CASE("-q, -v and --json on every command") {
   const run_result verbose = run_untold("info -v " + quoted(golden()));
   CHECK(verbose.err == "untold: reading " + quoted(golden()) + ": 1014 bytes, format untold\n");
 
+  // cook -v: what it does, and progress as plain lines (stderr is a file here).
+  const run_result cook_verbose = run_untold("cook -v " + quoted(sample_model()) + " -o " + quoted(dir / "v.untold"));
+  CHECK(cook_verbose.exit_code == 0);
+  CHECK(cook_verbose.err.rfind("untold: cooking " + quoted(sample_model()) + " (assimp) into " +
+                                   quoted(dir / "v.untold") + "\ncook: import\n",
+                               0) == 0);
+
   // cook: -q prints nothing; --json one document, also on failure.
   const run_result cook_quiet = run_untold("cook -q " + quoted(sample_model()) + " -o " + quoted(dir / "q.untold"));
   CHECK(cook_quiet.exit_code == 0);
