@@ -18,7 +18,7 @@
 #include <random>
 #include <vector>
 
-#include "untold/vertex.hpp"
+#include "untold/vertex_decode.hpp"
 
 namespace {
 

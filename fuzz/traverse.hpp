@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,7 +23,7 @@
 #include <untold/extensions.hpp>
 #include <untold/reader.hpp>
 #include <untold/scene.hpp>
-#include <untold/vertex.hpp>
+#include <untold/vertex_decode.hpp>
 
 namespace untold_fuzz {
 

@@ -7,7 +7,6 @@
 // Move-only, because its spans may point into its own storage.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "bytes.hpp"
+#include "detail/lean_std.hpp"
 #include "format.hpp"
 #include "records.hpp"
 #include "view.hpp"
@@ -117,7 +117,7 @@ class asset {
 
   /// The table row of the entity with this entityId, or nullopt.
   [[nodiscard]] std::optional<std::uint32_t> entity_row(std::uint32_t entity_id) const noexcept {
-    const auto it = std::lower_bound(entity_rows_.begin(), entity_rows_.end(), std::pair{entity_id, 0u});
+    const auto it = detail::lower_bound(entity_rows_.begin(), entity_rows_.end(), std::pair{entity_id, 0u});
     if (it == entity_rows_.end() || it->first != entity_id) return std::nullopt;
     return it->second;
   }

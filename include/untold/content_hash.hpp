@@ -5,13 +5,12 @@
 // order). Header, table and padding are excluded; all-zero means "not hashed".
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
-#include <numeric>
 #include <span>
 #include <vector>
 
 #include "bytes.hpp"
+#include "detail/lean_std.hpp"
 #include "error.hpp"
 #include "hash.hpp"
 #include "records.hpp"
@@ -21,9 +20,11 @@ namespace untold {
 /// Chunk table rows in the order their bytes enter the content hash.
 [[nodiscard]] inline std::vector<std::uint32_t> content_hash_order(std::span<const chunk_entry> chunks) {
   std::vector<std::uint32_t> rows(chunks.size());
-  std::iota(rows.begin(), rows.end(), 0u);
-  std::stable_sort(rows.begin(), rows.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return chunks[a].chunk_type < chunks[b].chunk_type; });
+  for (std::uint32_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  // Stable by construction: equal types keep their table order (row breaks ties).
+  detail::sort(rows.begin(), rows.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return chunks[a].chunk_type != chunks[b].chunk_type ? chunks[a].chunk_type < chunks[b].chunk_type : a < b;
+  });
   return rows;
 }
 
@@ -46,7 +47,9 @@ template <class StoredBytes>
 }
 
 [[nodiscard]] inline bool is_hashed(const file_header& h) noexcept {
-  return std::any_of(h.content_hash.begin(), h.content_hash.end(), [](std::uint8_t b) { return b != 0; });
+  for (const std::uint8_t b : h.content_hash)
+    if (b != 0) return true;
+  return false;
 }
 
 /// R-HASH: a non-zero contentHash must match the chunk bytes.

@@ -18,9 +18,9 @@
 #include <array>
 #include <cassert>
 #include <cstdint>
+#include <iosfwd>
 #include <new>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -198,21 +198,33 @@ struct error {
   [[nodiscard]] constexpr std::string_view message() const noexcept { return untold::message(code); }
 
   /// "R-MESH-MATERIAL mesh_material: <message> (chunk 2, record 3, field materialIndex, value 7)"
-  [[nodiscard]] std::string describe() const {
-    std::string s;
+  /// A template so error.hpp needs no <string> (a reader's translation units
+  /// stay light): include <string> where you call it.
+  template <class String = std::string>
+  [[nodiscard]] String describe() const {
+    String s;
     s.append(rule_id()).append(" ").append(name()).append(": ").append(message());
-    std::string where;
-    auto add = [&where](std::string_view label, const std::string& v) {
+    String where;
+    auto add = [&where](std::string_view label, std::string_view v) {
       where.append(where.empty() ? "" : ", ").append(label).append(" ").append(v);
     };
-    if (context.chunk_index != no_index) add("chunk", std::to_string(context.chunk_index));
-    if (context.chunk_type != 0) add("type", std::to_string(context.chunk_type));
-    if (context.record_index != no_index) add("record", std::to_string(context.record_index));
+    char digits[24];
+    const auto number = [&digits](std::uint64_t v) {
+      std::size_t n = sizeof(digits);
+      do digits[--n] = static_cast<char>('0' + v % 10), v /= 10;
+      while (v != 0);
+      return std::string_view(digits + n, sizeof(digits) - n);
+    };
+    if (context.chunk_index != no_index) add("chunk", number(context.chunk_index));
+    if (context.chunk_type != 0) add("type", number(context.chunk_type));
+    if (context.record_index != no_index) add("record", number(context.record_index));
     if (context.field != nullptr) add("field", context.field);
-    if (context.has_value) add("value", std::to_string(context.value));
-    if (context.has_limit) add("limit", std::to_string(context.limit));
-    if (context.offset != no_offset) add("offset", std::to_string(context.offset));
-    if (!subject().empty()) add("name", "'" + std::string(subject()) + "'");
+    if (context.has_value) add("value", number(context.value));
+    if (context.has_limit) add("limit", number(context.limit));
+    if (context.offset != no_offset) add("offset", number(context.offset));
+    if (!subject().empty()) {
+      where.append(where.empty() ? "" : ", ").append("name '").append(subject()).append("'");
+    }
     if (!where.empty()) s.append(" (").append(where).append(")");
     return s;
   }

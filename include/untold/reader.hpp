@@ -26,7 +26,6 @@
 // Every function here is safe on untrusted input.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -36,6 +35,7 @@
 #include "asset.hpp"
 #include "bytes.hpp"
 #include "compression.hpp"
+#include "detail/lean_std.hpp"
 #include "content_hash.hpp"
 #include "error.hpp"
 #include "extensions.hpp"
@@ -151,7 +151,7 @@ inline result<std::vector<chunk_entry>> parse_chunk_table(const file_header& h, 
   std::vector<std::uint32_t> by_offset;
   for (std::uint32_t row = 0; row < h.chunk_count; ++row)
     if (chunks[row].compressed_size != 0) by_offset.push_back(row);
-  std::sort(by_offset.begin(), by_offset.end(), [&](std::uint32_t a, std::uint32_t b) {
+  detail::sort(by_offset.begin(), by_offset.end(), [&](std::uint32_t a, std::uint32_t b) {
     return chunks[a].file_offset != chunks[b].file_offset ? chunks[a].file_offset < chunks[b].file_offset : a < b;
   });
   for (std::size_t i = 1; i < by_offset.size(); ++i) {
@@ -273,12 +273,11 @@ class asset_loader {
     a.entity_rows_.clear();
     a.entity_rows_.reserve(entities.size());
     for (std::uint32_t row = 0; row < entities.size(); ++row) a.entity_rows_.emplace_back(entities[row].entity_id, row);
-    std::sort(a.entity_rows_.begin(), a.entity_rows_.end());
-    const auto dup = std::adjacent_find(a.entity_rows_.begin(), a.entity_rows_.end(),
-                                        [](const auto& x, const auto& y) { return x.first == y.first; });
-    if (dup != a.entity_rows_.end())  // R-ENTITY-ID
-      return detail::record_error(errc::duplicate_entity_id, a, chunk_type::entity_table, std::next(dup)->second,
-                                  "entityId", dup->first);
+    detail::sort(a.entity_rows_.begin(), a.entity_rows_.end());
+    for (std::size_t i = 1; i < a.entity_rows_.size(); ++i)
+      if (a.entity_rows_[i - 1].first == a.entity_rows_[i].first)  // R-ENTITY-ID
+        return detail::record_error(errc::duplicate_entity_id, a, chunk_type::entity_table, a.entity_rows_[i].second,
+                                    "entityId", a.entity_rows_[i].first);
     const string_validator strings(a.payload(chunk_type::string_table));  // one pass for every string rule
     UNTOLD_TRY(validate_records(a, strings));
     UNTOLD_TRY(validate_extensions(a, strings));

@@ -49,7 +49,8 @@
 //   ranges.hpp       streamed_asset: open and load by byte ranges
 //   io.hpp           open_file(path), write_file(path, bytes)
 //   packing.hpp      10:10:10:2, half floats, unorm8, octahedral
-//   vertex.hpp       PBR_STATIC_V1 and GpuVertex views, encoders, bulk decode
+//   vertex.hpp       PBR_STATIC_V1 and GpuVertex views, encoders
+//   vertex_decode.hpp bulk (SIMD) decode into float arrays
 //   writer.hpp       builder
 #pragma once
 
@@ -72,3 +73,4 @@
 #include "io.hpp"
 #include "packing.hpp"
 #include "vertex.hpp"
+#include "vertex_decode.hpp"

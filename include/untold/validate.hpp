@@ -7,8 +7,6 @@
 // the table sizes (string validity is precomputed in one pass).
 #pragma once
 
-#include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -17,6 +15,7 @@
 
 #include "asset.hpp"
 #include "bytes.hpp"
+#include "detail/lean_std.hpp"
 #include "error.hpp"
 #include "format.hpp"
 #include "records.hpp"
@@ -257,7 +256,9 @@ inline status validate_records(const asset& a) {
 namespace detail {
 template <std::size_t N>
 [[nodiscard]] inline bool all_finite(const std::array<float, N>& v) noexcept {
-  return std::all_of(v.begin(), v.end(), [](float f) { return std::isfinite(f); });
+  for (const float f : v)
+    if (!detail::is_finite(f)) return false;
+  return true;
 }
 [[nodiscard]] inline bool all_finite(const aabb& b) noexcept { return all_finite(b.min) && all_finite(b.max); }
 }  // namespace detail
@@ -291,8 +292,8 @@ struct position_key {
     value e;
     for (std::size_t axis = 0; axis < 3; ++axis) {
       const float c = load_le_unchecked<float>(p + 4 * axis);
-      e.lo[axis] = std::isnan(c) ? -std::numeric_limits<float>::infinity() : c;
-      e.hi[axis] = std::isnan(c) ? std::numeric_limits<float>::infinity() : c;
+      e.lo[axis] = detail::is_nan(c) ? -std::numeric_limits<float>::infinity() : c;
+      e.hi[axis] = detail::is_nan(c) ? std::numeric_limits<float>::infinity() : c;
     }
     return e;
   }
@@ -395,7 +396,7 @@ class chunk_extrema {
 /// that round bounds through another precision (1e-5 relative, at least 1e-6).
 [[nodiscard]] inline float bounds_tolerance(const aabb& b) noexcept {
   float largest = 1.0f;
-  for (int i = 0; i < 3; ++i) largest = std::max({largest, std::fabs(b.min[i]), std::fabs(b.max[i])});
+  for (int i = 0; i < 3; ++i) largest = std::max(largest, std::max(detail::abs(b.min[i]), detail::abs(b.max[i])));
   return largest * 1e-5f;
 }
 
@@ -444,13 +445,13 @@ inline status validate_deep(const asset& a) {
       const auto e = positions.query(m.vertex_data_offset, vertex_count);
       bool inside = true;
       for (std::size_t axis = 0; axis < 3; ++axis)
-        inside = inside && std::isfinite(e.lo[axis]) && std::isfinite(e.hi[axis]) &&
+        inside = inside && detail::is_finite(e.lo[axis]) && detail::is_finite(e.hi[axis]) &&
                  !(e.lo[axis] < m.local_bounds.min[axis] - slack) && !(e.hi[axis] > m.local_bounds.max[axis] + slack);
       for (std::size_t v = 0; !inside && v < vertex_count; ++v) {
         const std::byte* p = vertices.data() + v * vertex_stride_pbr_static_v1;
         for (std::size_t axis = 0; axis < 3; ++axis) {
           const float c = load_le_unchecked<float>(p + 4 * axis);
-          if (!std::isfinite(c)) return fail(errc::not_finite, "position", v);
+          if (!detail::is_finite(c)) return fail(errc::not_finite, "position", v);
           if (c < m.local_bounds.min[axis] - slack || c > m.local_bounds.max[axis] + slack)
             return fail(errc::out_of_bounds, "position", v);
         }

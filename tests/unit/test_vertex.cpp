@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "untold/vertex.hpp"
+#include "untold/vertex_decode.hpp"
 
 namespace {
 

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Prints the compile cost of each public header as a Markdown table: the
+# preprocessed line count and the best-of-N user CPU time of
+# `$CXX -std=c++20 -fsyntax-only` on a translation unit that includes only
+# that header (docs/compile-time.md keeps the latest table).
+#
+# Usage: scripts/compile-time.sh [runs]     (CXX defaults to g++; runs to 5)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cxx="${CXX:-g++}"
+runs="${1:-5}"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+flags=(-std=c++20 -Iinclude -DUNTOLD_HAS_LZ4=1 -DUNTOLD_HAS_ZSTD=1 -DUNTOLD_HAS_OPENSSL=1)
+
+measure() {  # name, lines of the translation unit...
+  local name="$1"; shift
+  printf '%s\n' "$@" > "$tmp/tu.cpp"
+  local lines best=""
+  lines=$("$cxx" "${flags[@]}" -E "$tmp/tu.cpp" | wc -l)
+  for ((i = 0; i < runs; ++i)); do
+    local t
+    t=$( { /usr/bin/time -f "%U" "$cxx" "${flags[@]}" -fsyntax-only "$tmp/tu.cpp"; } 2>&1 )
+    if [[ -z "$best" ]] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best="$t"; fi
+  done
+  printf '| %s | %s | %s |\n' "$name" "$lines" "$best"
+}
+
+echo "| translation unit | preprocessed lines | -fsyntax-only, s (best of $runs) |"
+echo "|---|---:|---:|"
+measure "standard floor: vector span string_view optional cstring" \
+  '#include <vector>' '#include <span>' '#include <string_view>' '#include <optional>' '#include <cstring>'
+measure "reader path: reader.hpp + view.hpp + vertex.hpp" \
+  '#include <untold/reader.hpp>' '#include <untold/view.hpp>' '#include <untold/vertex.hpp>'
+while IFS= read -r header; do
+  measure "$header" "#include <$header>"
+done < <(cd include && find untold -name '*.hpp' ! -path 'untold/remote/*' ! -name 'rules.hpp' | sort)
+echo
+echo "Measured with $("$cxx" --version | head -n 1) on $(nproc) cores, $(date -u +%Y-%m-%d)."
