@@ -75,7 +75,7 @@ class raw_ktx2_encoder final : public texture_encoder {
  public:
   explicit raw_ktx2_encoder(int level) : level_(level) {}
   std::string_view name() const noexcept override { return "raw-rgba8-zstd"; }
-  std::uint32_t version() const noexcept override { return 1; }
+  std::uint32_t version() const noexcept override { return 2; }
   bool compresses() const noexcept override { return false; }
 
   std::optional<std::string> encode(const rgba8_image& image, bool srgb, texture_mode /*mode*/,
@@ -120,8 +120,7 @@ class raw_ktx2_encoder final : public texture_encoder {
     out.insert(out.end(), reinterpret_cast<const std::byte*>(kv.data()), reinterpret_cast<const std::byte*>(kv.data()) + kv.size());
     while (out.size() % 4 != 0) out.push_back(std::byte{0});
     const std::size_t kvd_len = out.size() - kvd_at;
-    // Supercompressed levels need no alignment; 8 keeps readers that mmap happy.
-    while (out.size() % 8 != 0) out.push_back(std::byte{0});
+    // Supercompressed levels have alignment 1 (KTX2 3.9): no mip padding, no sgd.
     const std::size_t data_at = out.size();
     out.insert(out.end(), packed.begin(), packed.end());
 
