@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 
@@ -353,4 +354,42 @@ TEST_CASE("import_assimp: more than 4 influences per vertex: the 4 largest kept,
   CHECK(beyond > 0);
   CHECK(count_of(r.scene, "joint influences beyond the 4 largest") == beyond);
   CHECK(r.scene.report.lost_anything());
+}
+
+TEST_CASE("import_assimp: KHR_lights_punctual lights keep glTF's intensity, range and cones") {
+  const fs::path dir = cli_test::scratch("import_lights");
+  std::ofstream(dir / "lights.gltf") << R"({"asset":{"version":"2.0"},"extensionsUsed":["KHR_lights_punctual","EXT_unknown_thing"],
+"extensions":{"KHR_lights_punctual":{"lights":[
+  {"name":"lamp","type":"point","color":[1,0.5,0],"intensity":3,"range":5},
+  {"name":"torch","type":"spot","intensity":7,"spot":{"innerConeAngle":0.2,"outerConeAngle":0.5}},
+  {"name":"sun","type":"directional","intensity":2}]}},
+"scene":0,"scenes":[{"nodes":[0,1,2]}],
+"nodes":[{"name":"LampNode","translation":[0,2,0],"extensions":{"KHR_lights_punctual":{"light":0}}},
+         {"name":"TorchNode","extensions":{"KHR_lights_punctual":{"light":1}}},
+         {"name":"SunNode","rotation":[0,0,0.7071068,0.7071068],"extensions":{"KHR_lights_punctual":{"light":2}}}]})";
+  const auto r = import_assimp(dir / "lights.gltf");
+  REQUIRE_MESSAGE(r, r.error);
+  const uc::scene& s = r.scene;
+  REQUIRE(s.lights.size() == 3);
+  std::map<std::string, const uc::light*> by_node;
+  for (const auto& l : s.lights) {
+    REQUIRE(l.node != uc::no_ref);
+    by_node[s.nodes[l.node].name] = &l;
+  }
+  REQUIRE(by_node.count("LampNode") == 1);
+  const uc::light& lamp = *by_node["LampNode"];
+  CHECK(lamp.kind == uc::light_kind::point);
+  CHECK(lamp.intensity == doctest::Approx(3));
+  CHECK(lamp.range == doctest::Approx(5));
+  CHECK(lamp.color[1] == doctest::Approx(0.5));
+  REQUIRE(by_node.count("TorchNode") == 1);
+  CHECK(by_node["TorchNode"]->kind == uc::light_kind::spot);
+  CHECK(by_node["TorchNode"]->inner_cone == doctest::Approx(0.2));
+  CHECK(by_node["TorchNode"]->outer_cone == doctest::Approx(0.5));
+  REQUIRE(by_node.count("SunNode") == 1);
+  CHECK(by_node["SunNode"]->kind == uc::light_kind::directional);
+  CHECK(s.nodes[lamp.node].local.translation[1] == doctest::Approx(2));
+  // An extension the model does not carry is named in the report.
+  CHECK(count_of(s, "glTF extension EXT_unknown_thing") == 1);
+  CHECK(count_of(s, "glTF extension KHR_lights_punctual") == 0);
 }
