@@ -100,7 +100,15 @@ namespace detail {
 }
 
 [[nodiscard]] inline std::string quoted(std::string_view kind, std::string_view name, std::size_t index) {
-  return std::string(kind) + " " + (name.empty() ? "#" + std::to_string(index) : "'" + std::string(name) + "'");
+  // Built by appends: g++ 12 -O2/-O3 warns (-Wrestrict, a false positive) on
+  // the operator+ chain.
+  std::string s(kind);
+  if (name.empty()) {
+    s.append(" #").append(std::to_string(index));
+  } else {
+    s.append(" '").append(name).append("'");
+  }
+  return s;
 }
 
 /// Triangle-list indices of a mesh (strips and fans unrolled, restart-free);
