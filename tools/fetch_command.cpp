@@ -97,6 +97,7 @@ void print(const nlohmann::ordered_json& j, bool as_json) {
     return;
   }
   for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "ok") continue;
     const std::string value = it->is_string() ? it->get<std::string>() : it->dump();
     std::printf("%-9s %s\n", (it.key() + ":").c_str(), value.c_str());
   }
@@ -117,7 +118,7 @@ int run_fetch(const fetch_args& a) {
   if (!dl) return fail(a, dl.error());
   nlohmann::ordered_json out;
   out["url"] = a.url;
-  out["ok"] = true;
+  out["ok"] = true;  // JSON only (print drops it from the text form)
 
   if (a.ranges) {
     auto src = ur::https_range_source::open(**dl, a.url);

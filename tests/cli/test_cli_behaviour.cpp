@@ -206,6 +206,15 @@ TEST_CASE("fetch --json prints JSON on failure too") {
   CHECK(j["url"] == "http://example.invalid/t.untold");
   CHECK(j["error"]["id"] == "E-REMOTE-INSECURE");
   CHECK(r.err.find("E-REMOTE-INSECURE") != std::string::npos);
+
+  // A network failure (nothing listens on port 1): I/O, exit 3, still JSON.
+  const run_result refused =
+      run_untold("fetch --json --attempts 1 --timeout 5 --cache-dir " + quoted(dir) + " https://127.0.0.1:1/t.untold");
+  CHECK(refused.exit_code == 3);
+  const json e = parse(refused.out);
+  CHECK(e["ok"] == false);
+  CHECK(e["error"]["id"].get<std::string>().rfind("E-REMOTE-", 0) == 0);
+  CHECK(e["error"]["attempts"] == 1);
 }
 
 TEST_CASE("--progress: one plain line per step off a terminal, nothing without it") {
