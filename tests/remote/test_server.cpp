@@ -630,13 +630,14 @@ TEST_CASE("remote cli: untold fetch downloads, validates and reports hit and mis
   CHECK(rt::run(ranges, f.dir / "ranges.txt") == 0);
   CHECK(rt::read_text(f.dir / "ranges.txt").find("requests: 1") != std::string::npos);
 
-  // http:// is refused, a missing file fails: exit 1.
+  // http:// is refused as a usage error (exit 2); a missing file is a
+  // download failure, an I/O error (exit 3): docs/cli.md, exit codes.
   CHECK(rt::run({UNTOLD_REMOTE_FETCH_CLI, "fetch", "http://127.0.0.1:1/x.untold", "--cache-dir", f.cache_dir.string()},
-                f.dir / "http.txt") == 1);
+                f.dir / "http.txt") == 2);
   CHECK(rt::read_text(f.dir / "http.txt").find("E-REMOTE-INSECURE") != std::string::npos);
   CHECK(rt::run({UNTOLD_REMOTE_FETCH_CLI, "fetch", f.server.url("nope.untold"), "--attempts", "1", "--cache-dir",
                  f.cache_dir.string(), "--ca-file", f.server.tls().ca_cert.string()},
-                f.dir / "missing.txt") == 1);
+                f.dir / "missing.txt") == 3);
   CHECK(rt::run({UNTOLD_REMOTE_FETCH_CLI, "fetch"}, f.dir / "usage.txt") == 2);
 }
 #endif
