@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The README's main job, end to end: build the untold command-line tool
-# (Release), cook the bundled glTF sample into build/demo/sample.untold,
-# then show `untold info` and `untold validate --deep` of it.
+# (Release), cook the bundled glTF sample into build/demo/sample.untold and a
+# real Urho3D model (tests/data/urho3d, PROVENANCE.md) into
+# build/demo/teapot.untold with its conversion report, then show
+# `untold info` and `untold validate --deep` of them and `untold info` of a
+# real Pragma model.
 # Usage: scripts/demo.sh            (needs scripts/install-deps.sh first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,3 +24,9 @@ echo "=== untold info build/demo/sample.untold"
 "$untold" info build/demo/sample.untold
 echo "=== untold validate --deep build/demo/sample.untold"
 "$untold" validate --deep build/demo/sample.untold
+echo "=== untold cook tests/data/urho3d/Models/TeaPot.mdl -o build/demo/teapot.untold (a real Urho3D model)"
+"$untold" cook tests/data/urho3d/Models/TeaPot.mdl -o build/demo/teapot.untold
+echo "=== untold validate --deep build/demo/teapot.untold"
+"$untold" validate --deep build/demo/teapot.untold
+echo "=== untold info tests/data/udm/models/cube.pmdl_b (a real Pragma UDM model)"
+"$untold" info tests/data/udm/models/cube.pmdl_b

@@ -23,6 +23,11 @@ configure_build_test() {  # name, extra cmake args...
 # the fuzz corpus replay (the tool needs exceptions for CLI11 and assimp, and
 # sanitizing assimp's model sweep would double CI time).
 configure_build_test gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# cmake --install with the tool, examples and remote built (the consumers below
+# install the library without them): the installed tool must run.
+echo "=== [gcc] cmake --install (library, remote, tool)"
+cmake --install "$root/gcc" --prefix "$root/gcc-prefix" > "$root/gcc.install.log"
+"$root/gcc-prefix/bin/untold" --version
 configure_build_test clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug
 configure_build_test asan-ubsan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
   -DUNTOLD_SANITIZE=address,undefined -DUNTOLD_BUILD_TOOLS=OFF -DUNTOLD_BUILD_EXAMPLES=OFF
