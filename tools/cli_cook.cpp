@@ -149,6 +149,7 @@ void cook_foreign(const cook_args& args, const input& in, const format_handler& 
   o.format = std::string(h.name);
   if (args.lods != 0) o.warnings.push_back("--lod applies to assimp inputs; " + o.format + " LOD levels come from the file");
   if (args.copy_textures) o.warnings.push_back("--copy-textures applies to assimp inputs");
+  if (args.no_optimize) o.warnings.push_back("--no-optimize applies to assimp inputs");
   progress.update("import", 0);
   import_request request;
   request.input = args.input;

@@ -31,8 +31,17 @@
 //   add_camera(...), set_color_management(...), add_plugin_chunk(id, kind, version, bytes)
 //   auto bytes = b.finish();                      // result<std::vector<std::byte>>
 //
+// Other formats and conversions (not included here; include what you use):
+//   urho3d/urho3d.hpp  Urho3D/rbfx .mdl .ani .pak shader caches (docs/urho3d.md)
+//   udm/udm.hpp        Pragma UDM binary + ASCII, PMDL models (docs/udm.md)
+//   assetc/assetc.hpp  assetc .hmesh .hmat .hman .hpack .hanim (docs/assetc.md)
+//   convert/model.hpp, convert/to_untold.hpp  the neutral scene model and its .untold writer
+//   remote/remote.hpp  HTTPS downloader, disk cache, range streaming (untold::remote)
+//
 // Headers, one concept each:
 //   bytes.hpp        little-endian loads/stores, checked range arithmetic
+//   cursor.hpp, sink.hpp  bounds-checked sequential reader / appending writer
+//   limits.hpp       the one limits struct of every reader
 //   error.hpp        errc (name/rule_id/message), error, result<T>
 //   format.hpp       enums and constants of the format
 //   records.hpp      record structs and their field-by-field codecs
