@@ -25,6 +25,7 @@
 
 #include <untold/assetc/assetc.hpp>
 #include <untold/hash.hpp>
+#include <untold/matrix.hpp>
 #include <untold/vertex.hpp>
 
 #include "assetc_ktx2.hpp"
@@ -146,16 +147,6 @@ v3 any_tangent(v3 n) {
   return normalised(sub(axis, mul(n, dot(n, axis))), {1, 0, 0});
 }
 
-mat4 multiply(const mat4& a, const mat4& b) {
-  mat4 r{};
-  for (int c = 0; c < 4; ++c)
-    for (int row = 0; row < 4; ++row) {
-      float s = 0;
-      for (int k = 0; k < 4; ++k) s += a[static_cast<std::size_t>(k * 4 + row)] * b[static_cast<std::size_t>(c * 4 + k)];
-      r[static_cast<std::size_t>(c * 4 + row)] = s;
-    }
-  return r;
-}
 
 bool is_identity(const mat4& m) { return m == identity_matrix; }
 
@@ -349,7 +340,7 @@ void compile_mesh(context& ctx, job& j) {
   std::vector<mat4> world(sc.nodes.size(), identity_matrix);
   for (std::size_t n = 0; n < sc.nodes.size(); ++n) {
     const mat4 local = sc.nodes[n].local.matrix();
-    world[n] = sc.nodes[n].parent == no_ref ? local : multiply(world[sc.nodes[n].parent], local);
+    world[n] = sc.nodes[n].parent == no_ref ? local : untold::multiply(world[sc.nodes[n].parent], local);
   }
   if (j.s.mesh_merge) {
     bool baked = false;

@@ -26,22 +26,12 @@
 #include "asset.hpp"
 #include "extensions.hpp"
 #include "format.hpp"
+#include "matrix.hpp"
 #include "records.hpp"
 #include "view.hpp"
 
 namespace untold {
 
-/// a x b for column-major 4x4 matrices (element (r, c) is [c * 4 + r]).
-[[nodiscard]] inline mat4 multiply(const mat4& a, const mat4& b) noexcept {
-  mat4 out{};
-  for (int c = 0; c < 4; ++c)
-    for (int r = 0; r < 4; ++r) {
-      float sum = 0;
-      for (int k = 0; k < 4; ++k) sum += a[k * 4 + r] * b[c * 4 + k];
-      out[c * 4 + r] = sum;
-    }
-  return out;
-}
 
 // ---- the scene walk ---------------------------------------------------------------
 

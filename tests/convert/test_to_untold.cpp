@@ -220,10 +220,10 @@ TEST_CASE("to_untold: a bad reference is an error, never a file") {
   CHECK(std::string(cycle.error().context.field) == "node.parent");
 }
 
-TEST_CASE("convert::transform::matrix and inverse_affine agree") {
+TEST_CASE("convert::transform::matrix and untold::inverse_affine agree") {
   const cv::transform t{.translation = {1, 2, 3}, .rotation = {0, 0.7071068f, 0, 0.7071068f}, .scale = {2, 2, 2}};
   const untold::mat4 m = t.matrix();
-  const untold::mat4 id = cv::detail::multiply(m, cv::detail::inverse_affine(m));
+  const untold::mat4 id = untold::multiply(m, untold::inverse_affine(m));
   for (int i = 0; i < 16; ++i) CHECK(id[i] == doctest::Approx(untold::identity_matrix[i]).epsilon(1e-5));
   // 90 degrees about +Y maps +X to -Z.
   CHECK(m[2] == doctest::Approx(-2.0f));

@@ -45,6 +45,7 @@
 
 #include "../error.hpp"
 #include "../format.hpp"
+#include "../matrix.hpp"
 #include "../vertex.hpp"
 #include "../writer.hpp"
 #include "model.hpp"
@@ -64,40 +65,6 @@ struct untold_output {
 };
 
 namespace detail {
-
-[[nodiscard]] inline mat4 multiply(const mat4& a, const mat4& b) noexcept {
-  mat4 r{};
-  for (int c = 0; c < 4; ++c)
-    for (int row = 0; row < 4; ++row) {
-      float sum = 0;
-      for (int k = 0; k < 4; ++k) sum += a[k * 4 + row] * b[c * 4 + k];
-      r[c * 4 + row] = sum;
-    }
-  return r;
-}
-
-/// Inverse of an affine matrix (last row 0 0 0 1); identity when singular.
-[[nodiscard]] inline mat4 inverse_affine(const mat4& m) noexcept {
-  const float a = m[0], b = m[4], c = m[8], d = m[1], e = m[5], f = m[9], g = m[2], h = m[6], i = m[10];
-  const float A = e * i - f * h, B = -(d * i - f * g), C = d * h - e * g;
-  const float det = a * A + b * B + c * C;
-  if (det == 0 || !std::isfinite(det)) return identity_matrix;
-  const float s = 1.0f / det;
-  mat4 r{};
-  r[0] = A * s;
-  r[1] = B * s;
-  r[2] = C * s;
-  r[4] = -(b * i - c * h) * s;
-  r[5] = (a * i - c * g) * s;
-  r[6] = -(a * h - b * g) * s;
-  r[8] = (b * f - c * e) * s;
-  r[9] = -(a * f - c * d) * s;
-  r[10] = (a * e - b * d) * s;
-  for (int row = 0; row < 3; ++row)
-    r[12 + row] = -(r[row] * m[12] + r[4 + row] * m[13] + r[8 + row] * m[14]);
-  r[15] = 1;
-  return r;
-}
 
 [[nodiscard]] inline std::string quoted(std::string_view kind, std::string_view name, std::size_t index) {
   // Built by appends: g++ 12 -O2/-O3 warns (-Wrestrict, a false positive) on
@@ -192,7 +159,7 @@ namespace detail {
   std::vector<mat4> world(s.nodes.size());
   for (std::size_t i = 0; i < s.nodes.size(); ++i) {
     const mat4 local = s.nodes[i].local.matrix();
-    world[i] = s.nodes[i].parent == no_ref ? local : detail::multiply(world[s.nodes[i].parent], local);
+    world[i] = s.nodes[i].parent == no_ref ? local : multiply(world[s.nodes[i].parent], local);
   }
 
   // ---- one builder per output file ----------------------------------------------------
@@ -289,7 +256,7 @@ namespace detail {
         const std::string own = jt.name.empty() ? "joint" + std::to_string(j) : jt.name;
         paths[j] = jt.parent == no_ref ? own : paths[jt.parent] + "/" + own;
         joints[j] = {.path = paths[j], .parent = jt.parent == no_ref ? none : jt.parent,
-                     .bind_transform = detail::inverse_affine(jt.inverse_bind), .rest_transform = jt.rest.matrix()};
+                     .bind_transform = inverse_affine(jt.inverse_bind), .rest_transform = jt.rest.matrix()};
       }
       const std::uint32_t entity = sk.node != no_ref ? entities[sk.node] : b.add_entity({.name = sk.name});
       skeletons[k] = b.add_skeleton({.name = sk.name, .entity = entity, .joints = joints});

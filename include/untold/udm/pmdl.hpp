@@ -37,6 +37,7 @@
 
 #include "../convert/model.hpp"
 #include "../error.hpp"
+#include "../matrix.hpp"
 #include "reader.hpp"
 #include "types.hpp"
 
@@ -259,41 +260,6 @@ inline convert::transform to_neutral(const scaled_transform& t, float scale) {
   return out;
 }
 
-inline untold::mat4 multiply(const untold::mat4& a, const untold::mat4& b) noexcept {
-  untold::mat4 r{};
-  for (int c = 0; c < 4; ++c)
-    for (int row = 0; row < 4; ++row) {
-      float s = 0;
-      for (int k = 0; k < 4; ++k) s += a[k * 4 + row] * b[c * 4 + k];
-      r[c * 4 + row] = s;
-    }
-  return r;
-}
-
-/// Inverse of an affine matrix (last row 0 0 0 1); identity when singular.
-inline untold::mat4 inverse_affine(const untold::mat4& m) noexcept {
-  const float a = m[0], b = m[4], c = m[8], d = m[1], e = m[5], f = m[9], g = m[2], h = m[6], i = m[10];
-  const float A = e * i - f * h, B = -(d * i - f * g), C = d * h - e * g;
-  const float det = a * A + b * B + c * C;
-  if (det == 0 || !std::isfinite(det)) return identity_matrix;
-  const float inv = 1.0f / det;
-  untold::mat4 r{};
-  r[0] = A * inv;
-  r[1] = B * inv;
-  r[2] = C * inv;
-  r[4] = -(b * i - c * h) * inv;
-  r[5] = (a * i - c * g) * inv;
-  r[6] = -(a * h - b * g) * inv;
-  r[8] = (b * f - c * e) * inv;
-  r[9] = -(a * f - c * d) * inv;
-  r[10] = (a * e - b * d) * inv;
-  const float tx = m[12], ty = m[13], tz = m[14];
-  r[12] = -(r[0] * tx + r[4] * ty + r[8] * tz);
-  r[13] = -(r[1] * tx + r[5] * ty + r[9] * tz);
-  r[14] = -(r[2] * tx + r[6] * ty + r[10] * tz);
-  r[15] = 1;
-  return r;
-}
 
 inline bool is_identity(const scaled_transform& t) noexcept {
   return t.translation.x == 0 && t.translation.y == 0 && t.translation.z == 0 && t.rotation.x == 0 &&
@@ -355,8 +321,8 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
       j.name = std::string(b.name);
       j.parent = b.parent;
       j.rest = detail::to_neutral(b.pose, scale);
-      world[i] = b.parent == convert::no_ref ? j.rest.matrix() : detail::multiply(world[b.parent], j.rest.matrix());
-      j.inverse_bind = detail::inverse_affine(world[i]);
+      world[i] = b.parent == convert::no_ref ? j.rest.matrix() : untold::multiply(world[b.parent], j.rest.matrix());
+      j.inverse_bind = untold::inverse_affine(world[i]);
       sk.joints.push_back(std::move(j));
     }
     sc.skeletons.push_back(std::move(sk));
