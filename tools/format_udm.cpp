@@ -260,34 +260,33 @@ bool recognise_ascii(byte_span head) { return u::looks_like_ascii_udm(as_text(he
 struct convert_args {
   std::string input, output, to;
   bool sort_keys = false;
+  cli::common_flags flags;
 };
 
 int run_convert(const convert_args& a) {
+  // One JSON document on stdout with --json, also on failure; else messages on stderr.
+  const auto fail = [&a](int code, const std::string& message, const json& error) {
+    if (a.flags.json) cli::print(to_text(json{{"file", a.input}, {"output", a.output}, {"valid", false}, {"error", error}}));
+    else cli::complain(message);
+    return code;
+  };
   std::string io_message;
   json io_error;
   auto in = cli::input::load(a.input, io_message, io_error);
-  if (!in) {
-    cli::complain(io_message);
-    return cli::exit_io;
-  }
+  if (!in) return fail(cli::exit_io, io_message, io_error);
   const byte_span bytes = in->bytes();
   const bool input_binary = u::is_binary_udm(bytes);
   u::property tree;
   std::uint32_t version = u::current_version;
   if (input_binary) {
     auto doc = u::document::parse(bytes);
-    if (!doc) {
-      cli::complain(cli::quote_path(a.input) + ": " + doc.error().describe());
-      return cli::exit_invalid;
-    }
+    if (!doc)
+      return fail(cli::exit_invalid, cli::quote_path(a.input) + ": " + doc.error().describe(), error_json(doc.error()));
     version = doc->version();
     tree = u::to_tree(doc->root());
   } else {
     auto t = u::read_ascii(as_text(bytes));
-    if (!t) {
-      cli::complain(cli::quote_path(a.input) + ": " + t.error().describe());
-      return cli::exit_invalid;
-    }
+    if (!t) return fail(cli::exit_invalid, cli::quote_path(a.input) + ": " + t.error().describe(), error_json(t.error()));
     tree = std::move(*t);
   }
   bool to_binary = !input_binary;
@@ -303,25 +302,23 @@ int run_convert(const convert_args& a) {
   std::vector<std::byte> out;
   if (to_binary) {
     auto bin = u::write_binary(tree, {version});
-    if (!bin) {
-      cli::complain(bin.error().describe());
-      return cli::exit_invalid;
-    }
+    if (!bin) return fail(cli::exit_invalid, bin.error().describe(), error_json(bin.error()));
     out = std::move(*bin);
   } else {
     auto text = u::write_ascii(tree, {.sort_keys = a.sort_keys});
-    if (!text) {
-      cli::complain(text.error().describe());
-      return cli::exit_invalid;
-    }
+    if (!text) return fail(cli::exit_invalid, text.error().describe(), error_json(text.error()));
     out.resize(text->size());
     std::memcpy(out.data(), text->data(), text->size());
   }
   std::string message;
-  if (!cli::write_output(a.output, out, message)) {
-    cli::complain(message);
-    return cli::exit_io;
-  }
+  if (!cli::write_output(a.output, out, message))
+    return fail(cli::exit_io, message, json{{"rule", "E-IO-WRITE"}, {"describe", message}});
+  const char* form = to_binary ? "binary" : "ascii";
+  if (a.flags.json)
+    cli::print(to_text(json{{"file", a.input}, {"output", a.output}, {"valid", true}, {"to", form}, {"bytes", out.size()}}));
+  else if (a.flags.verbose)
+    cli::complain("converted " + cli::quote_path(a.input) + " -> " + cli::quote_path(a.output) + " (" + form + ", " +
+                  std::to_string(out.size()) + " bytes)");
   return cli::exit_ok;
 }
 
@@ -348,6 +345,7 @@ void add_udm_commands(CLI::App& app, int& exit_code) {
   convert->add_option("--to", args->to, "output form (default: from OUT's extension, else the other form)")
       ->check(CLI::IsMember({"binary", "ascii"}));
   convert->add_flag("--sort-keys", args->sort_keys, "ASCII: sort keys by name, as Pragma writes them");
+  cli::add_common_flags(*convert, args->flags, "print {file, output, to, bytes} (or the error) as JSON");
   convert->callback([args, &exit_code] { exit_code = run_convert(*args); });
 }
 

@@ -2,9 +2,11 @@
 // info/validate/dump as JSON, the importer for cook, and the family's own
 // subcommands (see formats.hpp, docs/urho3d.md).
 //
-//   untold pak list FILE [--json]
-//   untold pak extract FILE [NAME...] [-o DIR]
-//   untold pak create DIR -o OUT.pak [--compress] [--level N] [--no-trailing-size]
+//   untold pak list FILE [--json] [-q] [-v]
+//   untold pak extract FILE [NAME...] [-o DIR] [--json] [-q] [-v]
+//   untold pak create DIR -o OUT.pak [--compress] [--level N] [--no-trailing-size] [--json] [-q] [-v]
+// Messages, exit codes (0 ok, 1 invalid, 2 usage, 3 I/O) and -q/-v/--json
+// come from cli_common.hpp, like every other command.
 #include "formats.hpp"
 
 #include <algorithm>
@@ -20,6 +22,7 @@
 
 #include <untold/urho3d/urho3d.hpp>
 
+#include "cli_common.hpp"
 #include "inspect.hpp"
 
 namespace untold::tools {
@@ -28,7 +31,9 @@ namespace {
 namespace u3 = untold::urho3d;
 namespace fs = std::filesystem;
 
-constexpr int exit_ok = 0, exit_invalid = 1, exit_io = 3;
+using cli::exit_invalid;
+using cli::exit_io;
+using cli::exit_ok;
 
 json floats(std::span<const float> v) {
   json a = json::array();
@@ -44,32 +49,23 @@ json invalid(json j, const error& e) {
   return j;
 }
 
-/// The whole file, or nullopt (message printed) when it cannot be read.
+/// The whole file, or nullopt (message with the system's reason printed).
 std::optional<std::vector<std::byte>> read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::string message;
+  json ignored;
+  auto in = cli::input::load(path.string(), message, ignored);
   if (!in) {
-    std::fprintf(stderr, "untold: cannot open %s\n", path.string().c_str());
+    cli::complain(message);
     return std::nullopt;
   }
-  const std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    std::fprintf(stderr, "untold: cannot read %s\n", path.string().c_str());
-    return std::nullopt;
-  }
-  std::vector<std::byte> out(chars.size());
-  if (!chars.empty()) std::memcpy(out.data(), chars.data(), chars.size());
-  return out;
+  return std::vector<std::byte>(in->bytes().begin(), in->bytes().end());
 }
 
 bool write_all(const fs::path& path, byte_span bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) {
-    std::fprintf(stderr, "untold: cannot write %s\n", path.string().c_str());
-    return false;
-  }
-  return true;
+  std::string message;
+  if (cli::write_output(path, bytes, message)) return true;
+  cli::complain(message);
+  return false;
 }
 
 // ---- model ---------------------------------------------------------------------------
@@ -359,20 +355,22 @@ struct pak_args {
   bool compress = false;
   int level = 9;
   bool no_trailing_size = false;
-  bool as_json = false;
+  cli::common_flags flags;
 };
+
+void print_json(const json& j) { cli::print(to_text(j)); }
 
 int pak_list(const pak_args& a) {
   auto bytes = read_all(a.file);
   if (!bytes) return exit_io;
   auto p = u3::read_package(*bytes);
   if (!p) {
-    std::fprintf(stderr, "untold: %s: %s\n", a.file.c_str(), p.error().describe().c_str());
+    if (a.flags.json) print_json(invalid(base(a.file, "urho3d-package"), p.error()));
+    else cli::complain(cli::quote_path(a.file) + ": " + p.error().describe());
     return exit_invalid;
   }
-  if (a.as_json) {
-    json j = package_dump(a.file, *bytes);
-    std::printf("%s\n", j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+  if (a.flags.json) {
+    print_json(package_dump(a.file, *bytes));
     return exit_ok;
   }
   std::printf("%s: %s, %zu entries, %llu bytes uncompressed\n", a.file.c_str(),
@@ -387,11 +385,14 @@ int pak_list(const pak_args& a) {
 int pak_extract(const pak_args& a) {
   auto bytes = read_all(a.file);
   if (!bytes) return exit_io;
-  auto p = u3::read_package(*bytes);
-  if (!p) {
-    std::fprintf(stderr, "untold: %s: %s\n", a.file.c_str(), p.error().describe().c_str());
+  json report = base(a.file, "urho3d-package");
+  const auto fail = [&](const error& e) {
+    if (a.flags.json) print_json(invalid(report, e));
+    else cli::complain(cli::quote_path(a.file) + ": " + e.describe());
     return exit_invalid;
-  }
+  };
+  auto p = u3::read_package(*bytes);
+  if (!p) return fail(p.error());
   std::vector<const u3::package_entry*> wanted;
   if (a.names.empty()) {
     for (const u3::package_entry& e : p->entries) wanted.push_back(&e);
@@ -399,24 +400,33 @@ int pak_extract(const pak_args& a) {
     for (const std::string& n : a.names) {
       const u3::package_entry* e = p->find(n);
       if (e == nullptr) {
-        std::fprintf(stderr, "untold: %s: no entry named '%s'\n", a.file.c_str(), n.c_str());
-        return exit_invalid;
+        error missing = make_error(errc::invalid_argument, {.field = "NAME"});
+        return fail(missing.with_subject(n));
       }
       wanted.push_back(e);
     }
   }
+  json extracted = json::array();
   std::vector<std::byte> data;
   for (const u3::package_entry* e : wanted) {
-    if (auto s = u3::extract_entry(*p, *e, data); !s) {
-      std::fprintf(stderr, "untold: %s: %s\n", a.file.c_str(), s.error().describe().c_str());
-      return exit_invalid;
-    }
+    if (auto s = u3::extract_entry(*p, *e, data); !s) return fail(s.error());
     // read_package proved the name a safe relative path (U3D-PAK-NAME).
     const fs::path target = fs::path(a.out_dir) / fs::path(std::string(e->name));
     std::error_code ec;
     fs::create_directories(target.parent_path(), ec);
-    if (ec || !write_all(target, data)) return exit_io;
-    std::printf("%s\n", target.string().c_str());
+    if (ec) {
+      cli::complain("cannot create " + cli::quote_path(target.parent_path().string()) + ": " + ec.message());
+      return exit_io;
+    }
+    if (!write_all(target, data)) return exit_io;
+    if (a.flags.verbose) cli::complain("extracted " + cli::quote_path(target.string()));
+    if (!a.flags.quiet && !a.flags.json) std::printf("%s\n", target.string().c_str());
+    extracted.push_back(json{{"name", std::string(e->name)}, {"path", target.string()}, {"size", data.size()}});
+  }
+  if (a.flags.json) {
+    report["valid"] = true;
+    report["extracted"] = std::move(extracted);
+    print_json(report);
   }
   return exit_ok;
 }
@@ -424,7 +434,8 @@ int pak_extract(const pak_args& a) {
 int pak_create(const pak_args& a) {
   std::error_code ec;
   if (!fs::is_directory(a.source_dir, ec)) {
-    std::fprintf(stderr, "untold: %s is not a directory\n", a.source_dir.c_str());
+    cli::complain("cannot read " + cli::quote_path(a.source_dir) + ": " +
+                  (ec ? ec.message() : std::string(fs::exists(a.source_dir) ? "Not a directory" : "No such file or directory")));
     return exit_io;
   }
   std::vector<std::string> names;
@@ -432,7 +443,7 @@ int pak_create(const pak_args& a) {
        it.increment(ec))
     if (it->is_regular_file()) names.push_back(fs::relative(it->path(), a.source_dir).generic_string());
   if (ec) {
-    std::fprintf(stderr, "untold: cannot list %s\n", a.source_dir.c_str());
+    cli::complain("cannot list " + cli::quote_path(a.source_dir) + ": " + ec.message());
     return exit_io;
   }
   std::sort(names.begin(), names.end());  // deterministic order, whatever the file system
@@ -447,11 +458,21 @@ int pak_create(const pak_args& a) {
   for (std::size_t i = 0; i < names.size(); ++i) inputs.push_back({names[i], contents[i]});
   auto pak = u3::write_package(inputs, {.compress = a.compress, .level = a.level, .trailing_size = !a.no_trailing_size});
   if (!pak) {
-    std::fprintf(stderr, "untold: %s\n", pak.error().describe().c_str());
+    if (a.flags.json) print_json(invalid(base(a.output, "urho3d-package"), pak.error()));
+    else cli::complain(pak.error().describe());
     return exit_invalid;
   }
   if (!write_all(a.output, *pak)) return exit_io;
-  std::printf("%s: %zu entries, %zu bytes\n", a.output.c_str(), names.size(), pak->size());
+  if (a.flags.json) {
+    json j = base(a.output, "urho3d-package");
+    j["valid"] = true;
+    j["entries"] = names.size();
+    j["bytes"] = pak->size();
+    j["compressed"] = a.compress;
+    print_json(j);
+  } else if (!a.flags.quiet) {
+    std::printf("%s: %zu entries, %zu bytes\n", a.output.c_str(), names.size(), pak->size());
+  }
   return exit_ok;
 }
 
@@ -481,13 +502,14 @@ void add_urho3d_commands(CLI::App& app, int& exit_code) {
 
   CLI::App* list = pak->add_subcommand("list", "List a package's entries (size, stored size, SDBM checksum, name)");
   list->add_option("FILE", args->file, "the .pak")->required();
-  list->add_flag("--json", args->as_json, "print a JSON object");
+  cli::add_common_flags(*list, args->flags, "print the package as a JSON object");
   list->callback([args, &exit_code] { exit_code = pak_list(*args); });
 
   CLI::App* extract = pak->add_subcommand("extract", "Extract entries (all, or the named ones), checking checksums");
   extract->add_option("FILE", args->file, "the .pak")->required();
   extract->add_option("NAME", args->names, "entry names (default: every entry)");
   extract->add_option("-o,--output", args->out_dir, "directory to extract into (default: .)");
+  cli::add_common_flags(*extract, args->flags, "print {file, extracted: [{name, path, size}]} as JSON");
   extract->callback([args, &exit_code] { exit_code = pak_extract(*args); });
 
   CLI::App* create = pak->add_subcommand("create", "Pack a directory (entries sorted by path)");
@@ -496,6 +518,7 @@ void add_urho3d_commands(CLI::App& app, int& exit_code) {
   create->add_flag("--compress", args->compress, "ULZ4: LZ4HC blocks of 32 KiB");
   create->add_option("--level", args->level, "LZ4HC level (default 9, like Urho3D's PackageTool)")->check(CLI::Range(1, 12));
   create->add_flag("--no-trailing-size", args->no_trailing_size, "do not append the package size");
+  cli::add_common_flags(*create, args->flags, "print {file, entries, bytes, compressed} as JSON");
   create->callback([args, &exit_code] { exit_code = pak_create(*args); });
 }
 
