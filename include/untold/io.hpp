@@ -20,10 +20,12 @@ struct mapped_asset {
   untold::asset asset;
 };
 
-/// Maps `path` read-only and opens it with untold::open. Missing, unreadable
-/// or empty files give E-IO-* errors; a too-short file gives R-TRUNC-HEADER.
+/// Maps `path` read-only and opens it with untold::open. Missing or unreadable
+/// files give E-IO-* errors; an empty or too-short file gives R-TRUNC-HEADER,
+/// exactly as untold::open on the same bytes (one error for one condition).
 inline result<mapped_asset> open_file(const std::filesystem::path& path, const open_options& options = {}) {
   auto file = mapped_file::open(path);
+  if (!file && file.error().code == errc::io_empty_file) return open(byte_span{}, options).error();
   if (!file) return file.error();
   auto a = open(file->bytes(), options);
   if (!a) return a.error();

@@ -168,7 +168,9 @@ TEST_CASE("open_file maps a file from a path; write_file writes it atomically") 
   CHECK(untold::open_file(dir / "missing.untold").error().code == untold::errc::io_open_failed);
   const auto empty = dir / "empty.untold";
   REQUIRE(untold::write_file(empty, {}).has_value());
-  CHECK(untold::open_file(empty).error().code == untold::errc::io_empty_file);
+  // An empty file is the same condition as an empty buffer: R-TRUNC-HEADER.
+  CHECK(untold::open_file(empty).error().code == untold::errc::truncated_header);
+  CHECK(untold::open(untold::byte_span{}).error().code == untold::errc::truncated_header);
   const auto too_short = dir / "short.untold";
   REQUIRE(untold::write_file(too_short, untold::byte_span(f).first(100)).has_value());
   CHECK(untold::open_file(too_short).error().rule_id() == "R-TRUNC-HEADER");
