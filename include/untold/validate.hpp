@@ -9,8 +9,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "asset.hpp"
@@ -469,7 +471,20 @@ inline status validate_deep(const asset& a) {
       for (std::size_t i = 0; i < count; ++i) {
         const std::uint32_t value = isize == 2 ? load_le_unchecked<std::uint16_t>(bytes.data() + 2 * i)
                                                : load_le_unchecked<std::uint32_t>(bytes.data() + 4 * i);
-        if (value >= m.vertex_count) return fail(errc::index_value, field, i);
+        if (value >= m.vertex_count) {
+          // What to act on: the index value, the bound it broke and where it is.
+          error e = fail(errc::index_value, field, value);
+          e.context.limit = m.vertex_count;
+          e.context.has_limit = true;
+          char digits[24];
+          std::size_t n = sizeof(digits);
+          std::size_t position = i;
+          do digits[--n] = static_cast<char>('0' + position % 10), position /= 10;
+          while (position != 0);
+          char where[32] = "index ";
+          std::memcpy(where + 6, digits + n, sizeof(digits) - n);
+          return e.with_subject(std::string_view(where, 6 + sizeof(digits) - n));
+        }
       }
       return {};
     };

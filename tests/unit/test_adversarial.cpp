@@ -59,7 +59,8 @@ TEST_CASE("adversarial: deep checks of meshes that all share every vertex and in
   REQUIRE_FALSE(a.has_value());
   CHECK(a.error().rule_id() == "R-INDEX-VALUE");
   CHECK(a.error().context.record_index == 0);
-  CHECK(a.error().context.value == 2 * 3000);
+  CHECK(a.error().context.value == 0xFFFFu);  // the offending uint16 index
+  CHECK(a.error().subject() == "index 6000");  // at 4 * 3000 bytes
 }
 
 TEST_CASE("adversarial: deep checks of skins that all share one mesh and its joint data are linear") {

@@ -408,6 +408,14 @@ TEST_CASE("R-INDEX-VALUE is a deep check") {
     f[at + 1] = std::byte{0};
     CHECK(rejection(f) == "accepted");
     CHECK(rejection(f, deep) == "R-INDEX-VALUE");
+    // The error carries what to act on: the value, the bound and the position.
+    auto r = untold::open(f, deep);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().context.value == 16);
+    CHECK(r.error().context.has_limit);
+    CHECK(r.error().context.limit == 16);
+    CHECK(r.error().subject() == "index 0");
+    CHECK(r.error().describe().find("value 16, limit 16") != std::string::npos);
   }
   SUBCASE("edge index") {
     bytes f = test::write_scene();
