@@ -130,6 +130,36 @@ TEST_CASE("remote manifest: unknown fields round-trip through write") {
   CHECK(ur::write_manifest(*again) == text);
 }
 
+TEST_CASE("remote manifest: nesting is bounded before parsing (a 100,000-deep array is an error, not a crash)") {
+  // Regression: parse_manifest recursed through the JSON library and
+  // overflowed the stack on this input.
+  const auto nested = [](std::size_t depth, std::string_view inner) {
+    std::string s = "{\"version\":3,\"x\":";
+    s.append(depth, '[');
+    s.append(inner);
+    s.append(depth, ']');
+    return s + "}";
+  };
+  auto deep = ur::parse_manifest(nested(100000, ""));
+  REQUIRE_FALSE(deep.has_value());
+  CHECK(deep.error().code == ur::remote_errc::bad_manifest);
+  CHECK(deep.error().describe().find("max_depth") != std::string::npos);
+  // Brackets inside strings do not count; escaped quotes do not end a string.
+  CHECK(ur::detail::json_nesting_depth(R"({"a":"[[[[\"[[[[","b":[1]})", 100) == 2);
+  // Up to the limit, unknown nested fields are kept and written back.
+  std::string kept(kManifest);
+  kept.insert(kept.rfind('}'), ",\"vendor_deep\":" + std::string(60, '[') + "7" + std::string(60, ']'));
+  auto m = ur::parse_manifest(kept);
+  REQUIRE_MESSAGE(m.has_value(), m.error().describe());
+  const ur::json written = ur::json::parse(ur::write_manifest(*m));
+  const ur::json* v = &written["vendor_deep"];
+  int levels = 0;
+  while (v->is_array() && v->size() == 1) v = &(*v)[0], ++levels;
+  CHECK(levels == 60);
+  CHECK(*v == 7);
+  CHECK_FALSE(ur::parse_manifest(kept, {.max_depth = 32}).has_value());
+}
+
 TEST_CASE("remote manifest: missing fields, wrong types and escaping paths are rejected") {
   struct bad_case {
     std::string from, to;

@@ -101,6 +101,11 @@ struct manifest {
 struct parse_options {
   /// Reject tile/LOD/HLOD paths that escape the manifest's directory.
   bool check_paths = true;
+  /// Deepest nesting of arrays and objects accepted. The schema needs 5; the
+  /// rest is room for unknown fields, which are kept and written back. The
+  /// JSON library recurses over nested values (copies, comparisons, output),
+  /// so a deeper document is refused before it is parsed.
+  std::uint32_t max_depth = 64;
 };
 
 /// A tile's prefetch radius: its own, else the defaults', else
@@ -350,11 +355,38 @@ inline void append_extra(json& out, const json& extra) {
   return j;
 }
 
+/// The deepest nesting of arrays and objects in JSON text, counted in one pass
+/// without recursion (brackets inside strings do not count); stops counting
+/// at `stop`. Malformed text is left to the parser.
+[[nodiscard]] inline std::uint32_t json_nesting_depth(std::string_view text, std::uint32_t stop) noexcept {
+  std::uint32_t depth = 0, deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size() && deepest <= stop; ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;  // skip the escaped character
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 }  // namespace detail
 
 /// Parses manifest JSON (see the top of this file). bad_manifest names the
 /// offending field ("tiles[2].bounds.min: missing"); path_escapes names the path.
+/// Safe on untrusted text: nesting deeper than options.max_depth is refused
+/// before parsing (bad_manifest), so no recursion depends on the input.
 [[nodiscard]] inline result<manifest> parse_manifest(std::string_view text, const parse_options& options = {}) {
+  if (detail::json_nesting_depth(text, options.max_depth) > options.max_depth)
+    return make_error(remote_errc::bad_manifest,
+                      "nesting deeper than " + std::to_string(options.max_depth) + " levels (parse_options::max_depth)");
   const json root = json::parse(text.begin(), text.end(), nullptr, false);
   if (root.is_discarded()) return make_error(remote_errc::bad_manifest, "not valid JSON");
   return detail::manifest_reader(options).read(root);
