@@ -321,14 +321,7 @@ namespace detail {
 /// documented, names with NULs, variant tracks in a file that cannot hold
 /// them) is invalid_argument, and the bytes are re-read before returning.
 [[nodiscard]] inline result<std::vector<std::byte>> write_animation(const animation& a) {
-  auto bad = [](const char* field, std::size_t record, std::uint64_t value) {
-    error e = make_error(errc::invalid_argument);
-    e.context.field = field;
-    e.context.record_index = static_cast<std::uint32_t>(record);
-    e.context.value = value;
-    e.context.has_value = true;
-    return e;
-  };
+  const auto bad = detail::bad_input;
   std::vector<std::byte> out;
   byte_sink s(out);
   put_id(out, a.kind == animation_kind::uan2 ? "UAN2" : "UANI");

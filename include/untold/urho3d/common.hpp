@@ -40,6 +40,17 @@ namespace detail {
   return byte_cursor::fail_at(code, field, value, has_value, offset);
 }
 
+/// A writer's refusal of its input: invalid_argument naming the field, the
+/// item (vertex buffer, track, ...) and the offending value.
+[[nodiscard]] inline error bad_input(const char* field, std::size_t record, std::uint64_t value) noexcept {
+  error e = make_error(errc::invalid_argument);
+  e.context.field = field;
+  e.context.record_index = static_cast<std::uint32_t>(record);
+  e.context.value = value;
+  e.context.has_value = true;
+  return e;
+}
+
 /// A NUL-terminated name (U3D-STRING when the NUL is missing).
 [[nodiscard]] inline result<std::string_view> read_name(byte_cursor& c, const char* field) noexcept {
   return c.cstring(field, errc::u3d_missing_nul);

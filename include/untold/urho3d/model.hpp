@@ -655,14 +655,7 @@ namespace detail {
 /// invalid_argument; the bytes are then re-read with read_model, so the
 /// writer never returns a file the reader rejects (that error is returned).
 [[nodiscard]] inline result<std::vector<std::byte>> write_model(const model& m) {
-  auto bad = [](const char* field, std::size_t record, std::uint64_t value) {
-    error e = make_error(errc::invalid_argument);
-    e.context.field = field;
-    e.context.record_index = static_cast<std::uint32_t>(record);
-    e.context.value = value;
-    e.context.has_value = true;
-    return e;
-  };
+  const auto bad = detail::bad_input;
   std::vector<std::byte> out;
   byte_sink s(out);
   put_id(out, model_id(m.kind));
