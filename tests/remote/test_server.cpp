@@ -300,6 +300,35 @@ TEST_CASE("remote fetch: a truncated body never becomes a cache entry") {
   CHECK_FALSE(dl->cache().lookup(proxy.url("big.untold")).has_value());
 }
 
+TEST_CASE("remote fetch: a Content-Length over the limit is refused at the headers, no body byte read") {
+  // Regression (issue 18, item 5): the limit used to trip only once the body
+  // had grown past it, so a huge declared length still started the transfer.
+  fixture f;
+  const test::bytes tile = test::write_scene(true);
+  REQUIRE(tile.size() > 100'000);
+  f.put("big.untold", tile);
+  ur::client_options co;
+  co.ca_file = f.server.tls().ca_cert.string();
+  ur::http_client client(co);
+  ur::http_request req;
+  req.url = f.server.url("big.untold");
+  req.max_body = tile.size() - 1;  // just below: a body-time check would read almost all of it
+  const ur::http_response r = client.perform(req);
+  CHECK(r.too_large);
+  CHECK(r.content_length == tile.size());
+  CHECK(r.body_bytes == 0);
+  CHECK(r.body.empty());
+  // Through the downloader: too_large, nothing cached, no temporary file left.
+  auto o = f.options();
+  o.max_download_bytes = tile.size() - 1;
+  auto dl = rt::make_downloader(o);
+  auto fetched = dl->fetch(f.server.url("big.untold"));
+  REQUIRE_FALSE(fetched.has_value());
+  CHECK(fetched.error().code == ur::remote_errc::too_large);
+  CHECK(dl->cache().items().empty());
+  CHECK(temp_files(f.cache_dir) == 0);
+}
+
 TEST_CASE("remote fetch: a downloaded tile's textures are prefetched by relative URI") {
   fixture f;
   const test::bytes tile = small_tile({"Textures/a.png", "Textures/sub/b.png", "Textures/missing.png", "../x.png"});

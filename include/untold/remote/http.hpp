@@ -64,7 +64,8 @@ struct http_request {
   std::vector<std::string> headers{};
   /// Write the body to this descriptor; -1 = keep it in http_response::body.
   int body_fd = -1;
-  /// Abort when the body grows past this many bytes (too_large).
+  /// Abort when the body grows past this many bytes, or as soon as the
+  /// headers declare a Content-Length above it (too_large, no body byte read).
   std::uint64_t max_body = std::numeric_limits<std::uint64_t>::max();
   /// When not empty, a final status outside this list aborts the transfer as
   /// soon as its headers arrive (an error page or an unexpected full body is
@@ -286,6 +287,13 @@ class http_client {
               t.request_.accept_status.end()) {
         r.aborted_status = true;
         return 0;  // CURLE_WRITE_ERROR: do not download this body
+      }
+      // A declared length over the limit is refused here, before one byte of
+      // the body is received or written (on_body still guards bodies of
+      // unknown or untruthful length).
+      if (!interim && r.content_length && *r.content_length > t.request_.max_body) {
+        r.too_large = true;
+        return 0;
       }
       return n;
     }
