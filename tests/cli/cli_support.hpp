@@ -62,4 +62,17 @@ inline run_result run_untold(const std::string& args) {
 inline fs::path test_data(const std::string& name) { return fs::path(UNTOLD_TEST_DATA_DIR) / name; }
 inline fs::path sample_model() { return fs::path(UNTOLD_SAMPLE_DIR) / "sample.gltf"; }
 
+/// The models directory of Debian's assimp-testmodels, as tests/cli/CMakeLists.txt
+/// found it (dpkg) or $UNTOLD_ASSIMP_MODELS_DIR; empty when not installed.
+inline fs::path assimp_models_dir() {
+  if (const char* e = std::getenv("UNTOLD_ASSIMP_MODELS_DIR"); e != nullptr && *e != '\0') return fs::path(e);
+  return fs::path(UNTOLD_ASSIMP_MODELS_DIR);
+}
+
+/// One model of that package, e.g. "glTF2/Box/glTF/Box.gltf".
+inline fs::path assimp_model(const std::string& rel) {
+  REQUIRE_MESSAGE(!assimp_models_dir().empty(), "assimp-testmodels is not installed (scripts/install-deps.sh)");
+  return assimp_models_dir() / rel;
+}
+
 }  // namespace cli_test

@@ -32,30 +32,6 @@ using bytes_t = std::vector<std::byte>;
 
 namespace {
 
-fs::path models_dir() {
-  static const fs::path dir = [] {
-    if (const char* e = std::getenv("UNTOLD_ASSIMP_MODELS_DIR"); e != nullptr && *e != '\0') return fs::path(e);
-    FILE* p = ::popen("dpkg -L assimp-testmodels 2>/dev/null", "r");
-    fs::path found;
-    if (p == nullptr) return found;
-    char line[4096];
-    while (std::fgets(line, sizeof line, p) != nullptr) {
-      std::string s(line);
-      while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-      const std::string suffix = "/models/glTF2";
-      if (found.empty() && s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0)
-        found = fs::path(s).parent_path();
-    }
-    ::pclose(p);
-    return found;
-  }();
-  return dir;
-}
-
-fs::path model(const std::string& rel) {
-  REQUIRE_MESSAGE(!models_dir().empty(), "assimp-testmodels is not installed (scripts/install-deps.sh)");
-  return models_dir() / rel;
-}
 
 void copy_into(const fs::path& from, const fs::path& to) {
   fs::create_directories(to.parent_path());
@@ -68,12 +44,12 @@ fs::path make_tree(const std::string& name) {
   const fs::path root = cli_test::scratch(name);
   const fs::path a = root / "assets";
   for (const char* f : {"BoxTextured.gltf", "BoxTextured0.bin", "CesiumLogoFlat.png"})
-    copy_into(model(std::string("glTF2/BoxTextured-glTF/") + f), a / "models/box" / f);
-  copy_into(model("glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb"), a / "models/engine.glb");
-  copy_into(model("glTF2/simple_skin/simple_skin.gltf"), a / "models/skin.gltf");
-  copy_into(model("glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf"), a / "models/morph/cube.gltf");
-  copy_into(model("glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.bin"), a / "models/morph/AnimatedMorphCube.bin");
-  copy_into(model("glTF2/textureTransform/UV.png"), a / "ui/uv.png");
+    copy_into(cli_test::assimp_model(std::string("glTF2/BoxTextured-glTF/") + f), a / "models/box" / f);
+  copy_into(cli_test::assimp_model("glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb"), a / "models/engine.glb");
+  copy_into(cli_test::assimp_model("glTF2/simple_skin/simple_skin.gltf"), a / "models/skin.gltf");
+  copy_into(cli_test::assimp_model("glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf"), a / "models/morph/cube.gltf");
+  copy_into(cli_test::assimp_model("glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.bin"), a / "models/morph/AnimatedMorphCube.bin");
+  copy_into(cli_test::assimp_model("glTF2/textureTransform/UV.png"), a / "ui/uv.png");
   return root;
 }
 
@@ -407,7 +383,7 @@ TEST_CASE("build: the cache rebuilds exactly what changed (source, dependency, s
   REQUIRE(ab::build(o).exit_code(false) == 0);
   const bytes_t box_tex = read(root / "runtime/models/box/BoxTextured/tex_0.ktx2");
   // A dependency of the box (its image) changes: only the box recompiles (and the png itself).
-  copy_into(model("glTF2/textureTransform/Arrow.png"), root / "assets/models/box/CesiumLogoFlat.png");
+  copy_into(cli_test::assimp_model("glTF2/textureTransform/Arrow.png"), root / "assets/models/box/CesiumLogoFlat.png");
   const ab::build_result r = ab::build(o);
   REQUIRE_MESSAGE(r.exit_code(false) == 0, errors_of(r));
   std::set<std::string> compiled;
@@ -437,8 +413,8 @@ TEST_CASE("build: the cache rebuilds exactly what changed (source, dependency, s
 TEST_CASE("build: losses, --strict, collisions, failures") {
   SUBCASE("an OBJ whose images are missing: reported, an error only with strict") {
     const fs::path root = cli_test::scratch("build_strict");
-    copy_into(model("OBJ/spider.obj"), root / "assets/spider.obj");
-    copy_into(model("OBJ/spider.mtl"), root / "assets/spider.mtl");
+    copy_into(cli_test::assimp_model("OBJ/spider.obj"), root / "assets/spider.obj");
+    copy_into(cli_test::assimp_model("OBJ/spider.mtl"), root / "assets/spider.mtl");
     const ab::build_result r = ab::build(options_for(root, "runtime"));
     REQUIRE(r.assets.size() == 1);
     CHECK(r.assets[0].state == ab::asset_result::status::compiled);
@@ -448,8 +424,8 @@ TEST_CASE("build: losses, --strict, collisions, failures") {
   }
   SUBCASE("two sources with one output stem") {
     const fs::path root = cli_test::scratch("build_collision");
-    copy_into(model("glTF2/simple_skin/simple_skin.gltf"), root / "assets/a.gltf");
-    copy_into(model("glTF2/BoxTextured-glTF-Binary/BoxTextured.glb"), root / "assets/a.glb");
+    copy_into(cli_test::assimp_model("glTF2/simple_skin/simple_skin.gltf"), root / "assets/a.gltf");
+    copy_into(cli_test::assimp_model("glTF2/BoxTextured-glTF-Binary/BoxTextured.glb"), root / "assets/a.glb");
     const ab::build_result r = ab::build(options_for(root, "runtime"));
     REQUIRE(r.errors.size() == 1);
     CHECK(r.errors[0].find("collision") != std::string::npos);
@@ -457,8 +433,8 @@ TEST_CASE("build: losses, --strict, collisions, failures") {
   }
   SUBCASE("a broken source fails its asset, the manifest is not written") {
     const fs::path root = cli_test::scratch("build_broken");
-    copy_into(model("glTF2/wrongTypes/badArray.gltf"), root / "assets/bad.gltf");
-    copy_into(model("glTF2/textureTransform/UV.png"), root / "assets/uv.png");
+    copy_into(cli_test::assimp_model("glTF2/wrongTypes/badArray.gltf"), root / "assets/bad.gltf");
+    copy_into(cli_test::assimp_model("glTF2/textureTransform/UV.png"), root / "assets/uv.png");
     const ab::build_result r = ab::build(options_for(root, "runtime"));
     CHECK(count_state(r, ab::asset_result::status::failed) == 1);
     CHECK(count_state(r, ab::asset_result::status::compiled) == 1);
@@ -551,8 +527,8 @@ presets:
 
 TEST_CASE("untold build: command line (presets, JSON, exit codes)") {
   const fs::path root = cli_test::scratch("build_cli");
-  copy_into(model("glTF2/simple_skin/simple_skin.gltf"), root / "assets/models/skin.gltf");
-  copy_into(model("glTF2/textureTransform/UV.png"), root / "assets/ui/uv.png");
+  copy_into(cli_test::assimp_model("glTF2/simple_skin/simple_skin.gltf"), root / "assets/models/skin.gltf");
+  copy_into(cli_test::assimp_model("glTF2/textureTransform/UV.png"), root / "assets/ui/uv.png");
   std::ofstream(root / "assetc.yml") << "output: runtime\npresets:\n  desktop:\n    output: runtime/desktop\n  mobile:\n"
                                         "    output: runtime/mobile\n    texture:\n      compress: false\n";
   const std::string dir = cli_test::quoted(root / "assets");
@@ -592,11 +568,11 @@ TEST_CASE("untold build: command line (presets, JSON, exit codes)") {
 
 TEST_CASE("build: what a .hmesh/.hmat cannot hold is reported with counts") {
   const fs::path root = cli_test::scratch("build_losses");
-  copy_into(model("glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_00.gltf"), root / "assets/points.gltf");
+  copy_into(cli_test::assimp_model("glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_00.gltf"), root / "assets/points.gltf");
   for (const char* f : {"TextureTransformTest.gltf", "TextureTransformTest.bin", "UV.png", "Arrow.png", "Correct.png",
                         "NotSupported.png", "Error.png"})
-    copy_into(model(std::string("glTF2/textureTransform/") + f), root / "assets/tt" / f);
-  for (const auto& e : fs::directory_iterator(model("glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode")))
+    copy_into(cli_test::assimp_model(std::string("glTF2/textureTransform/") + f), root / "assets/tt" / f);
+  for (const auto& e : fs::directory_iterator(cli_test::assimp_model("glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode")))
     if (e.path().extension() == ".bin") copy_into(e.path(), root / "assets" / e.path().filename());
   const ab::build_result r = ab::build(options_for(root, "runtime"));
   REQUIRE_MESSAGE(r.exit_code(false) == 0, errors_of(r));

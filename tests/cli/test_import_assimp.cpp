@@ -29,32 +29,6 @@ using untold::tools::import_assimp;
 
 namespace {
 
-/// The package's model directory, found like tests/cli/CMakeLists.txt does
-/// (dpkg), or $UNTOLD_ASSIMP_MODELS_DIR.
-fs::path models_dir() {
-  static const fs::path dir = [] {
-    if (const char* e = std::getenv("UNTOLD_ASSIMP_MODELS_DIR"); e != nullptr && *e != '\0') return fs::path(e);
-    FILE* p = ::popen("dpkg -L assimp-testmodels 2>/dev/null", "r");
-    fs::path found;
-    if (p == nullptr) return found;
-    char line[4096];
-    while (std::fgets(line, sizeof line, p) != nullptr) {
-      std::string s(line);
-      while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-      const std::string suffix = "/models/glTF2";
-      if (found.empty() && s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0)
-        found = fs::path(s).parent_path();
-    }
-    ::pclose(p);
-    return found;
-  }();
-  return dir;
-}
-
-fs::path model(const std::string& rel) {
-  REQUIRE_MESSAGE(!models_dir().empty(), "assimp-testmodels is not installed (scripts/install-deps.sh)");
-  return models_dir() / rel;
-}
 
 std::uint64_t count_of(const uc::scene& s, const std::string& what_prefix) {
   std::uint64_t n = 0;
@@ -86,7 +60,7 @@ TEST_CASE("import_assimp: counts match assimp's scene on glTF, OBJ, Collada and 
                           "glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb", "OBJ/spider.obj", "Collada/lights.dae",
                           "Collada/box_nested_animation.dae", "FBX/animation_with_skeleton.fbx"}) {
     CAPTURE(rel);
-    const fs::path p = model(rel);
+    const fs::path p = cli_test::assimp_model(rel);
     const auto r = import_assimp(p);
     REQUIRE_MESSAGE(r, r.error);
     reference ref(p);
@@ -135,7 +109,7 @@ TEST_CASE("import_assimp: counts match assimp's scene on glTF, OBJ, Collada and 
 }
 
 TEST_CASE("import_assimp: a skinned, animated glTF (simple_skin)") {
-  const auto r = import_assimp(model("glTF2/simple_skin/simple_skin.gltf"));
+  const auto r = import_assimp(cli_test::assimp_model("glTF2/simple_skin/simple_skin.gltf"));
   REQUIRE_MESSAGE(r, r.error);
   const uc::scene& s = r.scene;
   CHECK(r.gltf);
@@ -167,7 +141,7 @@ TEST_CASE("import_assimp: a skinned, animated glTF (simple_skin)") {
 }
 
 TEST_CASE("import_assimp: morph targets and weight channels (AnimatedMorphCube)") {
-  const auto r = import_assimp(model("glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf"));
+  const auto r = import_assimp(cli_test::assimp_model("glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf"));
   REQUIRE_MESSAGE(r, r.error);
   const uc::scene& s = r.scene;
   REQUIRE(s.meshes.size() == 1);
@@ -184,7 +158,7 @@ TEST_CASE("import_assimp: morph targets and weight channels (AnimatedMorphCube)"
 }
 
 TEST_CASE("import_assimp: glTF materials and images keep their glTF indices; KHR_texture_transform recovered") {
-  const auto r = import_assimp(model("glTF2/textureTransform/TextureTransformTest.gltf"));
+  const auto r = import_assimp(cli_test::assimp_model("glTF2/textureTransform/TextureTransformTest.gltf"));
   REQUIRE_MESSAGE(r, r.error);
   const uc::scene& s = r.scene;
   // assimp orders materials by first use; the scene keeps the file's order.
@@ -214,7 +188,7 @@ TEST_CASE("import_assimp: glTF materials and images keep their glTF indices; KHR
 
 TEST_CASE("import_assimp: embedded images, duplicate material names, cameras") {
   SUBCASE("GLB image bytes are carried as stored") {
-    const auto r = import_assimp(model("glTF2/BoxTextured-glTF-Binary/BoxTextured.glb"));
+    const auto r = import_assimp(cli_test::assimp_model("glTF2/BoxTextured-glTF-Binary/BoxTextured.glb"));
     REQUIRE_MESSAGE(r, r.error);
     REQUIRE(r.scene.textures.size() == 1);
     const auto& t = r.scene.textures[0];
@@ -226,7 +200,7 @@ TEST_CASE("import_assimp: embedded images, duplicate material names, cameras") {
     CHECK(r.scene.materials[0].base_color_texture.texture == 0);
   }
   SUBCASE("2CylinderEngine keeps all 34 materials, names repeated as in the file") {
-    const auto r = import_assimp(model("glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb"));
+    const auto r = import_assimp(cli_test::assimp_model("glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb"));
     REQUIRE_MESSAGE(r, r.error);
     REQUIRE(r.scene.materials.size() == 34);
     CHECK(r.scene.materials[2].name == "Material_17");
@@ -234,7 +208,7 @@ TEST_CASE("import_assimp: embedded images, duplicate material names, cameras") {
     CHECK(r.scene.cameras.size() == 1);
   }
   SUBCASE("cameras: perspective yfov and orthographic from the file") {
-    const auto r = import_assimp(model("glTF2/cameras/Cameras.gltf"));
+    const auto r = import_assimp(cli_test::assimp_model("glTF2/cameras/Cameras.gltf"));
     REQUIRE_MESSAGE(r, r.error);
     REQUIRE(r.scene.cameras.size() == 2);
     CHECK_FALSE(r.scene.cameras[0].orthographic);
@@ -280,7 +254,7 @@ TEST_CASE("import_assimp: options and failures") {
   SUBCASE("no generated normals when asked not to") {
     untold::tools::assimp_import_options o;
     o.generate_normals = false;
-    const auto r = import_assimp(model("glTF2/simple_skin/simple_skin.gltf"), o);
+    const auto r = import_assimp(cli_test::assimp_model("glTF2/simple_skin/simple_skin.gltf"), o);
     REQUIRE_MESSAGE(r, r.error);
     CHECK(r.scene.meshes[0].normals.empty());
     CHECK(count_of(r.scene, "normals") == 0);
@@ -291,19 +265,19 @@ TEST_CASE("import_assimp: options and failures") {
     CHECK(r.error.find("no such file") != std::string::npos);
   }
   SUBCASE("a broken glTF") {
-    const auto r = import_assimp(model("glTF2/wrongTypes/badArray.gltf"));
+    const auto r = import_assimp(cli_test::assimp_model("glTF2/wrongTypes/badArray.gltf"));
     CHECK_FALSE(r);
     CHECK_FALSE(r.error.empty());
   }
   SUBCASE("images: found next to the source, or reported missing with the texture kept") {
-    const auto found = import_assimp(model("OBJ/spider.obj"));
+    const auto found = import_assimp(cli_test::assimp_model("OBJ/spider.obj"));
     REQUIRE_MESSAGE(found, found.error);
     REQUIRE(found.scene.textures.size() == 5);
     CHECK(count_of(found.scene, "image file") == 0);
     for (const auto& t : found.scene.textures) CHECK(t.width > 0);
     const fs::path dir = cli_test::scratch("import_spider");
-    fs::copy_file(model("OBJ/spider.obj"), dir / "spider.obj");
-    fs::copy_file(model("OBJ/spider.mtl"), dir / "spider.mtl");
+    fs::copy_file(cli_test::assimp_model("OBJ/spider.obj"), dir / "spider.obj");
+    fs::copy_file(cli_test::assimp_model("OBJ/spider.mtl"), dir / "spider.mtl");
     const auto missing = import_assimp(dir / "spider.obj");
     REQUIRE_MESSAGE(missing, missing.error);
     CHECK(missing.scene.textures.size() == 5);
@@ -313,13 +287,13 @@ TEST_CASE("import_assimp: options and failures") {
 }
 
 TEST_CASE("import_assimp: point and line primitives are carried with their topology and reported") {
-  const auto points = import_assimp(model("glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_00.gltf"));
+  const auto points = import_assimp(cli_test::assimp_model("glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_00.gltf"));
   REQUIRE_MESSAGE(points, points.error);
   REQUIRE(points.scene.meshes.size() == 1);
   CHECK(points.scene.meshes[0].primitive == uc::topology::point_list);
   CHECK(points.scene.meshes[0].indices.size() == 1024);
   CHECK(count_of(points.scene, "point primitives") == 1024);
-  const auto lines = import_assimp(model("glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_01.gltf"));
+  const auto lines = import_assimp(cli_test::assimp_model("glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_01.gltf"));
   REQUIRE_MESSAGE(lines, lines.error);
   REQUIRE(lines.scene.meshes.size() == 1);
   CHECK(lines.scene.meshes[0].primitive == uc::topology::line_list);
@@ -328,7 +302,7 @@ TEST_CASE("import_assimp: point and line primitives are carried with their topol
 }
 
 TEST_CASE("import_assimp: more than 4 influences per vertex: the 4 largest kept, the rest counted") {
-  const fs::path p = model("FBX/animation_with_skeleton.fbx");
+  const fs::path p = cli_test::assimp_model("FBX/animation_with_skeleton.fbx");
   const auto r = import_assimp(p);
   REQUIRE_MESSAGE(r, r.error);
   reference ref(p);
