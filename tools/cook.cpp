@@ -1,4 +1,5 @@
 #include "cook.hpp"
+#include "import_assimp.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -33,23 +34,7 @@ namespace {
 
 // ---- small helpers ------------------------------------------------------------------
 
-/// Valid UTF-8 without NULs (the string table's rules): invalid bytes become '?'.
-std::string utf8_name(std::string_view s) {
-  const auto bytes = std::as_bytes(std::span(s.data(), s.size()));
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < bytes.size();) {
-    const std::size_t len = untold::detail::utf8_sequence_length(bytes, i);
-    if (len == 0 || s[i] == '\0') {
-      if (s[i] != '\0') out.push_back('?');
-      ++i;
-      continue;
-    }
-    out.append(s.substr(i, len));
-    i += len;
-  }
-  return out;
-}
+std::string utf8_name(std::string_view s) { return sanitized_utf8(s); }
 std::string utf8_name(const aiString& s) { return utf8_name(std::string_view(s.C_Str(), s.length)); }
 
 /// assimp's aiMatrix4x4 is row-major (a1..a4 is the first row); .untold is

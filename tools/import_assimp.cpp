@@ -31,14 +31,7 @@ namespace fs = std::filesystem;
 
 namespace untold::tools {
 
-namespace {
-
-using namespace untold::convert;
-
-// ---- small helpers ------------------------------------------------------------------
-
-/// Valid UTF-8 without NULs: invalid bytes become '?'.
-std::string utf8(std::string_view s) {
+std::string sanitized_utf8(std::string_view s) {
   const auto bytes = std::as_bytes(std::span(s.data(), s.size()));
   std::string out;
   out.reserve(s.size());
@@ -54,6 +47,14 @@ std::string utf8(std::string_view s) {
   }
   return out;
 }
+
+namespace {
+
+using namespace untold::convert;
+
+// ---- small helpers ------------------------------------------------------------------
+
+std::string utf8(std::string_view s) { return sanitized_utf8(s); }
 std::string utf8(const aiString& s) { return utf8(std::string_view(s.C_Str(), s.length)); }
 
 std::string quoted(std::string_view kind, std::string_view name) {
