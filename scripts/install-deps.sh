@@ -12,6 +12,9 @@ packages=(
   libyaml-cpp-dev libstb-dev
   # untold::remote (libcurl) and its tests against a private nginx over TLS (tests/remote/)
   libcurl4-openssl-dev nginx openssl
+  # GPU tests and examples (tests/gpu/, docs/gpu.md): Vulkan headers and loader,
+  # Mesa's software driver lavapipe, and glslang to compile the shader snippets
+  libvulkan-dev mesa-vulkan-drivers glslang-tools
   # the peers of the optional benchmarks (bench/bench_peers.cpp; libassimp-dev is above)
   libtinygltf-dev
 )
