@@ -1,7 +1,14 @@
 // untold/vertex_decode.hpp - bulk decoding of PBR_STATIC_V1 vertices into
-// float arrays (interleaved `pbr_vertex` structs or per-attribute streams),
-// with SSE4.1, AVX2+F16C and NEON paths that are bit-identical to the scalar
-// path (vertex.hpp's per-vertex decode).
+// float arrays (interleaved `pbr_vertex` structs or per-attribute streams)
+// and of index buffers into uint32, with SSE4.1, AVX2+F16C and NEON paths
+// that are bit-identical to the scalar path (vertex.hpp's per-vertex decode).
+//
+// Two ways to receive the output, neither of which zero-fills first:
+//   - caller memory (std::span overloads): a mapped GPU staging buffer, a
+//     pool, an existing array;
+//   - a fresh uninitialised array (decode_pbr_vertices(bytes) and
+//     widen_indices(view) returning untold::decoded_array<T>), allocated with
+//     std::make_unique_for_overwrite, so every output byte is written once.
 //
 // Safe on untrusted input: any bytes decode to some value; the decoders check
 // that the byte count is a multiple of the stride and that the outputs have
@@ -18,10 +25,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <span>
 #include <string_view>
 
 #include "untold/vertex.hpp"
+#include "untold/view.hpp"
 
 #if !defined(UNTOLD_NO_SIMD) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define UNTOLD_VERTEX_X86 1
@@ -417,6 +427,48 @@ inline void decode_soa_neon(const std::byte* in, std::size_t n, const stream_ptr
 }
 #endif  // UNTOLD_VERTEX_NEON
 
+
+// ---- index widening ------------------------------------------------------------------
+
+inline void widen_u16_scalar(const std::byte* in, std::size_t begin, std::size_t end, std::uint32_t* out) noexcept {
+  for (std::size_t i = begin; i < end; ++i) out[i] = load_le_unchecked<std::uint16_t>(in + 2 * i);
+}
+
+#if UNTOLD_VERTEX_X86
+UNTOLD_TARGET_SSE41 inline void widen_u16_sse41(const std::byte* in, std::size_t n, std::uint32_t* out) noexcept {
+  const std::size_t simd_end = n & ~std::size_t{7};
+  for (std::size_t i = 0; i < simd_end; i += 8) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 2 * i));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_cvtepu16_epi32(v));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i + 4), _mm_cvtepu16_epi32(_mm_srli_si128(v, 8)));
+  }
+  widen_u16_scalar(in, simd_end, n, out);
+}
+
+UNTOLD_TARGET_AVX2 inline void widen_u16_avx2(const std::byte* in, std::size_t n, std::uint32_t* out) noexcept {
+  const std::size_t simd_end = n & ~std::size_t{15};
+  for (std::size_t i = 0; i < simd_end; i += 16) {
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 2 * i));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 2 * i + 16));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_cvtepu16_epi32(lo));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8), _mm256_cvtepu16_epi32(hi));
+  }
+  widen_u16_scalar(in, simd_end, n, out);
+}
+#endif
+
+#if UNTOLD_VERTEX_NEON
+inline void widen_u16_neon(const std::byte* in, std::size_t n, std::uint32_t* out) noexcept {
+  const std::size_t simd_end = n & ~std::size_t{7};
+  for (std::size_t i = 0; i < simd_end; i += 8) {
+    const uint16x8_t v = vld1q_u16(reinterpret_cast<const std::uint16_t*>(in + 2 * i));
+    vst1q_u32(out + i, vmovl_u16(vget_low_u16(v)));
+    vst1q_u32(out + i + 4, vmovl_u16(vget_high_u16(v)));
+  }
+  widen_u16_scalar(in, simd_end, n, out);
+}
+#endif
+
 [[nodiscard]] inline result<decode_path> resolve_path(decode_path requested) noexcept {
   if (requested == decode_path::automatic) return best_decode_path();
   if (!decode_path_supported(requested)) {
@@ -495,6 +547,74 @@ inline void decode_soa_neon(const std::byte* in, std::size_t n, const stream_ptr
     default: detail::decode_soa_scalar(in, 0, n, s); break;
   }
   return {};
+}
+
+/// An array the library allocated and filled: std::unique_ptr<T[]> plus its
+/// element count. Allocated with std::make_unique_for_overwrite, so nothing is
+/// zero-filled before the decode writes every element.
+template <class T>
+struct decoded_array {
+  std::unique_ptr<T[]> data{};
+  std::size_t size = 0;
+
+  [[nodiscard]] std::span<T> span() noexcept { return {data.get(), size}; }
+  [[nodiscard]] std::span<const T> span() const noexcept { return {data.get(), size}; }
+};
+
+/// Writes every index of `indices` into `out` as uint32 (uint16 indices are
+/// zero-extended with SSE4.1 / AVX2 / NEON; uint32 ones are copied). `out`
+/// must hold exactly indices.size() elements, else errc::invalid_argument
+/// (field "out"); also when a forced `path` is not supported here. Values are
+/// not checked against a vertex count: the reader's R-INDEX-VALUE does that.
+/// Safe on untrusted input.
+[[nodiscard]] inline status widen_indices(index_view indices, std::span<std::uint32_t> out,
+                                          decode_path path = decode_path::automatic) noexcept {
+  const std::size_t n = indices.size();
+  if (out.size() != n) return detail::input_error("out", no_index, out.size(), true);
+  const auto resolved = detail::resolve_path(path);
+  if (!resolved) return resolved.error();
+  const std::byte* in = indices.bytes().data();
+  if (indices.index_bytes() == 4) {
+    if constexpr (std::endian::native == std::endian::little) {
+      if (n != 0) std::memcpy(out.data(), in, n * 4);
+    } else {
+      for (std::size_t i = 0; i < n; ++i) out[i] = indices[i];
+    }
+    return {};
+  }
+  switch (*resolved) {
+#if UNTOLD_VERTEX_X86
+    case decode_path::avx2: detail::widen_u16_avx2(in, n, out.data()); break;
+    case decode_path::sse41: detail::widen_u16_sse41(in, n, out.data()); break;
+#endif
+#if UNTOLD_VERTEX_NEON
+    case decode_path::neon: detail::widen_u16_neon(in, n, out.data()); break;
+#endif
+    default: detail::widen_u16_scalar(in, 0, n, out.data()); break;
+  }
+  return {};
+}
+
+/// widen_indices into a fresh uninitialised array of indices.size() uint32.
+/// Safe on untrusted input; allocates 4 bytes per index of a view the caller
+/// already holds (the reader bounded its size).
+[[nodiscard]] inline result<decoded_array<std::uint32_t>> widen_indices(index_view indices,
+                                                                        decode_path path = decode_path::automatic) {
+  decoded_array<std::uint32_t> out{std::make_unique_for_overwrite<std::uint32_t[]>(indices.size()), indices.size()};
+  UNTOLD_TRY(widen_indices(indices, out.span(), path));
+  return out;
+}
+
+/// decode_pbr_vertices into a fresh uninitialised array of
+/// vertex_bytes.size() / 32 pbr_vertex (72 bytes each). Errors as for the
+/// span overload. Safe on untrusted input.
+[[nodiscard]] inline result<decoded_array<pbr_vertex>> decode_pbr_vertices(
+    byte_span vertex_bytes, decode_path path = decode_path::automatic) {
+  if (vertex_bytes.size() % pbr_vertex_stride != 0) return detail::vertex_bytes_error(vertex_bytes.size());
+  const std::size_t n = vertex_bytes.size() / pbr_vertex_stride;
+  decoded_array<pbr_vertex> out{std::make_unique_for_overwrite<pbr_vertex[]>(n), n};
+  UNTOLD_TRY(decode_pbr_vertices(vertex_bytes, out.span(), path));
+  return out;
 }
 
 }  // namespace untold

@@ -759,3 +759,53 @@ TEST_CASE("vertex: bulk decode argument errors") {
   // Zero vertices with empty outputs is fine on every path.
   CHECK(untold::decode_pbr_vertices(untold::byte_span{}, std::span<untold::pbr_vertex>{}).has_value());
 }
+
+TEST_CASE("vertex: index widening, every path, against the view") {
+  // uint16 indices at every count around the SIMD block sizes (8, 16), at odd
+  // byte offsets, with the extreme values; uint32 indices are copied.
+  for (std::size_t n : {0, 1, 7, 8, 9, 15, 16, 17, 33, 1000, 65'537}) {
+    const auto raw = random_bytes(2 * n + 3, 77 + n);
+    for (std::size_t offset : {0, 1}) {
+      CAPTURE(n);
+      CAPTURE(offset);
+      auto bytes = std::vector<std::byte>(raw.begin() + static_cast<std::ptrdiff_t>(offset),
+                                          raw.begin() + static_cast<std::ptrdiff_t>(offset + 2 * n));
+      if (n > 2) {
+        bytes[0] = bytes[1] = std::byte{0xFF};   // 65535
+        bytes[2] = bytes[3] = std::byte{0x00};   // 0
+      }
+      const auto view = *untold::index_view::make(bytes, 1);
+      std::vector<untold::decode_path> paths{untold::decode_path::scalar, untold::decode_path::automatic};
+      for (auto p : available_simd_paths()) paths.push_back(p);
+      for (auto p : paths) {
+        CAPTURE(untold::decode_path_name(p));
+        const auto out = untold::widen_indices(view, p);
+        REQUIRE(out.has_value());
+        REQUIRE(out->size == n);
+        for (std::size_t i = 0; i < n; ++i) REQUIRE(out->data[i] == view[i]);
+      }
+    }
+  }
+  const auto raw32 = random_bytes(4 * 37, 9);
+  const auto view32 = *untold::index_view::make(raw32, 2);
+  const auto out32 = untold::widen_indices(view32);
+  REQUIRE(out32.has_value());
+  for (std::size_t i = 0; i < view32.size(); ++i) REQUIRE(out32->data[i] == view32[i]);
+}
+
+TEST_CASE("vertex: decode into fresh arrays equals decode into caller memory") {
+  const auto bytes = random_bytes(32 * 129, 21);
+  std::vector<untold::pbr_vertex> expected(129);
+  REQUIRE(untold::decode_pbr_vertices(bytes, expected));
+  const auto fresh = untold::decode_pbr_vertices(untold::byte_span(bytes));
+  REQUIRE(fresh.has_value());
+  REQUIRE(fresh->size == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) REQUIRE(same_object_bits(fresh->data[i], expected[i]));
+  CHECK_FALSE(untold::decode_pbr_vertices(untold::byte_span(bytes).first(31)).has_value());
+  // Caller memory of the wrong size is refused, naming the argument.
+  const auto view = *untold::index_view::make(untold::byte_span(bytes).first(64), 1);
+  std::vector<std::uint32_t> short_out(31);
+  const auto e = untold::widen_indices(view, short_out);
+  REQUIRE_FALSE(e.has_value());
+  CHECK(std::string_view(e.error().context.field) == "out");
+}
