@@ -165,6 +165,12 @@ class posix_fd {
 
 }  // namespace detail
 
+/// How mapped_file::open hints the OS about reading the file.
+enum class read_ahead : std::uint8_t {
+  on_demand,   // pages come in as they are touched (the default: open cost flat in file size)
+  whole_file,  // read everything ahead (POSIX_MADV_WILLNEED / FILE_FLAG_SEQUENTIAL_SCAN)
+};
+
 /// A whole file mapped read-only. RAII, move-only.
 ///
 /// The mapping reflects the file on disk: if another process truncates the
@@ -172,15 +178,19 @@ class posix_fd {
 /// an access violation (Windows); use file_range_source where that matters.
 class mapped_file {
  public:
-  /// Maps `path` read-only and hints the OS to read it ahead (the reader
-  /// hashes and decodes every chunk, so the whole file is about to be used).
+  /// Maps `path` read-only. `hint` = read_ahead::whole_file asks the OS to
+  /// read the whole file ahead (right when every byte is about to be used,
+  /// e.g. to verify the content hash); on_demand (the default) leaves paging
+  /// to the access pattern, so the cost of open does not grow with the file.
   /// Errors: io_open_failed (missing, unreadable, a directory or not a regular
   /// file, mapping failed; context.value = errno / GetLastError),
   /// io_empty_file (size 0). A file too short to be .untold still maps: that
   /// is the reader's R-TRUNC-HEADER. Safe with any path.
-  [[nodiscard]] static result<mapped_file> open(const std::filesystem::path& path) noexcept {
+  [[nodiscard]] static result<mapped_file> open(const std::filesystem::path& path,
+                                                read_ahead hint = read_ahead::on_demand) noexcept {
 #if defined(_WIN32)
-    auto opened = detail::open_readable(path, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_SEQUENTIAL_SCAN);
+    auto opened = detail::open_readable(
+        path, hint == read_ahead::whole_file ? FILE_ATTRIBUTE_NORMAL | FILE_FLAG_SEQUENTIAL_SCAN : FILE_ATTRIBUTE_NORMAL);
     if (!opened) return opened.error();
     const std::uint64_t size = opened->second;
     if (!detail::fits_in_size_t(size)) return detail::source_error(errc::io_open_failed, "size", size);
@@ -200,7 +210,7 @@ class mapped_file {
     void* p = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, opened->first.get(), 0);
     if (p == MAP_FAILED) return detail::last_os_error(errc::io_open_failed);
     // Only a hint: failure changes nothing about correctness.
-    (void)::posix_madvise(p, static_cast<std::size_t>(size), POSIX_MADV_WILLNEED);
+    if (hint == read_ahead::whole_file) (void)::posix_madvise(p, static_cast<std::size_t>(size), POSIX_MADV_WILLNEED);
     // The descriptor closes when `opened` dies; the mapping stays valid.
     return mapped_file(static_cast<const std::byte*>(p), static_cast<std::size_t>(size));
 #endif

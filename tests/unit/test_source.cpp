@@ -81,6 +81,11 @@ TEST_CASE("source: mapped_file of a temp file equals its bytes") {
     CHECK(same(other.bytes(), content));
     untold::mapped_file third = std::move(other);
     CHECK(same(third.bytes(), content));
+
+    // The read-ahead hint changes paging, never the bytes.
+    auto ahead = untold::mapped_file::open(tmp.get(), untold::read_ahead::whole_file);
+    REQUIRE(ahead.has_value());
+    CHECK(same(ahead->bytes(), content));
   }
 }
 
