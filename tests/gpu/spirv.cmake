@@ -1,0 +1,29 @@
+# untold_spirv_header(<target> <shader>...): compiles each GLSL shader under
+# tests/gpu/shaders with glslangValidator (Debian's glslang-tools) into a C
+# header <name>_<stage>.h holding `const uint32_t <name>_<stage>[]`, in
+# <target>'s binary directory, which joins its include path. Shaders may
+# #include untold_decode.glsl (include/untold/shaders) and render_common.glsl.
+find_program(UNTOLD_GLSLANG_VALIDATOR glslangValidator)
+set(UNTOLD_GPU_SHADER_DIR ${CMAKE_CURRENT_LIST_DIR}/shaders)
+set(UNTOLD_GPU_DECODE_DIR ${CMAKE_CURRENT_LIST_DIR}/../../include/untold/shaders)
+
+function(untold_spirv_header target)
+  set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/${target}_spirv)
+  set(headers)
+  foreach(shader IN LISTS ARGN)
+    string(REPLACE "." "_" symbol ${shader})
+    set(header ${out_dir}/${symbol}.h)
+    add_custom_command(
+      OUTPUT ${header}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir}
+      COMMAND ${UNTOLD_GLSLANG_VALIDATOR} -V -I${UNTOLD_GPU_DECODE_DIR} --vn ${symbol} -o ${header}
+              ${UNTOLD_GPU_SHADER_DIR}/${shader}
+      DEPENDS ${UNTOLD_GPU_SHADER_DIR}/${shader} ${UNTOLD_GPU_SHADER_DIR}/render_common.glsl
+              ${UNTOLD_GPU_DECODE_DIR}/untold_decode.glsl
+      COMMENT "glslangValidator ${shader}"
+      VERBATIM)
+    list(APPEND headers ${header})
+  endforeach()
+  target_sources(${target} PRIVATE ${headers})
+  target_include_directories(${target} PRIVATE ${out_dir})
+endfunction()
