@@ -102,7 +102,7 @@ bytes scene(const scene_options& o) {
 
 /// Every engine extension table: a two-joint skeleton skinning a quad, an
 /// animation clip with both kinds of keys, a light, a camera, colour
-/// management and a LUT.
+/// management, a LUT, morph targets with a driver, and a muscle.
 bytes extensions_scene() {
   static const bytes q = quad(0);
   static const std::array<std::uint32_t, 6> tris = {0, 1, 2, 1, 3, 2};
@@ -125,6 +125,13 @@ bytes extensions_scene() {
   w.add_camera({.name = "eye", .entity = root});
   w.set_color_management({.view_transform = "AgX", .look = "base", .lut_texture = tex});
   w.add_color_grade_lut({.uri = "Luts/b.cube", .lut_size = 33});
+  // Chunks 23, 24, 26, 27: two morph targets (one driven), a muscle.
+  const std::array<untold::float3, 4> smile = {{{0, 0, 0}, {0.5f, 0, 0}, {0, 0.25f, 0}, {0, 0, 0}}};
+  const std::array<untold::morph_delta, 1> blink = {{{.vertex = 3, .position = {0, 0, -1}, .normal = {0, 1, 0}}}};
+  w.add_morph_target(mesh, {.name = "smile", .positions = smile});
+  w.add_morph_target(mesh, {.name = "blink", .deltas = blink, .normal_deltas = true,
+                            .driver = untold::morph_driver_desc{.joint_path = "hips/spine"}});
+  w.add_muscle({.skeleton = skeleton, .name = "m", .origin_joint = "hips", .insertion_joint = "hips/spine"});
   return must(w.finish({.content_hash = false}), "extensions");
 }
 

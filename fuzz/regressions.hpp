@@ -91,7 +91,7 @@ inline bytes overlapping_meshes(std::uint32_t n) {
   untold::builder b;
   const auto e = b.add_entity({.name = "e"});
   std::vector<bytes> vertices;
-  const std::vector<std::uint32_t> indices = {0, 0};  // 4 bytes: no alignment padding
+  const std::vector<std::uint32_t> indices = {0, 0, 0, 0, 0, 0};  // 12 bytes: no alignment padding, a whole triangle list
   for (std::uint32_t i = 0; i < n; ++i) {
     vertices.push_back(vertices_at({{static_cast<float>(i % 7), 0, 0}}));
     b.add_mesh({.entity = e, .vertices = vertices.back(), .indices = indices});
@@ -124,7 +124,7 @@ inline bytes overlapping_skins(std::uint32_t n) {
   const auto e = b.add_entity({.name = "e"});
   const untold::skeleton_joint_desc joint{.path = "root"};
   const auto skeleton = b.add_skeleton({.name = "rig", .entity = e, .joints = std::span(&joint, 1)});
-  const std::vector<std::uint32_t> indices = {0, 0}, palette = {0};
+  const std::vector<std::uint32_t> indices = {0, 0, 0}, palette = {0};
   std::vector<untold::float3> positions;
   for (std::uint32_t i = 0; i < n; ++i) positions.push_back({static_cast<float>(i % 7), 0, 0});
   const bytes big_vertices = vertices_at(positions), one_vertex = vertices_at({{0, 0, 0}});

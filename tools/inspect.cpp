@@ -265,6 +265,11 @@ json material_json(const asset& a, std::uint32_t row, const material_record& m) 
               {"roughnessFactor", num(m.roughness_factor)},
               {"occlusionStrength", num(m.occlusion_strength)},
               {"alphaCutoff", num(m.alpha_cutoff)},
+              {"alphaMode", m.alpha_mode() == alpha_mode::opaque ? json("opaque")
+                            : m.alpha_mode() == alpha_mode::mask ? json("mask")
+                            : m.alpha_mode() == alpha_mode::blend ? json("blend")
+                                                                  : json(nullptr)},
+              {"transmissionFactor", num(m.transmission_factor)},
               {"textures",
                {{"baseColor", ref(m.base_color_texture)},
                 {"normal", ref(m.normal_texture)},
@@ -625,6 +630,10 @@ std::vector<dump_table> extension_tables(const asset& a) {
   add(extension_table<camera_record>(a, "cameras"), chunk_type::camera_table);
   add(extension_table<color_management_record>(a, "colorManagement"), chunk_type::color_management_table);
   add(extension_table<color_grade_lut_record>(a, "colorGradeLUTs"), chunk_type::color_grade_lut_table);
+  add(extension_table<morph_target_record>(a, "morphTargets"), chunk_type::morph_target_table);
+  add(extension_table<morph_target_entry>(a, "morphTargetEntries"), chunk_type::morph_target_data);
+  add(extension_table<morph_driver_record>(a, "morphDrivers"), chunk_type::morph_driver_table);
+  add(extension_table<muscle_record>(a, "muscles"), chunk_type::muscle_table);
   return all;
 }
 #else
@@ -768,11 +777,13 @@ void write_dump_text(const std::string& name, const asset& a, std::uint32_t vert
   for (std::uint32_t row = 0; row < materials.size(); ++row) {
     const json m = material_json(a, row, materials[row]);
     std::string s =
-        format("  [%s] '%s' baseColor=%s emissive=%s metallic=%s roughness=%s normalScale=%s occlusion=%s alphaCutoff=%s\n",
+        format("  [%s] '%s' baseColor=%s emissive=%s metallic=%s roughness=%s normalScale=%s occlusion=%s alphaCutoff=%s "
+               "alphaMode=%s transmission=%s\n",
                show(m["index"]).c_str(), show(m["name"]).c_str(), show_list(m["baseColorFactor"]).c_str(),
                show_list(m["emissiveFactor"]).c_str(), show(m["metallicFactor"]).c_str(),
                show(m["roughnessFactor"]).c_str(), show(m["normalScale"]).c_str(),
-               show(m["occlusionStrength"]).c_str(), show(m["alphaCutoff"]).c_str());
+               show(m["occlusionStrength"]).c_str(), show(m["alphaCutoff"]).c_str(), show(m["alphaMode"]).c_str(),
+               show(m["transmissionFactor"]).c_str());
     std::string textures;
     for (const auto& [role, index] : m["textures"].items())
       if (!index.is_null()) textures += " " + role + "=" + show(index);

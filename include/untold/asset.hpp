@@ -122,6 +122,10 @@ class asset {
     return it->second;
   }
 
+  /// Whether the asset was opened with open_options::relaxed_extension_ranges
+  /// (the library's stricter extension rules relaxed; see docs/format.md).
+  [[nodiscard]] bool relaxed_extension_ranges() const noexcept { return relaxed_extension_ranges_; }
+
   /// Bytes [offset, offset + size) of a core chunk's uncompressed payload;
   /// empty when the chunk is absent or not loaded or the range is not inside
   /// it. Safe for any values.
@@ -142,6 +146,7 @@ class asset {
   std::vector<std::vector<std::byte>> owned_;  // storage of decompressed payloads
   std::array<std::uint32_t, max_known_chunk_type + 1> chunk_by_type_ = filled_none();
   std::vector<std::pair<std::uint32_t, std::uint32_t>> entity_rows_;  // (entityId, row), sorted
+  bool relaxed_extension_ranges_ = false;
 
   static constexpr std::array<std::uint32_t, max_known_chunk_type + 1> filled_none() noexcept {
     std::array<std::uint32_t, max_known_chunk_type + 1> a{};

@@ -75,16 +75,21 @@ namespace untold {
   X(bad_stride, "R-STRIDE", "a mesh's vertexStrideBytes does not match the vertex layout (32)")               \
   X(vertex_size, "R-VERTEX-SIZE", "a mesh's vertexDataSizeBytes != vertexCount * vertexStrideBytes")          \
   X(index_size, "R-INDEX-SIZE", "a mesh's indexDataSizeBytes != indexCount * index size")                     \
+  X(index_count, "R-INDEX-COUNT", "a mesh's indexCount is not a multiple of 3 (meshes are triangle lists)")    \
   X(vertex_range, "R-VERTEX-RANGE", "a mesh's vertex bytes exceed VERTEX_DATA")                                \
   X(index_range, "R-INDEX-RANGE", "a mesh's index bytes exceed INDEX_DATA")                                    \
   X(edge_range, "R-EDGE-RANGE", "a mesh's edge indices exceed EDGE_INDEX_DATA or it is missing")              \
   X(texture_index, "R-TEXTURE-INDEX", "a material texture index is neither NONE nor a texture")               \
   X(texture_format, "R-TEXTURE-FORMAT", "unknown textureFormat")                                               \
   X(extension_range, "R-EXT-RANGES", "an extension-table reference or range is invalid")                      \
+  X(morph_mesh, "R-MORPH-MESH", "a morph target's meshRecordIndex names no mesh")                              \
+  X(morph_range, "R-MORPH-RANGE", "a morph target's entries exceed MORPH_TARGET_DATA, or that chunk is missing") \
+  X(morph_driver, "R-MORPH-DRIVER", "a morph driver's targetIndex names no morph target")                      \
   /* spec 6: deep checks */                                                                                     \
   X(index_value, "R-INDEX-VALUE", "an index is >= the mesh's vertexCount")                                     \
   X(not_finite, "R-FINITE", "a position, bound or transform is not finite")                                    \
   X(out_of_bounds, "R-BOUNDS", "a vertex lies outside its mesh's localBounds")                                 \
+  X(morph_vertex, "R-MORPH-VERTEX", "a morph entry's vertexIndex is >= its mesh's vertexCount")                \
   /* not file rules: I/O and API misuse */                                                                      \
   X(io_open_failed, "E-IO-OPEN", "the file could not be opened")                                               \
   X(io_read_failed, "E-IO-READ", "reading the file failed")                                                    \
@@ -92,6 +97,8 @@ namespace untold {
   X(io_write_failed, "E-IO-WRITE", "writing the file failed")                                                  \
   X(range_missing, "E-RANGE-MISSING", "the bytes this needs have not been supplied yet")                      \
   X(invalid_argument, "E-INVALID-ARGUMENT", "invalid input to the writer or API")                              \
+  X(format_version_too_low, "E-FORMAT-VERSION",                                                                 \
+    "the requested formatVersion cannot store the content (limit = the lowest version that can)")              \
   X(encode_failed, "E-ENCODE", "compressing or hashing failed inside the codec library")
 
 enum class errc : std::uint16_t {

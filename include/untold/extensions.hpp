@@ -37,6 +37,7 @@
 #include "detail/lean_std.hpp"
 #include "error.hpp"
 #include "format.hpp"
+#include "packing.hpp"
 #include "records.hpp"
 #include "validate.hpp"
 #include "view.hpp"
@@ -198,6 +199,92 @@ struct color_grade_lut_record {
   float3 domain_min{0, 0, 0};
   float3 domain_max{1, 1, 1};
   friend constexpr bool operator==(const color_grade_lut_record&, const color_grade_lut_record&) = default;
+};
+
+/// Morph target (23), 24 B: a named set of sparse per-vertex deltas for mesh
+/// row meshRecordIndex, entries [firstEntryIndex, + entryCount) of
+/// MORPH_TARGET_DATA. flags: morph_flags bits, unknown bits passed through.
+struct morph_target_record {
+  std::uint32_t mesh_record_index = 0;
+  std::uint32_t name_offset = none;
+  std::uint32_t flags = 0;
+  std::uint32_t first_entry_index = 0;  // entries (16 B each), not bytes
+  std::uint32_t entry_count = 0;
+  /// Multiplies every stored position delta (the reference exporter writes 1).
+  float position_scale = 1;
+  friend constexpr bool operator==(const morph_target_record&, const morph_target_record&) = default;
+};
+
+/// One entry of MORPH_TARGET_DATA (24), 16 B: a vertex of the target's mesh
+/// and its deltas as IEEE binary16 bit patterns (what the reference exporter
+/// writes from numpy float16). The position delta is the stored value times
+/// the target's positionScale; normal deltas are zero unless the target has
+/// morph_flags::has_normal_deltas.
+struct morph_target_entry {
+  std::uint32_t vertex_index = 0;
+  std::array<std::uint16_t, 3> position_delta{};
+  std::array<std::uint16_t, 3> normal_delta{};
+
+  /// The position delta in model units for a target's positionScale.
+  [[nodiscard]] constexpr float3 position(float position_scale) const noexcept {
+    return {half_to_float(position_delta[0]) * position_scale, half_to_float(position_delta[1]) * position_scale,
+            half_to_float(position_delta[2]) * position_scale};
+  }
+  [[nodiscard]] constexpr float3 normal() const noexcept {
+    return {half_to_float(normal_delta[0]), half_to_float(normal_delta[1]), half_to_float(normal_delta[2])};
+  }
+  friend constexpr bool operator==(const morph_target_entry&, const morph_target_entry&) = default;
+};
+
+/// Morph driver (26), 36 B: drives morph target row targetIndex from the
+/// rotation of the joint at jointPathOffset (a pose-space deformer: weight
+/// from the distance of the joint's rotation to poseRotation, within radius,
+/// shaped by kernel; 0 is the reference exporter's only kernel).
+struct morph_driver_record {
+  std::uint32_t target_index = 0;
+  std::uint32_t joint_path_offset = none;
+  std::uint32_t kernel = 0;
+  float4 pose_rotation{0, 0, 0, 1};  // quaternion xyzw
+  float radius = 0.5f;
+  std::uint32_t reserved = 0;
+  friend constexpr bool operator==(const morph_driver_record&, const morph_driver_record&) = default;
+};
+
+/// Muscle (27), 128 B: a simulated muscle between two attachments on the
+/// joints of the skeleton whose entityId is skeletonEntityId. Joints are named
+/// by path strings (as animation channels are); offsets are in the
+/// character's frame (lateral-left, up, forward), angles in radians.
+/// Defaults are the reference exporter's.
+struct muscle_record {
+  std::uint32_t skeleton_entity_id = none;
+  std::uint32_t name_offset = none;
+  std::uint32_t flags = 0;  // muscle_flags
+  std::uint32_t forward_joint_offset = none;
+  std::uint32_t forward_tip_joint_offset = none;
+  std::uint32_t origin_joint_offset = none;
+  std::uint32_t origin_tip_joint_offset = none;
+  float origin_fraction = 0.5f;
+  float3 origin_offset{0, 0, 0};
+  std::uint32_t insertion_joint_offset = none;
+  std::uint32_t insertion_tip_joint_offset = none;
+  float insertion_fraction = 0.5f;
+  float3 insertion_offset{0, 0, 0};
+  float belly_radius = 0;
+  float tendon_radius = 0;
+  float max_contraction = 0.25f;
+  float fiber_compliance = 2e-6f;
+  float cross_compliance = 4e-6f;
+  float volume_compliance = 0;
+  float damping = 6;
+  float bone_radius = 0;
+  float skin_influence = 0.03f;
+  std::uint32_t rings = 7;
+  std::uint32_t segments = 8;
+  std::uint32_t driver_joint_offset = none;
+  float driver_start_angle = 0;
+  float driver_full_angle = 0;
+  std::uint32_t reserved = 0;
+  friend constexpr bool operator==(const muscle_record&, const muscle_record&) = default;
 };
 
 /// One skinned vertex of JOINT_INDEX_DATA (16), 8 B: four joint indices into
@@ -430,6 +517,85 @@ struct record_traits<color_grade_lut_record> {
 };
 
 template <>
+struct record_traits<morph_target_record> {
+  static constexpr chunk_type table = chunk_type::morph_target_table;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 24; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.mesh_record_index, "meshRecordIndex");
+    v(r.name_offset, "nameOffset");
+    v(r.flags, "flags");
+    v(r.first_entry_index, "firstEntryIndex");
+    v(r.entry_count, "entryCount");
+    v(r.position_scale, "positionScale");
+  }
+};
+
+template <>
+struct record_traits<morph_target_entry> {
+  static constexpr chunk_type table = chunk_type::morph_target_data;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 16; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.vertex_index, "vertexIndex");
+    v(r.position_delta, "positionDelta");
+    v(r.normal_delta, "normalDelta");
+  }
+};
+
+template <>
+struct record_traits<morph_driver_record> {
+  static constexpr chunk_type table = chunk_type::morph_driver_table;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 36; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.target_index, "targetIndex");
+    v(r.joint_path_offset, "jointPathOffset");
+    v(r.kernel, "kernel");
+    v(r.pose_rotation, "poseRotation");
+    v(r.radius, "radius");
+    v(r.reserved, "reserved");
+  }
+};
+
+template <>
+struct record_traits<muscle_record> {
+  static constexpr chunk_type table = chunk_type::muscle_table;
+  static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 128; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t) {
+    v(r.skeleton_entity_id, "skeletonEntityId");
+    v(r.name_offset, "nameOffset");
+    v(r.flags, "flags");
+    v(r.forward_joint_offset, "forwardJointOffset");
+    v(r.forward_tip_joint_offset, "forwardTipJointOffset");
+    v(r.origin_joint_offset, "originJointOffset");
+    v(r.origin_tip_joint_offset, "originTipJointOffset");
+    v(r.origin_fraction, "originFraction");
+    v(r.origin_offset, "originOffset");
+    v(r.insertion_joint_offset, "insertionJointOffset");
+    v(r.insertion_tip_joint_offset, "insertionTipJointOffset");
+    v(r.insertion_fraction, "insertionFraction");
+    v(r.insertion_offset, "insertionOffset");
+    v(r.belly_radius, "bellyRadius");
+    v(r.tendon_radius, "tendonRadius");
+    v(r.max_contraction, "maxContraction");
+    v(r.fiber_compliance, "fiberCompliance");
+    v(r.cross_compliance, "crossCompliance");
+    v(r.volume_compliance, "volumeCompliance");
+    v(r.damping, "damping");
+    v(r.bone_radius, "boneRadius");
+    v(r.skin_influence, "skinInfluence");
+    v(r.rings, "rings");
+    v(r.segments, "segments");
+    v(r.driver_joint_offset, "driverJointOffset");
+    v(r.driver_start_angle, "driverStartAngle");
+    v(r.driver_full_angle, "driverFullAngle");
+    v(r.reserved, "reserved");
+  }
+};
+
+template <>
 struct record_traits<skin_joint_indices> {
   static constexpr chunk_type table = chunk_type::joint_index_data;
   static constexpr std::size_t size(std::uint32_t = max_format_version) noexcept { return 8; }
@@ -486,8 +652,9 @@ static_assert(detail::field_lists_match_sizes<skeleton_record, skeleton_joint_re
                                               skin_joint_mapping_record, animation_clip_record,
                                               animation_channel_record, translation_keyframe_record,
                                               rotation_keyframe_record, light_record, camera_record,
-                                              color_management_record, color_grade_lut_record, skin_joint_indices,
-                                              skin_joint_weights, plugin_envelope>,
+                                              color_management_record, color_grade_lut_record, morph_target_record,
+                                              morph_target_entry, morph_driver_record, muscle_record,
+                                              skin_joint_indices, skin_joint_weights, plugin_envelope>,
               "a field list disagrees with its record size (spec 3.3)");
 
 // ---- typed views of the raw data chunks 16, 17, 18 -------------------------------
@@ -509,6 +676,14 @@ static_assert(detail::field_lists_match_sizes<skeleton_record, skeleton_joint_re
   const auto bytes =
       a.slice(chunk_type::joint_weight_data, skin.joint_weight_data_offset, std::uint64_t{skin.vertex_count} * 16);
   return record_view<skin_joint_weights>::make(bytes).value_or(record_view<skin_joint_weights>{});
+}
+
+/// A morph target's entries (MORPH_TARGET_DATA rows [firstEntryIndex, +
+/// entryCount)). Empty when that range is not inside the loaded chunk (never
+/// for a validated target of a fully loaded asset). Safe for any record.
+[[nodiscard]] inline record_view<morph_target_entry> view_morph_entries(const asset& a,
+                                                                       const morph_target_record& target) noexcept {
+  return a.records<morph_target_entry>(target.first_entry_index, target.entry_count);
 }
 
 /// A mesh's edge indices (EDGE_INDEX_DATA, edgeIndexCount of its indexType),
@@ -713,15 +888,61 @@ inline status validate_extension_strings(const asset& a, const string_validator&
        {&color_management_record::look_name_offset, "lookNameOffset"}}));
   UNTOLD_TRY(detail::check_string_fields<color_grade_lut_record>(
       a, strings, {{&color_grade_lut_record::lut_uri_offset, "lutUriOffset"}}));
+  UNTOLD_TRY(detail::check_string_fields<morph_target_record>(a, strings,
+                                                              {{&morph_target_record::name_offset, "nameOffset"}}));
+  UNTOLD_TRY(detail::check_string_fields<morph_driver_record>(
+      a, strings, {{&morph_driver_record::joint_path_offset, "jointPathOffset"}}));
+  UNTOLD_TRY(detail::check_string_fields<muscle_record>(
+      a, strings,
+      {{&muscle_record::name_offset, "nameOffset"},
+       {&muscle_record::forward_joint_offset, "forwardJointOffset"},
+       {&muscle_record::forward_tip_joint_offset, "forwardTipJointOffset"},
+       {&muscle_record::origin_joint_offset, "originJointOffset"},
+       {&muscle_record::origin_tip_joint_offset, "originTipJointOffset"},
+       {&muscle_record::insertion_joint_offset, "insertionJointOffset"},
+       {&muscle_record::insertion_tip_joint_offset, "insertionTipJointOffset"},
+       {&muscle_record::driver_joint_offset, "driverJointOffset"}}));
   return {};
 }
 
+namespace detail {
+/// A signed 64-bit value as an order-preserving u64 (sign bit flipped), so
+/// range_extrema can compare it (biased_key reads them back).
+[[nodiscard]] constexpr std::uint64_t bias_signed(std::int64_t v) noexcept {
+  return static_cast<std::uint64_t>(v) ^ (std::uint64_t{1} << 63);
+}
+/// A biased (bias_signed) little-endian u64 as extrema (range_extrema key).
+struct biased_key {
+  using value = extrema<std::uint64_t, 1>;
+  static value read(const std::byte* p) noexcept {
+    const auto v = load_le_unchecked<std::uint64_t>(p);
+    return {{v}, {v}};
+  }
+};
+/// Joint-table rows whose parent checks would exceed this many steps in total
+/// are only range-checked (see validate_skeletons): 2 x the joint count plus
+/// a constant, so validation stays linear in the file size.
+[[nodiscard]] constexpr std::uint64_t cycle_check_budget(std::uint64_t joint_count) noexcept {
+  return 2 * joint_count + 4096;
+}
+}  // namespace detail
+
 // R-EXT-RANGES (skeletons, joints): each skeleton's joint range lies inside
-// the joint table, and two skeletons' ranges are identical or disjoint (so
-// every joint has one frame and the check stays linear). Inside a skeleton a
-// joint's parentJointIndex is NONE or a joint of that skeleton (index within
-// it) and parent chains have no cycle. A joint that no skeleton covers belongs
-// to no hierarchy; its parent must still be NONE or a row of the joint table.
+// the joint table. Inside a skeleton a joint's parentJointIndex is NONE or a
+// joint of that skeleton (index within it) and parent chains have no cycle.
+// Skeleton ranges may overlap (the format allows it; a shared joint is then
+// read in each skeleton's frame). A joint that no skeleton covers belongs to
+// no hierarchy; its parent must still be NONE or a row of the joint table.
+//
+// Linear in the tables however ranges overlap: each distinct range's largest
+// parent comes from a range query; a range whose joints all come after their
+// parents in table order (what exporters write) is acyclic by that query
+// alone; other ranges are walked, within a budget of
+// detail::cycle_check_budget(joints) steps in total. A file that needs more
+// (partially overlapping ranges of joints stored children-first) breaks the
+// library's stricter rule: rejected at firstJointRecordIndex, unless
+// open_options::relaxed_extension_ranges, which skips those walks (the
+// library's own parent walks treat a cycle link as a root).
 inline status validate_skeletons(const asset& a) {
   const auto skeletons = a.table<skeleton_record>();
   const auto joints = a.table<skeleton_joint_record>();
@@ -746,47 +967,94 @@ inline status validate_skeletons(const asset& a) {
     return detail::record_error(errc::extension_range, a, chunk_type::skeleton_joint_table, row, "parentJointIndex",
                                 parent);
   };
-  std::vector<std::uint8_t> covered(joint_count, 0);
+  // Per joint row: parent + 1 (0 for NONE), and parent - row (biased; 0 for NONE).
+  std::vector<std::byte> parent_plus_one(joint_count * 4), parent_minus_row(joint_count * 8);
+  detail::validation_work += joint_count;
+  for (std::uint32_t row = 0; row < joint_count; ++row) {
+    const std::uint32_t parent = joints[row].parent_joint_index;
+    store_le_unchecked<std::uint32_t>(parent_plus_one.data() + 4 * std::size_t{row}, parent == none ? 0 : parent + 1);
+    store_le_unchecked<std::uint64_t>(parent_minus_row.data() + 8 * std::size_t{row},
+                                      parent == none ? 0 : detail::bias_signed(std::int64_t{parent} - row));
+  }
+  detail::range_extrema<detail::index_key<std::uint32_t>> largest_parent(parent_plus_one.data(), 4, joint_count);
+  detail::range_extrema<detail::biased_key> parent_order(parent_minus_row.data(), 8, joint_count);
+
+  std::vector<std::int64_t> coverage(joint_count + 1, 0);  // +1 at a range start, -1 past its end
+  std::uint64_t budget = detail::cycle_check_budget(joint_count);
   std::vector<std::uint32_t> parents;
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     const owned_range& r = ranges[i];
-    if (i > 0) {
-      const owned_range& previous = ranges[i - 1];
-      if (r.first == previous.first && r.count == previous.count) continue;  // shared joints, checked once
-      if (r.first < std::uint64_t{previous.first} + previous.count)
-        return detail::record_error(errc::extension_range, a, chunk_type::skeleton_table, r.row,
-                                    "firstJointRecordIndex", r.first);
+    if (i > 0 && r.first == ranges[i - 1].first && r.count == ranges[i - 1].count) continue;  // checked once
+    ++detail::validation_work;
+    ++coverage[r.first];
+    --coverage[std::uint64_t{r.first} + r.count];
+    if (largest_parent.query(r.first, r.count).hi[0] > r.count)
+      for (std::uint32_t local = 0;; ++local)  // the first offending joint
+        if (const std::uint32_t parent = joints[r.first + local].parent_joint_index; parent != none && parent >= r.count)
+          return joint_error(r.first + local, parent);
+    // Every parent earlier in the table than its child: local parent < local
+    // index for any frame start, so no cycle.
+    if (parent_order.query(r.first, r.count).hi[0] < detail::bias_signed(-std::int64_t{r.first})) continue;
+    if (r.count > budget) {
+      if (a.relaxed_extension_ranges()) continue;
+      return detail::record_error(errc::extension_range, a, chunk_type::skeleton_table, r.row,
+                                  "firstJointRecordIndex", r.first);
     }
+    budget -= r.count;
     parents.resize(r.count);
     detail::validation_work += r.count;
-    for (std::uint32_t local = 0; local < r.count; ++local) {
-      parents[local] = joints[r.first + local].parent_joint_index;
-      covered[r.first + local] = 1;
-      if (parents[local] != none && parents[local] >= r.count) return joint_error(r.first + local, parents[local]);
-    }
+    for (std::uint32_t local = 0; local < r.count; ++local) parents[local] = joints[r.first + local].parent_joint_index;
     const std::uint32_t cycle = detail::visit_parents_first(
         r.count, [&](std::uint32_t local) { return parents[local]; }, [](std::uint32_t, std::uint32_t) {});
     if (cycle != none) return joint_error(r.first + cycle, parents[cycle]);
   }
   detail::validation_work += joint_count;
+  std::int64_t covering = 0;
   for (std::uint32_t row = 0; row < joint_count; ++row) {
-    if (covered[row]) continue;
+    covering += coverage[row];
+    if (covering != 0) continue;
     const std::uint32_t parent = joints[row].parent_joint_index;
     if (parent != none && parent >= joint_count) return joint_error(row, parent);
   }
   return {};
 }
 
-// R-EXT-RANGES (skins): meshRecordIndex < meshCount and vertexCount equals
-// that mesh's vertexCount; the mapping range [firstJointMappingIndex,
-// + jointCount) lies inside the mapping table; with vertexCount > 0,
+/// The mapping records a skin can use: [firstJointMappingIndex, + jointCount)
+/// cut to the mapping table. All jointCount of them in a validated asset
+/// unless it was opened with open_options::relaxed_extension_ranges. Safe for
+/// any record.
+[[nodiscard]] inline record_view<skin_joint_mapping_record> view_skin_mappings(const asset& a,
+                                                                               const skin_record& skin) noexcept {
+  const std::uint64_t size = a.table<skin_joint_mapping_record>().size();
+  const std::uint64_t first = skin.first_joint_mapping_index;
+  const std::uint64_t usable = first >= size ? 0 : std::min<std::uint64_t>(skin.joint_count, size - first);
+  return a.records<skin_joint_mapping_record>(usable == 0 ? 0 : first, usable);
+}
+
+/// How many vertices of its mesh a skin's per-vertex data covers: the
+/// smaller of the skin's and the mesh's vertexCount (the format lets them
+/// differ; an engine skins vertices [0, this) and leaves the others
+/// unskinned). 0 when meshRecordIndex names no mesh. Safe for any record.
+[[nodiscard]] inline std::uint32_t skinned_vertex_count(const asset& a, const skin_record& skin) noexcept {
+  const auto mesh = a.meshes().at(skin.mesh_record_index);
+  return mesh ? std::min(skin.vertex_count, mesh->vertex_count) : 0;
+}
+
+// R-EXT-RANGES (skins): meshRecordIndex < meshCount; the mapping range
+// [firstJointMappingIndex, + jointCount) lies inside the mapping table (the
+// library's stricter rule: per-vertex joint indices are bounded by jointCount,
+// so a shorter mapping would let them index past the table;
+// open_options::relaxed_extension_ranges accepts it, and the skin then uses
+// the mappings in range, view_skin_mappings); with vertexCount > 0,
 // JOINT_INDEX_DATA and JOINT_WEIGHT_DATA exist and hold [offset, offset +
 // vertexCount * 8 / * 16) (overflow-safe); when skeletonEntityId names a
 // skeleton, every skeletonJointIndex of the skin's mappings is < that
 // skeleton's jointRecordCount (the smallest one if several skeletons carry
-// the id). A skin whose skeletonEntityId names no skeleton is accepted, as the
-// reference engine does (it then has no skeleton). Skins may share mapping
-// records; range queries keep the check linear in the table sizes.
+// the id). A skin's vertexCount may differ from its mesh's (0 included; see
+// skinned_vertex_count), and a skin whose skeletonEntityId names no skeleton
+// is accepted, as the reference engine does (it then has no skeleton). Skins
+// may share mapping records; range queries keep the check linear in the
+// table sizes.
 inline status validate_skins(const asset& a) {
   const auto skins = a.table<skin_record>();
   const auto meshes = a.meshes();
@@ -809,21 +1077,22 @@ inline status validate_skins(const asset& a) {
       return detail::record_error(errc::extension_range, a, chunk_type::skin_table, row, field, value);
     };
     if (s.mesh_record_index >= meshes.size()) return fail("meshRecordIndex", s.mesh_record_index);
-    if (s.vertex_count != meshes[s.mesh_record_index].vertex_count) return fail("vertexCount", s.vertex_count);
-    UNTOLD_TRY(detail::check_record_range(a, chunk_type::skin_table, row, s.first_joint_mapping_index, s.joint_count,
-                                          mappings.size(), "firstJointMappingIndex", "jointCount"));
+    if (!a.relaxed_extension_ranges())
+      UNTOLD_TRY(detail::check_record_range(a, chunk_type::skin_table, row, s.first_joint_mapping_index, s.joint_count,
+                                            mappings.size(), "firstJointMappingIndex", "jointCount"));
     if (s.vertex_count > 0) {
       if (!index_bytes || !checked_range(s.joint_index_data_offset, s.vertex_count, 8, *index_bytes))
         return fail("jointIndexDataOffset", s.joint_index_data_offset);
       if (!weight_bytes || !checked_range(s.joint_weight_data_offset, s.vertex_count, 16, *weight_bytes))
         return fail("jointWeightDataOffset", s.joint_weight_data_offset);
     }
+    const std::uint64_t usable = view_skin_mappings(a, s).size();
     const auto skeleton = detail::lower_bound(joints_of.begin(), joints_of.end(), std::pair{s.skeleton_entity_id, 0u});
-    if (s.joint_count == 0 || s.skeleton_entity_id == none || skeleton == joints_of.end() ||
+    if (usable == 0 || s.skeleton_entity_id == none || skeleton == joints_of.end() ||
         skeleton->first != s.skeleton_entity_id)
       continue;
     const std::uint32_t bound = skeleton->second;
-    if (mapped.query(std::uint64_t{s.first_joint_mapping_index} * 4, s.joint_count).hi[0] < bound) continue;
+    if (mapped.query(std::uint64_t{s.first_joint_mapping_index} * 4, usable).hi[0] < bound) continue;
     for (std::uint64_t pos = s.first_joint_mapping_index;; ++pos)  // the first offending mapping
       if (const std::uint32_t value = mappings[pos].skeleton_joint_index; value >= bound)
         return detail::record_error(errc::extension_range, a, chunk_type::skin_joint_mapping_table, pos,
@@ -853,6 +1122,46 @@ inline status validate_animations(const asset& a) {
                                           "translationCount"));
     UNTOLD_TRY(detail::check_record_range(a, chunk_type::animation_channel_table, row, c.first_rotation_index,
                                           c.rotation_count, rotations, "firstRotationIndex", "rotationCount"));
+  }
+  return {};
+}
+
+// R-MORPH-MESH: a morph target's meshRecordIndex < meshCount. R-MORPH-RANGE:
+// with entryCount > 0, MORPH_TARGET_DATA exists and its entries
+// [firstEntryIndex, + entryCount) lie inside it (overflow-safe; the chunk
+// table's size is used, so this holds before the data is loaded). Targets
+// may share entries.
+inline status validate_morph_targets(const asset& a) {
+  const auto targets = a.table<morph_target_record>();
+  const std::uint64_t mesh_count = a.meshes().size();
+  const std::uint64_t entries = detail::chunk_size(a, chunk_type::morph_target_data).value_or(0) /
+                                record_traits<morph_target_entry>::size();
+  const bool have_data = a.find_chunk(chunk_type::morph_target_data).has_value();
+  for (std::uint32_t row = 0; row < targets.size(); ++row) {
+    const morph_target_record t = targets[row];
+    ++detail::validation_work;
+    if (t.mesh_record_index >= mesh_count)
+      return detail::record_error(errc::morph_mesh, a, chunk_type::morph_target_table, row, "meshRecordIndex",
+                                  t.mesh_record_index);
+    if (t.entry_count == 0) continue;
+    if (!have_data || t.first_entry_index >= entries)
+      return detail::record_error(errc::morph_range, a, chunk_type::morph_target_table, row, "firstEntryIndex",
+                                  t.first_entry_index);
+    if (std::uint64_t{t.first_entry_index} + t.entry_count > entries)
+      return detail::record_error(errc::morph_range, a, chunk_type::morph_target_table, row, "entryCount",
+                                  t.entry_count);
+  }
+  return {};
+}
+
+// R-MORPH-DRIVER: a morph driver's targetIndex < the morph target count.
+inline status validate_morph_drivers(const asset& a) {
+  const auto drivers = a.table<morph_driver_record>();
+  const std::uint64_t target_count = a.table<morph_target_record>().size();
+  for (std::uint32_t row = 0; row < drivers.size(); ++row) {
+    const std::uint32_t target = drivers[row].target_index;
+    if (target >= target_count)
+      return detail::record_error(errc::morph_driver, a, chunk_type::morph_driver_table, row, "targetIndex", target);
   }
   return {};
 }
@@ -904,6 +1213,8 @@ inline status validate_extensions(const asset& a, const string_validator& string
   UNTOLD_TRY(validate_animations(a));
   UNTOLD_TRY(validate_lights(a));
   UNTOLD_TRY(validate_color_management(a));
+  UNTOLD_TRY(validate_morph_targets(a));
+  UNTOLD_TRY(validate_morph_drivers(a));
   for (std::uint32_t row = 0; row < a.chunks().size(); ++row) UNTOLD_TRY(validate_plugin_chunk(a, row));
   return {};
 }
@@ -916,7 +1227,7 @@ inline status validate_extensions(const asset& a) {
 // ---- deep checks (opt-in; linear in data size) ----------------------------------------
 
 // R-EXT-RANGES (deep, joint indices): every joint index of a skinned vertex is
-// < its skin's jointCount. Error: skin table, skin row, field "jointIndexData",
+// < its skin's jointCount (< its mappings in range, when relaxed). Error: skin table, skin row, field "jointIndexData",
 // value = the vertex. Skins may share joint data (and meshes), so each skin's
 // largest index comes from a range query over JOINT_INDEX_DATA, not a scan
 // of its range: linear in the chunk size, however many skins there are.
@@ -928,11 +1239,52 @@ inline status validate_joint_indices_deep(const asset& a) {
     const skin_record s = skins[row];
     ++detail::validation_work;
     const auto vertices = view_joint_indices(a, s);  // empty when not loaded (or out of range)
-    if (vertices.empty() || largest.query(s.joint_index_data_offset, s.vertex_count).hi[0] < s.joint_count) continue;
+    // jointCount, or the mappings in range when relaxed let a skin have fewer.
+    const std::uint64_t joints = view_skin_mappings(a, s).size();
+    if (vertices.empty() || largest.query(s.joint_index_data_offset, s.vertex_count).hi[0] < joints) continue;
     for (std::size_t v = 0;; ++v)  // the first offending vertex
       for (const std::uint16_t joint : vertices[v].joints)
-        if (joint >= s.joint_count)
+        if (joint >= joints)
           return detail::record_error(errc::extension_range, a, chunk_type::skin_table, row, "jointIndexData", v);
+  }
+  return {};
+}
+
+// R-MORPH-VERTEX (deep): every entry of a morph target names a vertex of its
+// mesh (vertexIndex < the mesh's vertexCount). Error: morph target table,
+// target row, field "vertexIndex", value = the vertex index, limit = the
+// vertexCount, subject "entry N" (the entry's row in MORPH_TARGET_DATA).
+// Targets may share entries, so each target's largest vertex index comes
+// from a range query: linear in the data, however many targets there are.
+// Targets whose data is not loaded are skipped.
+inline status validate_morph_vertices_deep(const asset& a) {
+  const auto targets = a.table<morph_target_record>();
+  const auto meshes = a.meshes();
+  const auto entries = a.table<morph_target_entry>();
+  constexpr std::size_t stride = 16;
+  detail::chunk_extrema<detail::index_key<std::uint32_t>> largest(entries.bytes(), stride);
+  for (std::uint32_t row = 0; row < targets.size(); ++row) {
+    const morph_target_record t = targets[row];
+    ++detail::validation_work;
+    if (t.entry_count == 0 || t.mesh_record_index >= meshes.size() ||
+        std::uint64_t{t.first_entry_index} + t.entry_count > entries.size())
+      continue;  // not loaded, or reported by validate_morph_targets
+    const std::uint32_t vertex_count = meshes[t.mesh_record_index].vertex_count;
+    if (largest.query(std::uint64_t{t.first_entry_index} * stride, t.entry_count).hi[0] < vertex_count) continue;
+    for (std::uint64_t e = t.first_entry_index;; ++e)  // the first offending entry
+      if (const std::uint32_t v = entries[e].vertex_index; v >= vertex_count) {
+        error err = detail::record_error(errc::morph_vertex, a, chunk_type::morph_target_table, row, "vertexIndex", v);
+        err.context.limit = vertex_count;
+        err.context.has_limit = true;
+        char where[32] = "entry ";
+        std::size_t n = 6;
+        char digits[24];
+        std::size_t d = 0;
+        do digits[d++] = static_cast<char>('0' + e % 10), e /= 10;
+        while (e != 0);
+        while (d > 0) where[n++] = digits[--d];
+        return err.with_subject(std::string_view(where, n));
+      }
   }
   return {};
 }
@@ -1006,6 +1358,31 @@ inline status validate_extension_transforms_deep(const asset& a) {
   for (std::size_t row = 0; row < cameras.size(); ++row)
     if (!detail::all_finite(cameras[row].local_transform))
       return detail::record_error(errc::not_finite, a, chunk_type::camera_table, row, "localTransform", 0);
+  const auto targets = a.table<morph_target_record>();
+  for (std::size_t row = 0; row < targets.size(); ++row)
+    if (!detail::is_finite(targets[row].position_scale))
+      return detail::record_error(errc::not_finite, a, chunk_type::morph_target_table, row, "positionScale", 0);
+  // Deltas are added to positions and normals: a non-finite one would make
+  // them non-finite. One pass over the whole chunk (targets may share entries).
+  const auto entries = a.table<morph_target_entry>();
+  detail::validation_work += entries.size();
+  for (std::size_t row = 0; row < entries.size(); ++row) {
+    const morph_target_entry e = entries[row];
+    for (int k = 0; k < 3; ++k) {
+      const char* field = (e.position_delta[k] & 0x7C00u) == 0x7C00u ? "positionDelta"
+                          : (e.normal_delta[k] & 0x7C00u) == 0x7C00u ? "normalDelta"
+                                                                      : nullptr;
+      if (field) return detail::record_error(errc::not_finite, a, chunk_type::morph_target_data, row, field, 0);
+    }
+  }
+  const auto drivers = a.table<morph_driver_record>();
+  for (std::size_t row = 0; row < drivers.size(); ++row) {
+    const morph_driver_record d = drivers[row];
+    const char* field = !detail::all_finite(d.pose_rotation) ? "poseRotation"
+                        : !detail::is_finite(d.radius)       ? "radius"
+                                                             : nullptr;
+    if (field) return detail::record_error(errc::not_finite, a, chunk_type::morph_driver_table, row, field, 0);
+  }
   return {};
 }
 
@@ -1015,6 +1392,7 @@ inline status validate_extension_transforms_deep(const asset& a) {
 /// validate_extensions passed. Linear in the data sizes. Safe on untrusted input.
 inline status validate_extensions_deep(const asset& a) {
   UNTOLD_TRY(validate_joint_indices_deep(a));
+  UNTOLD_TRY(validate_morph_vertices_deep(a));
   UNTOLD_TRY(validate_keyframes_deep(a));
   UNTOLD_TRY(validate_extension_transforms_deep(a));
   return {};

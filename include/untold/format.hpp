@@ -47,11 +47,21 @@ enum class chunk_type : std::uint32_t {
   camera_table = 20,
   color_management_table = 21,
   color_grade_lut_table = 22,
+  // Written by the reference exporter's current version (docs/format.md,
+  // "Morph targets and muscles"): 23, 24, 26, 27 are typed tables here.
+  morph_target_table = 23,
+  morph_target_data = 24,
+  /// The reference engine's link to a Gaussian splat payload. Named, but kept
+  /// as a raw chunk: its record layout is not published with the exporter.
+  gaussian_asset_table = 25,
+  morph_driver_table = 26,
+  muscle_table = 27,
 };
 
-/// Highest core chunk type the library knows; 23..0x7FFF are unknown core
-/// types, >= 0x8000 plugin chunks.
-inline constexpr std::uint32_t max_known_chunk_type = 22;
+/// Highest core chunk type the library names; 28..0x7FFF are unknown core
+/// types, >= 0x8000 plugin chunks. Every type up to it is interpreted except
+/// gaussian_asset_table (see is_known_chunk_type).
+inline constexpr std::uint32_t max_known_chunk_type = 27;
 inline constexpr std::uint32_t first_plugin_chunk_type = 0x8000;
 
 enum class compression : std::uint32_t { none = 0, lz4 = 1, zstd = 2 };
@@ -85,6 +95,26 @@ enum class texture_channel : std::uint32_t { r = 0, g = 1, b = 2, a = 3 };
 
 enum class light_type : std::uint32_t { directional = 1, point = 2, spot = 3, area = 4 };
 
+/// Material alpha mode: bits 0-1 of a material record's flags, as the
+/// reference exporter writes them (the engine's MaterialAlphaMode). The value
+/// 3 is not defined; it is passed through.
+enum class alpha_mode : std::uint32_t { opaque = 0, mask = 1, blend = 2 };
+
+namespace material_flags {
+/// The alpha-mode bits of a material's flags (alpha_mode values).
+inline constexpr std::uint32_t alpha_mode_mask = 3u;
+}  // namespace material_flags
+
+namespace morph_flags {
+/// A morph target whose entries carry normal deltas (else those are zero).
+inline constexpr std::uint32_t has_normal_deltas = 1u << 0;
+}  // namespace morph_flags
+
+namespace muscle_flags {
+/// A muscle whose contraction follows driverJointOffset's joint angle.
+inline constexpr std::uint32_t has_driver = 1u << 0;
+}  // namespace muscle_flags
+
 namespace light_flags {
 inline constexpr std::uint32_t casts_shadow = 1u << 0;
 inline constexpr std::uint32_t radiometric = 1u << 1;
@@ -94,15 +124,19 @@ inline constexpr std::uint32_t custom_distance = 1u << 2;
 [[nodiscard]] constexpr bool is_known_file_type(std::uint32_t v) noexcept { return v >= 1 && v <= 5; }
 [[nodiscard]] constexpr bool is_known_compression(std::uint32_t v) noexcept { return v <= 2; }
 [[nodiscard]] constexpr bool is_known_light_type(std::uint32_t v) noexcept { return v >= 1 && v <= 4; }
+/// A core chunk type the library interprets: 1..27 except 25 (the Gaussian
+/// asset table, whose layout is not published: it stays a raw chunk, like
+/// 28..0x7FFF). Interpreted types obey R-DUP-CHUNK and R-TABLE-SIZE.
 [[nodiscard]] constexpr bool is_known_chunk_type(std::uint32_t v) noexcept {
-  return v >= 1 && v <= max_known_chunk_type;
+  return v >= 1 && v <= max_known_chunk_type && v != static_cast<std::uint32_t>(chunk_type::gaussian_asset_table);
 }
 [[nodiscard]] constexpr bool is_plugin_chunk_type(std::uint32_t v) noexcept { return v >= first_plugin_chunk_type; }
 
 /// Whether a core chunk holds geometry or other bulk data (vertex, index,
-/// joint index, joint weight, edge index data) rather than metadata.
+/// joint index, joint weight, edge index, morph target data) rather than
+/// metadata.
 [[nodiscard]] constexpr bool is_data_chunk(std::uint32_t type) noexcept {
-  return type == 6 || type == 7 || type == 16 || type == 17 || type == 18;
+  return type == 6 || type == 7 || type == 16 || type == 17 || type == 18 || type == 24;
 }
 /// Metadata = the string table and every known record table: what a
 /// byte-range open loads, and what a writer puts first (spec 7).
@@ -116,6 +150,7 @@ inline constexpr std::uint32_t custom_distance = 1u << 2;
 }
 
 /// Material record size for a format version (spec 3.3): 88, 88, 100, 108.
+/// Version 4 stores transmissionFactor in the last word (offset 104).
 [[nodiscard]] constexpr std::uint32_t material_record_size(std::uint32_t format_version) noexcept {
   return format_version >= 4 ? 108u : format_version == 3 ? 100u : 88u;
 }
@@ -145,8 +180,13 @@ inline constexpr std::uint32_t custom_distance = 1u << 2;
       "cameraTable",
       "colorManagementTable",
       "colorGradeLUTTable",
+      "morphTargetTable",
+      "morphTargetData",
+      "gaussianAssetTable",
+      "morphDriverTable",
+      "muscleTable",
   };
-  if (is_known_chunk_type(type)) return names[type];
+  if (type >= 1 && type <= max_known_chunk_type) return names[type];
   return is_plugin_chunk_type(type) ? "plugin" : "unknown";
 }
 
@@ -160,7 +200,9 @@ inline constexpr std::uint32_t custom_distance = 1u << 2;
 }
 
 /// Record size of a record-table chunk type at a format version; 0 for raw data
-/// chunks (vertex/index/joint/edge data), unknown and plugin chunks.
+/// chunks (vertex/index/joint/edge data), unknown and plugin chunks. Morph
+/// target data (24) counts its 16-byte entries in elementCount, as the
+/// reference exporter writes it, so it has a record size too.
 [[nodiscard]] constexpr std::uint32_t record_size_of_chunk(std::uint32_t type, std::uint32_t format_version) noexcept {
   switch (type) {
     case 2: return 136;  // entity
@@ -179,6 +221,10 @@ inline constexpr std::uint32_t custom_distance = 1u << 2;
     case 20: return 144; // camera
     case 21: return 32;  // color management
     case 22: return 32;  // color-grade LUT
+    case 23: return 24;  // morph target
+    case 24: return 16;  // morph target entry
+    case 26: return 36;  // morph driver
+    case 27: return 128; // muscle
     default: return 0;
   }
 }

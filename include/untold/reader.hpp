@@ -55,6 +55,11 @@ struct open_options {
   bool deep_checks = false;
   /// Accept headerSize != 204 (the chunk table still starts at byte 204).
   bool relaxed_header_size = false;
+  /// Accept what the library's stricter extension rules reject (docs/format.md,
+  /// "Stricter than the format"): a skin mapping range past the mapping table
+  /// (the skin uses the mappings in range) and skeleton parent cycles the
+  /// linear-time budget cannot rule out (not checked then).
+  bool relaxed_extension_ranges = false;
 };
 
 // ---- header ---------------------------------------------------------------------
@@ -218,6 +223,7 @@ class asset_loader {
     a.payloads_.assign(a.chunks_.size(), byte_span{});
     a.loaded_.assign(a.chunks_.size(), 0);
     a.owned_.resize(a.chunks_.size());
+    a.relaxed_extension_ranges_ = options.relaxed_extension_ranges;
     for (std::uint32_t row = 0; row < a.chunks_.size(); ++row)
       if (is_known_chunk_type(a.chunks_[row].chunk_type)) a.chunk_by_type_[a.chunks_[row].chunk_type] = row;
     return a;

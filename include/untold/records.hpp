@@ -113,7 +113,9 @@ struct mesh_record {
 };
 
 /// Material record; its size depends on the file's formatVersion (88/88/100/108).
-/// Fields absent from older versions decode to the spec defaults.
+/// Fields absent from older versions decode to the spec defaults. Flags bits
+/// 0-1 are the alpha mode (alpha_mode(), as the reference exporter writes
+/// them); the other bits pass through.
 struct material_record {
   std::uint32_t name_offset = none;
   std::uint32_t flags = 0;
@@ -138,7 +140,20 @@ struct material_record {
   float height_remap_max = 1.0f;        // v4
   /// Roughness channel in bits 0-1, metallic channel in bits 2-3.
   std::uint32_t packed_channels = 0;
+  /// The last word in versions 1-3 (passed through; written 0).
   std::uint32_t reserved = 0;
+  /// v4: the last word (offset 104), KHR_materials_transmission's factor;
+  /// 0 = opaque to light, also what older v4 writers left there.
+  float transmission_factor = 0.0f;
+
+  /// Bits 0-1 of flags. A stored 3 is returned as is (no enumerator).
+  [[nodiscard]] constexpr untold::alpha_mode alpha_mode() const noexcept {
+    return static_cast<untold::alpha_mode>(flags & material_flags::alpha_mode_mask);
+  }
+  constexpr void set_alpha_mode(untold::alpha_mode mode) noexcept {
+    flags = (flags & ~material_flags::alpha_mode_mask) |
+            (static_cast<std::uint32_t>(mode) & material_flags::alpha_mode_mask);
+  }
 
   [[nodiscard]] constexpr texture_channel roughness_channel() const noexcept {
     return static_cast<texture_channel>(packed_channels & 3u);
@@ -286,7 +301,10 @@ struct record_traits<material_record> {
       v(r.height_remap_max, "heightRemapMax");
     }
     v(r.packed_channels, "packedChannels");
-    v(r.reserved, "reserved");
+    if (format_version >= 4)
+      v(r.transmission_factor, "transmissionFactor");
+    else
+      v(r.reserved, "reserved");
   }
 };
 

@@ -175,7 +175,9 @@ struct resolved_skin {
   /// The skeleton whose entityId is skeletonEntityId (the first such row).
   std::optional<resolved_skeleton> skeleton;
   /// Per skin joint j (what a vertex's joint index names): the joint's index
-  /// within the skeleton, or none when it does not resolve.
+  /// within the skeleton, or none when it does not resolve. One per mapping
+  /// in range: jointCount of them, fewer only in a relaxed open
+  /// (open_options::relaxed_extension_ranges).
   std::vector<std::uint32_t> skeleton_joints;
   /// Per skin joint j: that skeleton joint record (a default record where
   /// skeleton_joints[j] is none).
@@ -211,8 +213,7 @@ struct resolved_skin {
   out.index = skin_index;
   out.record = *s;
   if (const auto row = find_skeleton(a, s->skeleton_entity_id)) out.skeleton = resolve_skeleton(a, *row);
-  for (const skin_joint_mapping_record& m :
-       a.records<skin_joint_mapping_record>(s->first_joint_mapping_index, s->joint_count)) {
+  for (const skin_joint_mapping_record& m : view_skin_mappings(a, *s)) {
     const auto joint = out.skeleton ? out.skeleton->joints.at(m.skeleton_joint_index) : std::nullopt;
     out.skeleton_joints.push_back(joint ? m.skeleton_joint_index : none);
     out.joints.push_back(joint.value_or(skeleton_joint_record{}));

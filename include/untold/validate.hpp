@@ -163,7 +163,7 @@ inline status validate_entities(const asset& a) {
 }
 
 // R-MESH-ENTITY, R-MESH-MATERIAL, R-INDEX-TYPE, R-STRIDE, R-VERTEX-SIZE,
-// R-INDEX-SIZE, R-VERTEX-RANGE, R-INDEX-RANGE, R-EDGE-RANGE.
+// R-INDEX-SIZE, R-INDEX-COUNT, R-VERTEX-RANGE, R-INDEX-RANGE, R-EDGE-RANGE.
 inline status validate_meshes(const asset& a) {
   const auto meshes = a.meshes();
   const std::uint64_t material_count = a.materials().size();
@@ -193,6 +193,9 @@ inline status validate_meshes(const asset& a) {
       return fail(errc::vertex_size, "vertexDataSizeBytes", m.vertex_data_size_bytes);
     if (m.index_data_size_bytes != std::uint64_t{m.index_count} * isize)
       return fail(errc::index_size, "indexDataSizeBytes", m.index_data_size_bytes);
+    // Every mesh is a triangle list (the format has no other topology), so a
+    // count that is not a multiple of 3 leaves a partial triangle.
+    if (m.index_count % 3 != 0) return fail(errc::index_count, "indexCount", m.index_count);
     if (!checked_range(m.vertex_data_offset, m.vertex_data_size_bytes, 1, vertex_bytes))
       return fail(errc::vertex_range, "vertexDataOffset", m.vertex_data_offset);
     if (!checked_range(m.index_data_offset, m.index_data_size_bytes, 1, index_bytes))

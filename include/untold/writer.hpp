@@ -13,8 +13,9 @@
 // deterministic: same calls, same options, same bytes; padding is zero.
 //
 // Layout: header, chunk table, then 16-byte aligned payloads in the order
-// STRING, ENTITY, MESH, MATERIAL, TEXTURE, the extension tables (8-15, 19-22),
-// VERTEX_DATA, INDEX_DATA, JOINT_INDEX/JOINT_WEIGHT/EDGE_INDEX data, then raw
+// STRING, ENTITY, MESH, MATERIAL, TEXTURE, the extension tables (8-15, 19-23,
+// 26, 27), VERTEX_DATA, INDEX_DATA, JOINT_INDEX/JOINT_WEIGHT/EDGE_INDEX and
+// MORPH_TARGET data, then raw
 // (unknown/plugin) chunks in call order - so one prefix range holds all
 // metadata. Required chunks of the file type are written even when empty,
 // other empty chunks are omitted. Meshes are stored grouped by entity
@@ -27,7 +28,12 @@
 //               .joint_indices = per_vertex_joints, .joint_weights = per_vertex_weights});
 //   b.add_animation_clip({.name = "walk", .channels = channels});
 //   b.add_light({.name = "sun", .light = {.light_type = 1}});
+//   b.add_morph_targets(body, targets);        // glTF morph targets: dense deltas per vertex
+//   b.add_muscle({.skeleton = skel, .name = "bicepsL", .origin_joint = "arm", .insertion_joint = "forearm"});
 //   b.add_plugin_chunk("com.example.physics", 1, 3, cooked_bytes);
+//
+// The file is written in format version 4 unless write_options asks for an
+// older one; a version that cannot store the content is an error.
 #pragma once
 
 #include <algorithm>
@@ -104,7 +110,14 @@ struct material_desc {
   float height_remap_max = 1.0f;        // needs 4 when not the default
   texture_channel roughness_channel = texture_channel::r;
   texture_channel metallic_channel = texture_channel::r;
+  /// Stored in flags bits 0-1 (alpha bits already in `flags` must agree
+  /// when both are set); alpha_cutoff applies to alpha_mode::mask.
+  untold::alpha_mode alpha_mode = untold::alpha_mode::opaque;
+  /// KHR_materials_transmission's factor, 0..1; needs 4 when not 0.
+  float transmission_factor = 0.0f;
 };
+
+
 
 struct texture_desc {
   std::string_view name{};
@@ -199,6 +212,53 @@ struct color_grade_lut_desc {
   float3 domain_max{1, 1, 1};
 };
 
+/// One sparse morph delta: a vertex of the mesh and how far it moves.
+struct morph_delta {
+  std::uint32_t vertex = 0;
+  float3 position{0, 0, 0};
+  float3 normal{0, 0, 0};  // stored only when morph_target_desc::normal_deltas
+};
+
+/// A joint rotation that drives a morph target (chunk 26).
+struct morph_driver_desc {
+  std::string_view joint_path{};
+  float4 pose_rotation{0, 0, 0, 1};  // quaternion xyzw
+  float radius = 0.5f;
+  std::uint32_t kernel = 0;
+};
+
+/// A morph target (blend shape) of one mesh. Give either dense deltas, one per
+/// mesh vertex (glTF's morph target POSITION / NORMAL accessors), or sparse
+/// `deltas`. The builder stores the vertices whose encoded deltas are not all
+/// zero, as binary16 (round to nearest even: relative error <= 2^-11 of the
+/// delta / positionScale, absolute below 2^-25 x positionScale).
+struct morph_target_desc {
+  std::string_view name{};
+  std::span<const float3> positions{};  // dense: vertexCount position deltas
+  std::span<const float3> normals{};    // dense: empty, or vertexCount normal deltas
+  std::span<const morph_delta> deltas{};  // sparse, instead of positions / normals
+  bool normal_deltas = false;             // sparse: store the normal parts too
+  /// Default: 1, or the power of two that keeps every position delta inside
+  /// binary16's range (65504) when one is larger.
+  std::optional<float> position_scale{};
+  std::uint32_t flags = 0;  // morph_flags::has_normal_deltas is set by the builder
+  std::optional<morph_driver_desc> driver{};
+};
+
+/// A muscle (chunk 27) on the joints of a skeleton, named by joint paths.
+struct muscle_desc {
+  std::uint32_t skeleton = none;  // skeleton handle (required)
+  std::string_view name{};
+  std::string_view forward_joint{}, forward_tip_joint{};
+  std::string_view origin_joint{}, origin_tip_joint{};
+  std::string_view insertion_joint{}, insertion_tip_joint{};
+  /// Non-empty: sets muscle_flags::has_driver.
+  std::string_view driver_joint{};
+  /// Every number (fractions, offsets, radii, compliances, rings, segments,
+  /// driver angles, flags); the builder fills the ids and string offsets.
+  muscle_record settings{};
+};
+
 /// How one chunk is stored. lz4 with level > 0 means lz4hc at that level;
 /// zstd level 0 means zstd's default level.
 struct chunk_compression {
@@ -219,7 +279,9 @@ struct compression_policy {
 };
 
 struct write_options {
-  /// Default: the lowest version that expresses the content (spec 7).
+  /// Default: 4, what the reference exporter writes (spec 7). An older
+  /// version that cannot store the content (see minimum_format_version) is
+  /// errc::format_version_too_low, never a silent loss.
   std::optional<std::uint32_t> format_version{};
   /// Default: the union of the entities' world bounds.
   std::optional<aabb> world_bounds{};
@@ -231,6 +293,19 @@ struct write_options {
 };
 
 namespace detail {
+
+/// The lowest formatVersion that stores a material record's fields, and the
+/// first field that needs it (nullptr for 1).
+[[nodiscard]] constexpr std::pair<std::uint32_t, const char*> material_version(const material_record& m) noexcept {
+  if (m.transmission_factor != 0.0f) return {4, "transmissionFactor"};
+  if (m.height_remap_min != 0.0f) return {4, "heightRemapMin"};
+  if (m.height_remap_max != 1.0f) return {4, "heightRemapMax"};
+  if (m.height_texture != none) return {3, "heightTextureIndex"};
+  if (m.height_scale != 0.05f) return {3, "heightScale"};
+  if (m.height_midlevel != 0.5f) return {3, "heightMidlevel"};
+  if (m.emissive_factor != float3{0, 0, 0}) return {2, "emissiveFactor"};
+  return {1, nullptr};
+}
 
 /// The axis-aligned box around `box` transformed by the affine part of `m`.
 [[nodiscard]] inline aabb transform_bounds(const mat4& m, const aabb& box) noexcept {
@@ -346,7 +421,7 @@ class basic_builder {
     const index_type type = d.index_type.value_or(vertex_count <= 65535 ? index_type::uint16 : index_type::uint32);
     const std::uint32_t max_index = type == index_type::uint16 ? 0xFFFFu : 0xFFFFFFFFu;
     if (index_size(static_cast<std::uint32_t>(type)) == 0) fail_here("indexType", static_cast<std::uint32_t>(type));
-    if (d.indices.size() > 0xFFFFFFFFu) fail_here("indices", d.indices.size());
+    if (d.indices.size() > 0xFFFFFFFFu || d.indices.size() % 3 != 0) fail_here("indices", d.indices.size());
     if (d.edge_indices.size() > 0xFFFFFFFFu) fail_here("edgeIndices", d.edge_indices.size());
     for (const std::uint32_t i : d.indices)
       if (i >= vertex_count || i > max_index) { fail_here("indices", i); break; }
@@ -398,6 +473,14 @@ class basic_builder {
     m.height_remap_min = d.height_remap_min;
     m.height_remap_max = d.height_remap_max;
     m.set_channels(d.roughness_channel, d.metallic_channel);
+    const auto mode = static_cast<std::uint32_t>(d.alpha_mode);
+    const std::uint32_t flag_mode = d.flags & material_flags::alpha_mode_mask;  // callers may set it in flags
+    if (mode > static_cast<std::uint32_t>(untold::alpha_mode::blend) || (mode != 0 && flag_mode != 0 && flag_mode != mode))
+      fail(errc::invalid_argument, chunk_type::material_table, handle, "alphaMode", mode);
+    m.flags |= mode;
+    m.transmission_factor = d.transmission_factor;
+    if (!(d.transmission_factor >= 0.0f && d.transmission_factor <= 1.0f))
+      fail(errc::invalid_argument, chunk_type::material_table, handle, "transmissionFactor", 0);
     materials_.push_back(m);
     return handle;
   }
@@ -558,6 +641,115 @@ class basic_builder {
     return handle;
   }
 
+  /// Adds a morph target to mesh handle `mesh`; returns its handle (its row
+  /// in the morph target table; targets are stored in call order, their
+  /// entries in MORPH_TARGET_DATA in the same order). Errors: a dangling mesh
+  /// handle; dense arrays whose length is not the mesh's vertexCount (normals
+  /// may be empty); both dense and sparse deltas; a sparse vertex >= the
+  /// vertexCount; a non-finite delta; a position delta that does not fit
+  /// binary16 at the given positionScale; a positionScale that is not finite
+  /// and > 0.
+  std::uint32_t add_morph_target(std::uint32_t mesh, const morph_target_desc& d) {
+    const auto handle = static_cast<std::uint32_t>(morphs_.size());
+    const auto fail_here = [&](const char* field, std::uint64_t value) {
+      fail(errc::invalid_argument, chunk_type::morph_target_table, handle, field, value);
+    };
+    pending_morph p;
+    p.mesh = mesh;
+    p.record.name_offset = add_string(d.name, chunk_type::morph_target_table, handle, "name");
+    if (d.driver) {
+      p.driver = morph_driver_record{};
+      p.driver->joint_path_offset = add_string(d.driver->joint_path, chunk_type::morph_driver_table, handle, "jointPath");
+      p.driver->kernel = d.driver->kernel;
+      p.driver->pose_rotation = d.driver->pose_rotation;
+      p.driver->radius = d.driver->radius;
+      if (!detail::all_finite(d.driver->pose_rotation) || !std::isfinite(d.driver->radius))
+        fail(errc::invalid_argument, chunk_type::morph_driver_table, handle, "driver", 0);
+    }
+    if (mesh >= meshes_.size()) {
+      fail_here("mesh", mesh);
+      morphs_.push_back(std::move(p));
+      return handle;
+    }
+    const std::uint32_t vertex_count = meshes_[mesh].record.vertex_count;
+    const bool dense = !d.positions.empty() || !d.normals.empty();
+    if (dense && !d.deltas.empty()) fail_here("deltas", d.deltas.size());
+    if (dense && (d.positions.size() != vertex_count || (!d.normals.empty() && d.normals.size() != vertex_count)))
+      fail_here("positions", d.positions.size());
+    const bool with_normals = dense ? !d.normals.empty() : d.normal_deltas;
+
+    // The deltas as (vertex, position, normal), from either form.
+    std::vector<morph_delta> deltas;
+    if (dense && d.positions.size() == vertex_count) {
+      for (std::uint32_t v = 0; v < vertex_count; ++v)
+        deltas.push_back({v, d.positions[v], d.normals.empty() ? float3{0, 0, 0} : d.normals[v]});
+    } else if (!dense) {
+      deltas.assign(d.deltas.begin(), d.deltas.end());
+    }
+    float largest = 0;
+    for (const morph_delta& delta : deltas) {
+      if (delta.vertex >= vertex_count) { fail_here("vertex", delta.vertex); break; }
+      if (!detail::all_finite(delta.position) || !detail::all_finite(delta.normal)) { fail_here("delta", delta.vertex); break; }
+      for (const float c : delta.position) largest = std::max(largest, std::fabs(c));
+    }
+    float scale = d.position_scale.value_or(1.0f);
+    if (!d.position_scale)
+      while (largest / scale > static_cast<float>(half_max)) scale *= 2.0f;
+    if (!std::isfinite(scale) || !(scale > 0.0f)) fail_here("positionScale", 0);
+
+    p.record.flags = d.flags | (with_normals ? morph_flags::has_normal_deltas : 0u);
+    p.record.position_scale = scale;
+    for (const morph_delta& delta : deltas) {
+      morph_target_entry e;
+      e.vertex_index = delta.vertex;
+      bool moves = false;
+      for (int k = 0; k < 3; ++k) {
+        const auto position = float_to_half(static_cast<double>(delta.position[k]) / scale);
+        const auto normal = float_to_half(with_normals ? delta.normal[k] : 0.0f);
+        if (!position || !normal) {
+          fail_here(position ? "normalDelta" : "positionDelta", delta.vertex);
+          break;
+        }
+        e.position_delta[k] = *position;
+        e.normal_delta[k] = *normal;
+        moves = moves || (*position & 0x7FFFu) != 0 || (*normal & 0x7FFFu) != 0;
+      }
+      if (moves) p.entries.push_back(e);
+    }
+    morphs_.push_back(std::move(p));
+    return handle;
+  }
+
+  /// add_morph_target for each of `targets`, in order (e.g. a glTF
+  /// primitive's targets, whose indices then are the returned handle + i).
+  /// Returns the first one's handle.
+  std::uint32_t add_morph_targets(std::uint32_t mesh, std::span<const morph_target_desc> targets) {
+    const auto first = static_cast<std::uint32_t>(morphs_.size());
+    for (const morph_target_desc& t : targets) add_morph_target(mesh, t);
+    return first;
+  }
+
+  /// Adds a muscle on skeleton handle `d.skeleton`; returns its handle.
+  /// Errors (at finish): a dangling skeleton handle.
+  std::uint32_t add_muscle(const muscle_desc& d) {
+    const auto handle = static_cast<std::uint32_t>(muscles_.size());
+    muscle_record m = d.settings;
+    const auto text = [&](std::string_view s, const char* field) {
+      return add_string(s, chunk_type::muscle_table, handle, field);
+    };
+    m.name_offset = text(d.name, "name");
+    m.forward_joint_offset = text(d.forward_joint, "forwardJoint");
+    m.forward_tip_joint_offset = text(d.forward_tip_joint, "forwardTipJoint");
+    m.origin_joint_offset = text(d.origin_joint, "originJoint");
+    m.origin_tip_joint_offset = text(d.origin_tip_joint, "originTipJoint");
+    m.insertion_joint_offset = text(d.insertion_joint, "insertionJoint");
+    m.insertion_tip_joint_offset = text(d.insertion_tip_joint, "insertionTipJoint");
+    m.driver_joint_offset = text(d.driver_joint, "driverJoint");
+    if (!d.driver_joint.empty()) m.flags |= muscle_flags::has_driver;
+    muscles_.push_back({m, d.skeleton});
+    return handle;
+  }
+
   /// Adds a plugin chunk of type `type` (>= 0x8000): the library writes the
   /// envelope (magic, version 1, plugin id, kind, chunk version) before
   /// `payload`. Stored after every other chunk, in call order. Errors: an
@@ -593,15 +785,12 @@ class basic_builder {
   [[nodiscard]] const error& first_error() const noexcept { return error_; }
 
   /// The lowest formatVersion that stores every material field that is set:
-  /// 4 for a height remap, 3 for other height fields, 2 for a non-zero
-  /// emissive factor (the reference engine ignores it in version 1), else 1.
+  /// 4 for a transmission factor or a height remap, 3 for other height
+  /// fields, 2 for a non-zero emissive factor (the reference engine ignores it
+  /// in version 1), else 1.
   [[nodiscard]] std::uint32_t minimum_format_version() const noexcept {
     std::uint32_t v = 1;
-    for (const material_record& m : materials_) {
-      if (m.height_remap_min != 0.0f || m.height_remap_max != 1.0f) v = std::max(v, 4u);
-      if (m.height_texture != none || m.height_scale != 0.05f || m.height_midlevel != 0.5f) v = std::max(v, 3u);
-      if (m.emissive_factor != float3{0, 0, 0}) v = std::max(v, 2u);
-    }
+    for (const material_record& m : materials_) v = std::max(v, detail::material_version(m).first);
     return v;
   }
 
@@ -618,10 +807,14 @@ class basic_builder {
   /// Lays out the whole file in memory.
   [[nodiscard]] result<std::vector<std::byte>> finish(const write_options& options = {}) const {
     if (error_.code != errc::ok) return error_;
-    const std::uint32_t min_version = minimum_format_version();
-    const std::uint32_t version = options.format_version.value_or(min_version);
-    if (version < min_format_version || version > max_format_version || version < min_version)
+    const std::uint32_t version = options.format_version.value_or(max_format_version);
+    if (version < min_format_version || version > max_format_version)
       return make_error(errc::invalid_argument, {.field = "formatVersion", .value = version, .has_value = true});
+    for (std::uint32_t i = 0; i < materials_.size(); ++i)  // the first material the version cannot store
+      if (const auto [needed, field] = detail::material_version(materials_[i]); needed > version)
+        return make_error(errc::format_version_too_low,
+                          {.chunk_type = static_cast<std::uint32_t>(chunk_type::material_table), .record_index = i,
+                           .field = field, .value = version, .has_value = true, .limit = needed, .has_limit = true});
 
     file_header h;
     h.format_version = version;
@@ -678,6 +871,13 @@ class basic_builder {
     R record;  // entity_id: the raw id, used when `entity` is none
     std::uint32_t entity = none;
   };
+  struct pending_morph {
+    std::uint32_t mesh = none;  // mesh handle
+    morph_target_record record;  // meshRecordIndex and firstEntryIndex filled at finish
+    std::vector<morph_target_entry> entries;
+    std::optional<morph_driver_record> driver;  // targetIndex filled at finish
+  };
+
   struct core_tables {
     std::vector<pending_chunk> chunks;
     std::vector<std::uint32_t> mesh_rows;  // per mesh handle: its row in the mesh table
@@ -866,8 +1066,8 @@ class basic_builder {
     return out;
   }
 
-  // Resolves the extension records' handles and encodes tables 8-15, 19-22
-  // and the joint index / weight data (chunks 16, 17).
+  // Resolves the extension records' handles and encodes tables 8-15, 19-23,
+  // 26, 27 and the joint index / weight and morph target data (16, 17, 24).
   result<std::vector<pending_chunk>> build_extension_tables(std::uint32_t version,
                                                             std::span<const std::uint32_t> mesh_rows) const {
     // Skeletons: joints concatenated in skeleton order; parents stay skeleton-local.
@@ -960,6 +1160,34 @@ class basic_builder {
       color.push_back(*color_management_);
     }
 
+    // Morph targets in call order, entries concatenated; drivers follow them.
+    std::vector<morph_target_record> morphs;
+    std::vector<morph_driver_record> drivers;
+    pending_chunk morph_data{static_cast<std::uint32_t>(chunk_type::morph_target_data), {}, 0};
+    for (std::uint32_t i = 0; i < morphs_.size(); ++i) {
+      const pending_morph& p = morphs_[i];
+      morph_target_record t = p.record;
+      t.mesh_record_index = mesh_rows[p.mesh];
+      if (std::uint64_t{morph_data.element_count} + p.entries.size() > 0xFFFFFFFFu)
+        return input_error(chunk_type::morph_target_table, i, "entries", p.entries.size());
+      t.first_entry_index = morph_data.element_count;
+      t.entry_count = static_cast<std::uint32_t>(p.entries.size());
+      morph_data.element_count += t.entry_count;
+      append_records(morph_data.payload, std::span(p.entries), [](const morph_target_entry& e) { return e; });
+      morphs.push_back(t);
+      if (p.driver) {
+        drivers.push_back(*p.driver);
+        drivers.back().target_index = i;
+      }
+    }
+    std::vector<muscle_record> muscles;
+    for (std::uint32_t i = 0; i < muscles_.size(); ++i) {
+      const std::uint32_t skeleton = muscles_[i].entity;  // a skeleton handle here
+      if (skeleton >= skeletons.size()) return input_error(chunk_type::muscle_table, i, "skeleton", skeleton);
+      muscles.push_back(muscles_[i].record);
+      muscles.back().skeleton_entity_id = skeletons[skeleton].entity_id;
+    }
+
     std::vector<pending_chunk> chunks;
     chunks.push_back(encode_table<skeleton_record>(skeletons, version));
     chunks.push_back(encode_table<skeleton_joint_record>(joints, version));
@@ -973,8 +1201,12 @@ class basic_builder {
     chunks.push_back(encode_table<camera_record>(cameras, version));
     chunks.push_back(encode_table<color_management_record>(color, version));
     chunks.push_back(encode_table<color_grade_lut_record>(luts_, version));
+    chunks.push_back(encode_table<morph_target_record>(morphs, version));
+    chunks.push_back(encode_table<morph_driver_record>(drivers, version));
+    chunks.push_back(encode_table<muscle_record>(muscles, version));
     chunks.push_back(std::move(joint_index_data));
     chunks.push_back(std::move(joint_weight_data));
+    chunks.push_back(std::move(morph_data));
     return chunks;
   }
 
@@ -1051,6 +1283,8 @@ class basic_builder {
   std::vector<animation_channel_record> channels_;
   std::vector<translation_keyframe_record> translation_keys_;
   std::vector<rotation_keyframe_record> rotation_keys_;
+  std::vector<pending_morph> morphs_;
+  std::vector<with_entity<muscle_record>> muscles_;  // entity: the skeleton handle
   std::vector<with_entity<light_record>> lights_;
   std::vector<with_entity<camera_record>> cameras_;
   std::optional<color_management_record> color_management_;

@@ -118,6 +118,7 @@ TEST_CASE("dump --json --vertices of the golden file is exactly its records") {
                 "localBounds": {"min": [0, 0, 0], "max": [1, 1, 0]}}],
     "materials": [{"index": 0, "name": "mat", "flags": 0, "baseColorFactor": [1, 1, 1, 1], "emissiveFactor": [0, 0, 0],
                    "normalScale": 1, "metallicFactor": 1, "roughnessFactor": 1, "occlusionStrength": 1, "alphaCutoff": 0.5,
+                   "alphaMode": "opaque", "transmissionFactor": 0,
                    "textures": {"baseColor": 0, "normal": null, "metallic": null, "roughness": null,
                                 "emissive": null, "occlusion": null, "height": null},
                    "roughnessChannel": "r", "metallicChannel": "r",

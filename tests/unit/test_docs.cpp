@@ -1,7 +1,9 @@
 // The record tables of docs/format.md agree with the codecs: for every
-// extension table documented as "| off | field | type |", each field's offset,
-// spec name and byte size equal what record_traits<R>::fields encodes. A doc
-// that drifts from the code fails here.
+// table documented as "| off | field | type |" under a "#### Name (type)"
+// heading (the extension tables, the version-4 material, the morph and
+// muscle tables), each field's offset, spec name and byte size equal what
+// record_traits<R>::fields encodes at version 4. A doc that drifts from the
+// code fails here.
 #include <doctest/doctest.h>
 
 #include <cctype>
@@ -37,7 +39,7 @@ std::vector<std::string> cells(const std::string& row) {
 }
 
 /// Byte size of one field of a documented type ("u32", "string", "f32 x 3",
-/// "matrix", "u64", "u32 x 2" for two fields -> per field).
+/// "matrix", "u64", "f16 x 3" (binary16), "u32 x 2" for two fields -> per field).
 std::size_t type_size(std::string type, std::size_t names) {
   type = type.substr(0, type.find_first_of(":("));
   type = trim(type);
@@ -46,7 +48,11 @@ std::size_t type_size(std::string type, std::size_t names) {
     count = std::stoul(type.substr(x + 3));
     type = trim(type.substr(0, x));
   }
-  const std::size_t unit = type == "u64" ? 8 : type == "matrix" ? 64 : (type == "u32" || type == "string" || type == "f32") ? 4 : 0;
+  const std::size_t unit = type == "u64"                                          ? 8
+                           : type == "matrix"                                     ? 64
+                           : (type == "u32" || type == "string" || type == "f32") ? 4
+                           : (type == "f16" || type == "u16")                     ? 2
+                                                                                  : 0;
   REQUIRE_MESSAGE(unit != 0, "unknown documented type '" << type << "'");
   // "a, b | u32 x 2" documents two fields of 4 bytes; "color | f32 x 3" one of 12.
   return names > 1 ? unit * count / names : unit * count;
@@ -117,7 +123,7 @@ void check_table(const std::map<std::uint32_t, std::vector<doc_field>>& docs) {
 
 }  // namespace
 
-TEST_CASE("docs: the extension record tables of docs/format.md match the codecs field by field") {
+TEST_CASE("docs: the record tables of docs/format.md match the codecs field by field") {
   const auto docs = documented_tables();
   check_table<untold::skeleton_record>(docs);
   check_table<untold::skeleton_joint_record>(docs);
@@ -131,4 +137,10 @@ TEST_CASE("docs: the extension record tables of docs/format.md match the codecs 
   check_table<untold::camera_record>(docs);
   check_table<untold::color_management_record>(docs);
   check_table<untold::color_grade_lut_record>(docs);
+  check_table<untold::material_record>(docs);  // version 4
+  check_table<untold::morph_target_record>(docs);
+  check_table<untold::morph_target_entry>(docs);
+  check_table<untold::morph_driver_record>(docs);
+  check_table<untold::muscle_record>(docs);
 }
+

@@ -266,7 +266,7 @@ TEST_CASE("ext: R-REQUIRED for animation files") {
   for (const std::uint32_t type : {1u, kClip, kChannel, kTranslation, kRotation}) {
     CAPTURE(type);
     bytes f = original;
-    put_u32(f, row_at(f, type), 23);
+    put_u32(f, row_at(f, type), 1000);
     const verdict v = judge(f);
     CHECK(v.rule == "R-REQUIRED");
     CHECK(v.chunk_type == type);
@@ -428,10 +428,26 @@ TEST_CASE("ext: R-EXT-RANGES skeleton joint ranges") {
     put_u32(f, skeleton(f, 1) + 12, 0xFFFFFFFFu);
     expect_ext(f, "jointRecordCount", kSkeleton, 1);
   }
-  SUBCASE("two skeletons overlap") {
+  SUBCASE("two skeletons overlap partially (issue 18: the format allows it)") {
     bytes f = original;
-    put_u32(f, skeleton(f, 1) + 8, 2);  // [2, 4) overlaps [0, 3)
-    expect_ext(f, "firstJointRecordIndex", kSkeleton, 1);
+    put_u32(f, skeleton(f, 1) + 8, 2);  // [2, 4) overlaps [0, 3): row 2 is a joint of both
+    const untold::asset a = open_ok(f);
+    const auto prop = untold::resolve_skeleton(a, 1);
+    REQUIRE(prop.has_value());
+    REQUIRE(prop->joints.size() == 2);
+    CHECK(a.string(prop->joints[0].joint_path_offset) == "root/hips");  // row 2, the rig's hips too
+    CHECK(a.string(prop->joints[1].joint_path_offset) == "prop/base");
+    // In the prop's frame, row 3's parent 0 would still be fine; a parent
+    // outside the prop's two joints is not.
+    put_u32(f, rec(f, kJoint, 3, kJointSize), 2);
+    expect_ext(f, "parentJointIndex", kJoint, 3);
+  }
+  SUBCASE("a cycle that only exists in the overlapping skeleton's frame") {
+    bytes f = original;
+    // prop = rows [1, 3): head (parent 0 = its own row 1 in this frame) is a self-loop there.
+    put_u32(f, skeleton(f, 1) + 8, 1);
+    put_u32(f, skeleton(f, 1) + 12, 2);
+    expect_ext(f, "parentJointIndex", kJoint, 1);
   }
   SUBCASE("two skeletons sharing one identical range are fine") {
     bytes f = original;
@@ -439,6 +455,43 @@ TEST_CASE("ext: R-EXT-RANGES skeleton joint ranges") {
     put_u32(f, skeleton(f, 1) + 12, 3);
     CHECK(rejection(f, {.deep_checks = true}) == "accepted");
   }
+}
+
+TEST_CASE("ext: overlapping skeletons stored children-first: the library's linear cycle-check budget, relaxed") {
+  // One skeleton of N joints, all roots except row M, whose parent is K. K
+  // more skeletons start inside (M - K, M] and cover K + 1 joints each: in
+  // each one's frame row M's parent is a later joint (no parents-first
+  // proof), so each is walked; together they need K x (K + 1) steps, more
+  // than the budget of 2 N + 4096. Each frame is acyclic.
+  constexpr std::uint32_t K = 200, M = 250, N = M + K + 1;
+  std::vector<untold::skeleton_joint_desc> joints(N);
+  joints[M].parent = K;
+  untold::builder b;
+  b.add_entity({.name = "e"});
+  b.add_skeleton({.name = "all", .entity_id = 1000, .joints = joints});
+  for (std::uint32_t i = 0; i < K; ++i) b.add_skeleton({.entity_id = 1001 + i});
+  auto built = b.finish({.content_hash = false});
+  REQUIRE_MESSAGE(built.has_value(), built.error().describe());
+  bytes f = std::move(*built);
+  for (std::uint32_t i = 0; i < K; ++i) {
+    const std::size_t at = rec(f, kSkeleton, 1 + i, kSkeletonSize);
+    put_u32(f, at + 8, M - K + 1 + i);  // first
+    put_u32(f, at + 12, K + 1);         // count
+  }
+  REQUIRE(std::uint64_t{K} * (K + 1) > untold::detail::cycle_check_budget(N));
+  const verdict strict = judge(f);
+  CHECK(strict.rule == "R-EXT-RANGES");
+  CHECK(strict.field == "firstJointRecordIndex");
+  CHECK(strict.chunk_type == kSkeleton);
+  CHECK(judge(f, {.relaxed_extension_ranges = true}).rule == "accepted");
+  // The work stays linear either way.
+  untold::detail::validation_work = 0;
+  (void)untold::open(f, {.relaxed_extension_ranges = true});
+  CHECK(untold::detail::validation_work < 40 * std::uint64_t{N} + 20 * untold::detail::cycle_check_budget(N));
+
+  // With few enough such skeletons the walks fit the budget and the file is accepted strictly.
+  for (std::uint32_t i = 10; i < K; ++i) put_u32(f, rec(f, kSkeleton, 1 + i, kSkeletonSize) + 12, 0);
+  CHECK(judge(f).rule == "accepted");
 }
 
 TEST_CASE("ext: R-EXT-RANGES joint parents") {
@@ -480,17 +533,49 @@ TEST_CASE("ext: R-EXT-RANGES skins") {
     put_u32(f, skin(f) + 4, 2);
     expect_ext(f, "meshRecordIndex", kSkin, 0);
   }
-  SUBCASE("vertexCount differs from the mesh's") {
+  SUBCASE("vertexCount differs from the mesh's (issue 18: the format allows it)") {
     bytes f = original;
     put_u32(f, skin(f) + 4, 0);  // the floor mesh has 4 vertices, the skin 9
-    expect_ext(f, "vertexCount", kSkin, 0);
+    const untold::asset a = open_ok(f);
+    const untold::skin_record s = a.table<untold::skin_record>()[0];
+    CHECK(untold::view_joint_indices(a, s).size() == 9);  // what the file holds
+    CHECK(untold::skinned_vertex_count(a, s) == 4);       // what skins the mesh
+    put_u32(f, skin(f) + 20, 2);                          // fewer than the mesh's
+    const untold::asset b = open_ok(f);
+    CHECK(untold::view_joint_weights(b, b.table<untold::skin_record>()[0]).size() == 2);
+    CHECK(untold::skinned_vertex_count(b, b.table<untold::skin_record>()[0]) == 2);
   }
-  SUBCASE("mapping range past the mapping table") {
+  SUBCASE("a skin with vertexCount 0 on a mesh with vertices (issue 18)") {
+    bytes f = original;
+    put_u32(f, skin(f) + 20, 0);
+    const untold::asset a = open_ok(f);
+    const untold::skin_record s = a.table<untold::skin_record>()[0];
+    CHECK(untold::view_joint_indices(a, s).empty());
+    CHECK(untold::skinned_vertex_count(a, s) == 0);
+    CHECK(untold::resolve_skin(a, 0)->joints.size() == 3);
+  }
+  SUBCASE("mapping range past the mapping table: the library's stricter rule, relaxed accepts it") {
     bytes f = original;
     put_u32(f, skin(f) + 12, 4);
     expect_ext(f, "jointCount", kSkin, 0);
+    // Relaxed: the skin uses the 3 mappings in range; joint indices stay below them.
+    const untold::asset a = open_ok(f, {.deep_checks = true, .relaxed_extension_ranges = true});
+    CHECK(a.relaxed_extension_ranges());
+    CHECK(untold::view_skin_mappings(a, a.table<untold::skin_record>()[0]).size() == 3);
+    CHECK(untold::resolve_skin(a, 0)->skeleton_joints == std::vector<std::uint32_t>{2, 0, 1});
     put_u32(f, skin(f) + 16, 9);
     expect_ext(f, "firstJointMappingIndex", kSkin, 0);
+    const untold::asset b = open_ok(f, {.relaxed_extension_ranges = true});
+    CHECK(untold::view_skin_mappings(b, b.table<untold::skin_record>()[0]).empty());
+  }
+  SUBCASE("relaxed, a vertex joint index past the mappings in range is still a deep error") {
+    bytes f = original;
+    put_u32(f, skin(f) + 16, 1);  // mappings [1, 4) of 3: 2 in range
+    CHECK(judge(f).rule == "R-EXT-RANGES");
+    const verdict v = judge(f, {.deep_checks = true, .relaxed_extension_ranges = true});
+    CHECK(v.rule == "R-EXT-RANGES");
+    CHECK(v.field == "jointIndexData");  // vertices use joints 0..2
+    CHECK(judge(f, {.relaxed_extension_ranges = true}).rule == "accepted");
   }
   SUBCASE("mapped joint outside the skin's skeleton") {
     bytes f = original;
@@ -517,16 +602,16 @@ TEST_CASE("ext: R-EXT-RANGES skins") {
   }
   SUBCASE("joint data chunks missing") {
     bytes f = original;
-    put_u32(f, row_at(f, kJointIndex), 23);
+    put_u32(f, row_at(f, kJointIndex), 1000);
     expect_ext(f, "jointIndexDataOffset", kSkin, 0);
     bytes g = original;
-    put_u32(g, row_at(g, kJointWeight), 23);
+    put_u32(g, row_at(g, kJointWeight), 1000);
     expect_ext(g, "jointWeightDataOffset", kSkin, 0);
   }
   SUBCASE("a skin with no vertices needs no joint data") {
     bytes f = original;
-    put_u32(f, row_at(f, kJointIndex), 23);
-    put_u32(f, row_at(f, kJointWeight), 24);
+    put_u32(f, row_at(f, kJointIndex), 1000);
+    put_u32(f, row_at(f, kJointWeight), 1001);
     expect_ext(f, "jointIndexDataOffset", kSkin, 0);
     put_u32(f, skin(f) + 20, 0);
     put_u32(f, rec(f, 3, 1, 104) + 16, 0);  // the body mesh: 0 vertices, 0 vertex bytes
@@ -581,7 +666,7 @@ TEST_CASE("ext: R-EXT-RANGES light type and the color-management singleton") {
   bytes f = original;
   const std::size_t color = row_at(f, kColor), lut = row_at(f, kLut);
   REQUIRE(get_u64(f, lut + 8) == get_u64(f, color + 8) + 32);
-  put_u32(f, lut, 23);
+  put_u32(f, lut, 1000);  // an unknown core type
   put_u64(f, lut + 16, 0);
   put_u64(f, lut + 24, 0);
   put_u32(f, color + 32, 2);
@@ -697,7 +782,7 @@ TEST_CASE("ext: R-FINITE covers joint, light and camera transforms (deep)") {
 TEST_CASE("ext: R-EDGE-RANGE and R-INDEX-VALUE still hold for the extension scene's edges") {
   const bytes original = test::write_ext_scene();
   bytes f = original;
-  put_u32(f, row_at(f, kEdgeData), 23);
+  put_u32(f, row_at(f, kEdgeData), 1000);
   CHECK(rejection(f) == "R-EDGE-RANGE");
   bytes g = original;
   g[test::chunk_payload_offset(g, kEdgeData)] = std::byte{4};  // the floor has 4 vertices

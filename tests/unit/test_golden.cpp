@@ -1,14 +1,19 @@
-// The golden file tests/data/minimal_v1.untold: its expected bytes are laid
-// out here by hand from the spec (sections 3, 4 and 7), independently of the
-// library's codecs and writer. The committed file must equal them, the reader
-// must read them back, and the writer must reproduce them exactly.
+// The golden files tests/data/minimal_v1.untold and minimal_v4.untold: their
+// expected bytes are laid out here by hand from the spec (sections 3, 4 and
+// 7), independently of the library's codecs and writer. The committed files
+// must equal them, the reader must read them back, and the writer must
+// reproduce them exactly: version 4 by default (spec 7), version 1 when
+// asked for. The two differ only in the material record (88 / 108 bytes) and
+// the offsets after it.
 //
-// Regenerate the file (only after a deliberate format change) with
+// Regenerate the files (only after a deliberate format change) with
 //   UNTOLD_WRITE_GOLDEN=1 ./untold_tests -tc='golden*'
 #include "../support.hpp"
 
 #include <cstdlib>
 #include <fstream>
+#include <optional>
+#include <string>
 
 using test::bytes;
 
@@ -45,18 +50,22 @@ struct hand_writer {
 };
 
 // One entity "root" with one triangle mesh "tri" (material "mat", texture
-// "tex" at "t.png"), version 1, no content hash.
+// "tex" at "t.png"), no content hash.
 //
 //   0    header (204)          204  chunk table, 7 x 40 -> 484
 //   496  STRING   23 B: "root\0tri\0mat\0tex\0t.png\0" (offsets 0, 5, 9, 13, 17)
 //   528  ENTITY   136 B         672  MESH     104 B
-//   784  MATERIAL  88 B         880  TEXTURE   32 B
-//   912  VERTEX    96 B (3 x 32)      1008 INDEX 6 B (uint16 0 1 2) -> 1014 bytes
-bytes hand_made_minimal_file() {
-  hand_writer w(1014);
+//   784  MATERIAL  88 B (v1) / 108 B (v4)
+//   v1:  880 TEXTURE 32 B   912 VERTEX 96 B (3 x 32)   1008 INDEX 6 B (uint16 0 1 2) -> 1014 bytes
+//   v4:  896 TEXTURE 32 B   928 VERTEX 96 B            1024 INDEX 6 B                -> 1030 bytes
+bytes hand_made_minimal_file(std::uint32_t version) {
+  const bool v4 = version == 4;
+  const std::size_t material_size = v4 ? 108 : 88, texture_at = v4 ? 896 : 880, vertex_at = texture_at + 32,
+                    index_at = vertex_at + 96;
+  hand_writer w(index_at + 6);
   // Header (3.1).
   w.text(0, "UNTOLD");
-  w.u32(8, 1);     // formatVersion
+  w.u32(8, version);  // formatVersion
   w.u32(12, 1);    // fileType tile
   w.u32(16, 0);    // flags
   w.u32(20, 204);  // headerSize
@@ -73,8 +82,8 @@ bytes hand_made_minimal_file() {
     std::uint32_t type;
     std::uint64_t offset, size;
     std::uint32_t count;
-  } chunks[] = {{1, 496, 23, 0},  {2, 528, 136, 1}, {3, 672, 104, 1}, {4, 784, 88, 1},
-                {5, 880, 32, 1},  {6, 912, 96, 0},  {7, 1008, 6, 0}};
+  } chunks[] = {{1, 496, 23, 0},         {2, 528, 136, 1},       {3, 672, 104, 1}, {4, 784, material_size, 1},
+                {5, texture_at, 32, 1}, {6, vertex_at, 96, 0}, {7, index_at, 6, 0}};
   for (std::size_t i = 0; i < 7; ++i) {
     const std::size_t row = 204 + 40 * i;
     w.u32(row, chunks[i].type);
@@ -113,7 +122,7 @@ bytes hand_made_minimal_file() {
   w.u64(672 + 56, 6);
   w.u64(672 + 64, 3 * 32 + 3 * 2);  // estimatedGPUBytes
   w.box(672 + 80, 0, 0, 0, 1, 1, 0);
-  // Material v1 (88 B).
+  // Material (v1 88 B; v4 adds the height fields and transmission, 108 B).
   w.u32(784 + 0, 9);  // "mat"
   for (int i = 0; i < 4; ++i) w.f32(784 + 8 + 4 * i, 1.0f);  // baseColorFactor
   w.f32(784 + 36, 1.0f);                                     // normalScale
@@ -123,32 +132,41 @@ bytes hand_made_minimal_file() {
   w.f32(784 + 52, 0.5f);                                     // alphaCutoff
   w.u32(784 + 56, 0);                                        // baseColor texture
   for (int i = 1; i < 6; ++i) w.u32(784 + 56 + 4 * i, 0xFFFFFFFF);
+  if (v4) {
+    w.u32(784 + 80, 0xFFFFFFFF);  // heightTextureIndex NONE
+    w.f32(784 + 84, 0.05f);       // heightScale
+    w.f32(784 + 88, 0.5f);        // heightMidlevel
+    w.f32(784 + 92, 0.0f);        // heightRemapMin
+    w.f32(784 + 96, 1.0f);        // heightRemapMax
+    // 100 packed channels r/r = 0, 104 transmissionFactor 0
+  }
   // Texture (32 B).
-  w.u32(880 + 0, 13);  // "tex"
-  w.u32(880 + 4, 17);  // "t.png"
-  w.u32(880 + 8, 1);   // rgba8
-  w.u32(880 + 12, 1);  // srgb
-  w.u32(880 + 16, 4);
-  w.u32(880 + 20, 4);
-  w.u32(880 + 24, 1);
+  w.u32(texture_at + 0, 13);  // "tex"
+  w.u32(texture_at + 4, 17);  // "t.png"
+  w.u32(texture_at + 8, 1);   // rgba8
+  w.u32(texture_at + 12, 1);  // srgb
+  w.u32(texture_at + 16, 4);
+  w.u32(texture_at + 20, 4);
+  w.u32(texture_at + 24, 1);
   // Vertices (spec 4): positions, normal (0,0,1) = z 511 -> 0x1FF << 20,
   // tangent (1,0,0,+1) = x 511 | w 0b01 << 30, uvs 0, color 255 x 4.
   const float positions[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
   for (int v = 0; v < 3; ++v) {
-    const std::size_t at = 912 + 32 * v;
+    const std::size_t at = vertex_at + 32 * v;
     for (int k = 0; k < 3; ++k) w.f32(at + 4 * k, positions[v][k]);
     w.u32(at + 12, 0x1FF00000);
     w.u32(at + 16, 0x400001FF);
     w.u32(at + 28, 0xFFFFFFFF);
   }
   // Indices.
-  w.u16(1008, 0);
-  w.u16(1010, 1);
-  w.u16(1012, 2);
+  w.u16(index_at, 0);
+  w.u16(index_at + 2, 1);
+  w.u16(index_at + 4, 2);
   return w.out;
 }
 
-bytes writer_minimal_file() {
+/// What the writer makes of the same content; `version` nullopt = its default.
+bytes writer_minimal_file(std::optional<std::uint32_t> version) {
   // Strings are stored in first-add order: root, tri, mat, tex, t.png.
   untold::builder b;
   const auto root = b.add_entity({.name = "root"});
@@ -160,39 +178,51 @@ bytes writer_minimal_file() {
   const bytes vertices = test::raw_vertices({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}});
   const std::vector<std::uint32_t> indices = {0, 1, 2};
   b.add_mesh({.entity = root, .name = "tri", .material = material, .vertices = vertices, .indices = indices});
-  auto out = b.finish({.content_hash = false});
+  auto out = b.finish({.format_version = version, .content_hash = false});
   REQUIRE_MESSAGE(out.has_value(), out.error().describe());
   return std::move(*out);
 }
 
-const char* golden_path() { return UNTOLD_TEST_DATA_DIR "/minimal_v1.untold"; }
+std::string golden_path(std::uint32_t version) {
+  return std::string(UNTOLD_TEST_DATA_DIR "/minimal_v") + char('0' + version) + ".untold";
+}
 
 }  // namespace
 
-TEST_CASE("golden: the committed file equals the hand-made bytes") {
-  const bytes expected = hand_made_minimal_file();
-  if (std::getenv("UNTOLD_WRITE_GOLDEN") != nullptr) {
-    std::ofstream(golden_path(), std::ios::binary)
-        .write(reinterpret_cast<const char*>(expected.data()), static_cast<std::streamsize>(expected.size()));
+TEST_CASE("golden: the committed files equal the hand-made bytes") {
+  for (const std::uint32_t version : {1u, 4u}) {
+    CAPTURE(version);
+    const bytes expected = hand_made_minimal_file(version);
+    if (std::getenv("UNTOLD_WRITE_GOLDEN") != nullptr) {
+      std::ofstream(golden_path(version), std::ios::binary)
+          .write(reinterpret_cast<const char*>(expected.data()), static_cast<std::streamsize>(expected.size()));
+    }
+    CHECK(test::read_binary(golden_path(version)) == expected);
   }
-  CHECK(test::read_binary(golden_path()) == expected);
 }
 
-TEST_CASE("golden: the reader reads the hand-made file") {
-  const bytes f = test::read_binary(golden_path());
-  auto a = untold::open(f, {.deep_checks = true});
-  REQUIRE_MESSAGE(a.has_value(), a.error().describe());
-  CHECK(a->format_version() == 1);
-  REQUIRE(a->meshes().size() == 1);
-  const untold::mesh_record m = a->meshes()[0];
-  CHECK(a->string(m.mesh_name_offset) == "tri");
-  CHECK(m.vertex_count == 3);
-  CHECK(a->indices(m).size() == 6);
-  CHECK(a->string(a->textures()[0].uri_offset) == "t.png");
-  CHECK(a->materials()[0].alpha_cutoff == 0.5f);
-  CHECK(a->entities()[0].world_bounds == untold::aabb{{0, 0, 0}, {1, 1, 0}});
+TEST_CASE("golden: the reader reads the hand-made files") {
+  for (const std::uint32_t version : {1u, 4u}) {
+    CAPTURE(version);
+    const bytes f = test::read_binary(golden_path(version));
+    auto a = untold::open(f, {.deep_checks = true});
+    REQUIRE_MESSAGE(a.has_value(), a.error().describe());
+    CHECK(a->format_version() == version);
+    REQUIRE(a->meshes().size() == 1);
+    const untold::mesh_record m = a->meshes()[0];
+    CHECK(a->string(m.mesh_name_offset) == "tri");
+    CHECK(m.vertex_count == 3);
+    CHECK(a->indices(m).size() == 6);
+    CHECK(a->string(a->textures()[0].uri_offset) == "t.png");
+    CHECK(a->materials()[0].alpha_cutoff == 0.5f);
+    CHECK(a->entities()[0].world_bounds == untold::aabb{{0, 0, 0}, {1, 1, 0}});
+    CHECK(a->materials()[0].height_scale == 0.05f);
+    CHECK(a->materials()[0].transmission_factor == 0.0f);
+  }
 }
 
-TEST_CASE("golden: the writer reproduces the hand-made bytes exactly") {
-  CHECK(writer_minimal_file() == test::read_binary(golden_path()));
+TEST_CASE("golden: the writer reproduces the hand-made bytes exactly, version 4 by default") {
+  CHECK(writer_minimal_file(std::nullopt) == test::read_binary(golden_path(4)));
+  CHECK(writer_minimal_file(4) == test::read_binary(golden_path(4)));
+  CHECK(writer_minimal_file(1) == test::read_binary(golden_path(1)));
 }

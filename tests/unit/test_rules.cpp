@@ -149,7 +149,7 @@ TEST_CASE("R-REQUIRED") {
   for (const std::uint32_t type : {kString, kEntity, kMesh, kMaterial, kTexture, kVertex, kIndex}) {
     CAPTURE(type);
     bytes f = test::write_scene();
-    put_u32(f, row_at(f, type), 23);  // now an unknown core chunk
+    put_u32(f, row_at(f, type), 1000);  // now an unknown core chunk
     CHECK(rejection(f) == "R-REQUIRED");
   }
 }
@@ -378,7 +378,7 @@ TEST_CASE("R-EDGE-RANGE") {
   }
   SUBCASE("EDGE_INDEX_DATA missing") {
     bytes f = original;
-    put_u32(f, row_at(f, kEdge), 23);
+    put_u32(f, row_at(f, kEdge), 1000);
     CHECK(rejection(f) == "R-EDGE-RANGE");
   }
 }

@@ -41,7 +41,8 @@ TEST_CASE("a realistic scene round-trips at format versions 1, 3 and 4") {
     untold::builder b;
     std::vector<test::grid> grids;
     test::fill_realistic_scene(b, grids, v.height, v.remap);
-    auto file = b.finish();
+    CHECK(b.minimum_format_version() == v.version);
+    auto file = b.finish({.format_version = v.version});
     REQUIRE(file.has_value());
     const untold::asset a = open_ok(*file);
 
@@ -164,21 +165,31 @@ TEST_CASE("output is deterministic") {
   CHECK(test::write_scene() == test::write_scene());
 }
 
-TEST_CASE("the lowest format version that expresses the content, unless requested") {
+TEST_CASE("format version 4 by default (spec 7), an older one on request when it expresses the content") {
   const auto version_of = [](const untold::material_desc& m, std::optional<std::uint32_t> requested = {}) {
     untold::builder b;
     b.add_material(m);
     auto f = b.finish({.format_version = requested});
     return f ? static_cast<int>(open_ok(*f).format_version()) : -1;
   };
-  CHECK(version_of({}) == 1);
-  CHECK(version_of({.emissive_factor = {1, 0, 0}}) == 2);  // v1 readers ignore emissive
-  CHECK(version_of({.height_scale = 0.2f}) == 3);
-  CHECK(version_of({.height_midlevel = 0.0f}) == 3);
+  const auto lowest = [](const untold::material_desc& m) {
+    untold::builder b;
+    b.add_material(m);
+    return b.minimum_format_version();
+  };
+  CHECK(version_of({}) == 4);
   CHECK(version_of({.height_remap_max = 3.0f}) == 4);
-  CHECK(version_of({}, 4) == 4);
+  CHECK(lowest({}) == 1);
+  CHECK(lowest({.emissive_factor = {1, 0, 0}}) == 2);  // v1 readers ignore emissive
+  CHECK(lowest({.height_scale = 0.2f}) == 3);
+  CHECK(lowest({.height_midlevel = 0.0f}) == 3);
+  CHECK(lowest({.height_remap_max = 3.0f}) == 4);
+  CHECK(lowest({.transmission_factor = 0.5f}) == 4);
+  CHECK(version_of({}, 1) == 1);
   CHECK(version_of({}, 3) == 3);
-  CHECK(version_of({.height_remap_max = 3.0f}, 3) == -1);  // cannot express it
+  CHECK(version_of({.emissive_factor = {1, 0, 0}}, 2) == 2);
+  CHECK(version_of({.emissive_factor = {1, 0, 0}}, 1) == -1);  // cannot express it
+  CHECK(version_of({.height_remap_max = 3.0f}, 3) == -1);
   CHECK(version_of({}, 5) == -1);
   CHECK(version_of({}, 0) == -1);
 }
@@ -283,14 +294,14 @@ TEST_CASE("unknown core and plugin chunks survive a read and a rewrite") {
   const bytes unknown = {std::byte{1}, std::byte{2}, std::byte{3}};
   const bytes opaque(40, std::byte{0x5A});
   const bytes plugin = *untold::encode_plugin_chunk("com.example.test", 7, 2, opaque);  // envelope + payload
-  b.add_raw_chunk(23, unknown, 3);
+  b.add_raw_chunk(28, unknown, 3);  // 23..27 are core tables now (28 is the first unknown type)
   b.add_raw_chunk(0x8001, plugin);
   auto f = b.finish();
   REQUIRE(f.has_value());
   const untold::asset a = open_ok(*f);
   const auto raw = a.raw_chunks();
   REQUIRE(raw.size() == 2);
-  CHECK(a.chunks()[raw[0]].chunk_type == 23);
+  CHECK(a.chunks()[raw[0]].chunk_type == 28);
   CHECK(a.chunks()[raw[0]].element_count == 3);
   CHECK(same_bytes(a.payload(raw[0]), unknown));
   CHECK(a.chunks()[raw[1]].chunk_type == 0x8001);
