@@ -26,6 +26,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -83,6 +84,10 @@ struct http_request {
   /// Open a new connection instead of reusing one (a retry after a
   /// connection-level failure: the old connection may be the problem).
   bool fresh_connection = false;
+  /// Called on the transfer thread as body bytes arrive: (received, expected;
+  /// 0 = not known yet). Returning false aborts the transfer (cancelled, not
+  /// retried): a caller's per-request cancellation. Must be thread-safe and quick.
+  std::function<bool(std::uint64_t, std::uint64_t)> progress{};
 };
 
 struct http_response {
@@ -99,11 +104,35 @@ struct http_response {
   bool aborted_status = false;    // stopped by accept_status
   bool too_large = false;         // stopped by max_body
   bool write_failed = false;      // writing body_fd failed
-  bool cancelled = false;         // the client shut down first
+  bool cancelled = false;         // the client shut down first, or request.progress said stop
   bool idle_timeout = false;      // no byte moved for request_timeout
   std::uint32_t attempts = 0;     // tries made for this response (set by downloader::transfer)
 
   [[nodiscard]] bool completed() const noexcept { return curl_code == 0 && !cancelled; }
+};
+
+/// While it lives, every transfer started on this thread without its own
+/// http_request::progress gets `progress`: how a caller above an API that
+/// builds its own requests (https_range_source, downloader::fetch) watches
+/// their bytes or cancels them (stream_runner's per-request cancellation).
+/// Scopes nest; the innermost wins.
+class progress_scope {
+ public:
+  using hook = std::function<bool(std::uint64_t, std::uint64_t)>;
+  explicit progress_scope(hook progress) : hook_(std::move(progress)), previous_(current()) { current() = &hook_; }
+  progress_scope(const progress_scope&) = delete;
+  progress_scope& operator=(const progress_scope&) = delete;
+  ~progress_scope() { current() = previous_; }
+
+  /// The innermost scope's hook on this thread, nullptr when none.
+  [[nodiscard]] static const hook*& current() noexcept {
+    thread_local const hook* active = nullptr;
+    return active;
+  }
+
+ private:
+  hook hook_;
+  const hook* previous_;
 };
 
 namespace detail {
@@ -192,6 +221,7 @@ class http_client {
   [[nodiscard]] std::shared_ptr<http_transfer> start(http_request request) {
     auto t = std::make_shared<http_transfer>();
     t->request_ = std::move(request);
+    if (!t->request_.progress && progress_scope::current() != nullptr) t->request_.progress = *progress_scope::current();
     if (multi_ == nullptr || !require_https(t->request_.url) || !prepare(*t)) {
       finish(*t, multi_ == nullptr ? CURLE_FAILED_INIT : CURLE_UNSUPPORTED_PROTOCOL);
       return t;
@@ -308,8 +338,14 @@ class http_client {
     return n;
   }
 
-  static int on_progress(void* user, curl_off_t, curl_off_t down, curl_off_t, curl_off_t up) {
+  static int on_progress(void* user, curl_off_t down_total, curl_off_t down, curl_off_t, curl_off_t up) {
     auto& t = *static_cast<http_transfer*>(user);
+    if (t.request_.progress &&
+        !t.request_.progress(static_cast<std::uint64_t>(std::max<curl_off_t>(0, down)),
+                             static_cast<std::uint64_t>(std::max<curl_off_t>(0, down_total)))) {
+      t.response_.cancelled = true;
+      return 1;  // CURLE_ABORTED_BY_CALLBACK
+    }
     const auto now = std::chrono::steady_clock::now();
     if (down != t.last_down_ || up != t.last_up_) {
       t.last_down_ = down;
