@@ -6,7 +6,9 @@
 // the test through PR_SET_PDEATHSIG) on a free loopback port. The access log
 // records "$request_method $uri $status $body_bytes_sent "$http_range"
 // "$http_if_none_match" "$http_if_range" $server_protocol" per request, which
-// is what the tests assert on. tcp_proxy sits between client and nginx to
+// is what the tests assert on. Under /strip-etag/ nginx plays a CDN that
+// answers Range requests carrying If-Range with a 206 without ETag (proxied
+// to a second, plain-HTTP loopback server, logged to origin.log). tcp_proxy sits between client and nginx to
 // reset, truncate, stall or hold connections. Only loopback addresses are used;
 // every wait is bounded.
 #pragma once
@@ -324,6 +326,7 @@ class nginx_server {
  private:
   void start(const std::string& nginx) {
     port_ = free_port();
+    origin_port_ = free_port();
     www_ = prefix_ / "www";
     const fs::path logs = prefix_ / "logs";
     const fs::path tmp = prefix_ / "tmp";
@@ -351,6 +354,24 @@ class nginx_server {
          << "    root " << www_.string() << ";\n"
          << "    location /fault/500 { return 500; }\n"
          << "    location /slow/ { limit_rate 64k; }\n"
+         // A CDN that honours Range but drops If-Range and ETag: requests
+         // carrying If-Range go through a proxy to the plain-HTTP origin
+         // below without that header, and the answer loses its ETag (the
+         // first request, without If-Range, is served directly, with it).
+         << "    location /strip-etag/ {\n"
+         << "      if ($http_if_range) { rewrite ^/strip-etag/(.*)$ /strip-etag-proxied/$1 last; }\n"
+         << "    }\n"
+         << "    location /strip-etag-proxied/ {\n"
+         << "      internal;\n"
+         << "      proxy_pass http://127.0.0.1:" << origin_port_ << "/strip-etag/;\n"
+         << "      proxy_set_header If-Range \"\";\n"
+         << "      proxy_hide_header ETag;\n"
+         << "    }\n"
+         << "  }\n"
+         << "  server {\n"  // the origin behind /strip-etag-proxied/: loopback, plain HTTP
+         << "    listen 127.0.0.1:" << origin_port_ << ";\n"
+         << "    access_log " << (logs / "origin.log").string() << " t;\n"
+         << "    root " << www_.string() << ";\n"
          << "  }\n"
          << "}\n";
     write_text(prefix_ / "nginx.conf", conf.str());
@@ -361,10 +382,10 @@ class nginx_server {
         [&] {
           int st = 0;
           if (::waitpid(pid, &st, WNOHANG) == pid) return true;  // exited (port taken?)
-          return can_connect(port_);
+          return can_connect(port_) && can_connect(origin_port_);
         },
         10s);
-    if (up && ::kill(pid, 0) == 0 && can_connect(port_)) {
+    if (up && ::kill(pid, 0) == 0 && can_connect(port_) && can_connect(origin_port_)) {
       pid_ = pid;
     } else {
       ::kill(pid, SIGKILL);
@@ -376,6 +397,7 @@ class nginx_server {
   tls_material tls_;
   fs::path www_;
   int port_ = 0;
+  int origin_port_ = 0;  // plain HTTP on loopback, reached only through nginx's own proxy
   pid_t pid_ = -1;
 };
 

@@ -15,8 +15,9 @@
 // "If-Range: <etag>". A server whose file changed answers 200 with the new
 // full body instead of 206; the transfer is aborted at the headers and read()
 // fails (changed_on_server) - bytes of two versions are never mixed. 416 is
-// treated the same way. A 206 whose Content-Range or ETag does not match the
-// request is bad_response / changed_on_server.
+// treated the same way. A 206 whose Content-Range does not match the request
+// is bad_response; one without the pinned ETag (missing or different) or
+// with another total size is changed_on_server.
 //
 // Caching (when range_options::use_cache): the prefix is stored under the
 // key "<url>\n#prefix:<initial_read>" with the ETag and the file size; the
@@ -237,10 +238,15 @@ class https_range_source final : public range_source {
 
   explicit https_range_source(std::unique_ptr<state> s) noexcept : s_(std::move(s)) {}
 
-  // A 206 must be exactly the asked range of the pinned version.
+  // A 206 must be exactly the asked range of the pinned version: it carries
+  // the pinned strong ETag (a 206 without one cannot prove its version: a
+  // server or cache that honours Range but not If-Range may be serving a
+  // newer file) and the pinned total size.
   attempt_verdict judge(const http_response& r, std::uint64_t first, std::uint64_t last) const {
-    if (!r.etag.empty() && r.etag != s_->etag)
-      return {make_error(remote_errc::changed_on_server, "ETag " + r.etag + " != " + s_->etag), false};
+    if (r.etag != s_->etag)
+      return {make_error(remote_errc::changed_on_server,
+                         "206 ETag " + (r.etag.empty() ? std::string("(none)") : r.etag) + " != pinned " + s_->etag),
+              false};
     const auto range = detail::parse_content_range(r.content_range);
     if (!range || range->first != first || range->last != last || r.body.size() != last - first + 1)
       return {make_error(remote_errc::bad_response, "Content-Range \"" + r.content_range + "\""), false};
