@@ -56,6 +56,7 @@
 //   content_hash.hpp the header's contentHash (R-HASH)
 //   source.hpp       mapped files, range sources
 //   ranges.hpp       streamed_asset: open and load by byte ranges
+//   streaming.hpp    planner: which tiles/LODs/HLODs to fetch, show, drop (docs/streaming.md)
 //   io.hpp           open_file(path), write_file(path, bytes)
 //   packing.hpp      10:10:10:2, half floats, unorm8, octahedral
 //   vertex.hpp       PBR_STATIC_V1 and GpuVertex views, encoders
@@ -79,6 +80,7 @@
 #include "scene.hpp"
 #include "source.hpp"
 #include "ranges.hpp"
+#include "streaming.hpp"
 #include "io.hpp"
 #include "packing.hpp"
 #include "vertex.hpp"
