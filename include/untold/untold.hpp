@@ -61,6 +61,7 @@
 //   packing.hpp      10:10:10:2, half floats, unorm8, octahedral
 //   vertex.hpp       PBR_STATIC_V1 and GpuVertex views, encoders
 //   vertex_decode.hpp bulk (SIMD) decode into float arrays
+//   gpu_formats.hpp  vertex-input formats per graphics API (docs/gpu.md)
 //   writer.hpp       builder
 #pragma once
 
@@ -85,3 +86,4 @@
 #include "packing.hpp"
 #include "vertex.hpp"
 #include "vertex_decode.hpp"
+#include "gpu_formats.hpp"
