@@ -9,7 +9,9 @@
 #include <untold/untold.hpp>
 
 #include <cstdio>
+#include <set>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -54,16 +56,27 @@ int main(int argc, char** argv) {
   std::printf("\n");
   // Every mesh has the one vertex layout of the format (spec 4).
   print_layout(untold::gpu::pbr_static_v1);
+  // Uncompressed geometry chunks can be read straight into mapped GPU
+  // memory; compressed ones are decoded into memory first.
+  for (const untold::chunk_type t : {untold::chunk_type::vertex_data, untold::chunk_type::index_data})
+    if (const auto row = meta.find_chunk(t))
+      std::printf("  %s: %s\n", std::string(untold::chunk_type_name(static_cast<std::uint32_t>(t))).c_str(),
+                  meta.chunks()[*row].compression_type == 0 ? "uncompressed: ranges go straight to the GPU buffer"
+                                                            : "compressed: a range is the whole chunk, decoded first");
 
+  // Meshes may share stored geometry (instancing): upload each range once.
+  std::set<std::pair<std::uint64_t, std::uint64_t>> uploaded;
   unsigned long long total = 0;
   for (std::uint32_t i = 0; i < meta.meshes().size(); ++i) {
     const untold::mesh_record m = meta.meshes()[i];
     const untold::gpu::index_format* index = untold::gpu::index_format_for(m.index_type);
     if (index == nullptr) continue;  // never for an opened file: R-INDEX-TYPE
     const unsigned long long bytes = m.vertex_data_size_bytes + m.index_data_size_bytes;
-    total += bytes;
-    std::printf("mesh %u '%s': upload %llu bytes = vertices %llu (%u x %u) + indices %llu (%u x %s)\n", i,
-                std::string(meta.string(m.mesh_name_offset)).c_str(), bytes,
+    const bool shared = !uploaded.insert({m.vertex_data_offset, m.index_data_offset}).second;
+    if (!shared) total += bytes;
+    std::printf("mesh %u '%s': %s %llu bytes = vertices %llu (%u x %u) + indices %llu (%u x %s)\n", i,
+                std::string(meta.string(m.mesh_name_offset)).c_str(),
+                shared ? "shares the buffers of an earlier mesh," : "upload", bytes,
                 static_cast<unsigned long long>(m.vertex_data_size_bytes), m.vertex_count, m.vertex_stride_bytes,
                 static_cast<unsigned long long>(m.index_data_size_bytes), m.index_count,
                 index->bytes == 2 ? "uint16" : "uint32");
@@ -78,6 +91,6 @@ int main(int argc, char** argv) {
       std::printf(" [%llu, %llu)", static_cast<unsigned long long>(r.offset), static_cast<unsigned long long>(r.end()));
     std::printf("\n");
   }
-  std::printf("total upload: %llu bytes\n", total);
+  std::printf("total upload: %llu bytes (shared geometry counted once)\n", total);
   return 0;
 }
