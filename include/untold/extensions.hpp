@@ -1,6 +1,8 @@
 // untold/extensions.hpp - the engine extension tables (spec 3.3, chunk types
-// 8-22) and plugin chunks (>= 0x8000): records, typed data views, the plugin
-// envelope, and the rules R-EXT-RANGES (plus R-STRING for their strings).
+// 8-22; 23, 24, 26, 27 from the reference exporter's current version: morph
+// targets, their data and drivers, muscles) and plugin chunks (>= 0x8000):
+// records, typed data views, the plugin envelope, and the rules R-EXT-RANGES,
+// R-MORPH-* (plus R-STRING for their strings).
 //
 //   for (const untold::skin_record& s : a->table<untold::skin_record>()) {
 //     auto joints  = untold::view_joint_indices(*a, s);   // 4 x u16 per vertex

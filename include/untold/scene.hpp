@@ -113,6 +113,9 @@ struct resolved_mesh {
   index_view indices{};
   index_view edge_indices{};
   std::optional<std::uint32_t> skin;  // the first skin row that binds this mesh
+  /// Rows of the morph targets of this mesh (chunk 23), in table order; their
+  /// entries: view_morph_entries(a, a.table<morph_target_record>()[row]).
+  std::vector<std::uint32_t> morph_targets;
 };
 
 /// Texture row `index` with its strings; nullopt when out of range. Safe on any asset.
@@ -156,6 +159,9 @@ struct resolved_mesh {
   const auto skins = a.table<skin_record>();
   for (std::uint32_t row = 0; row < skins.size() && !out.skin; ++row)
     if (skins[row].mesh_record_index == mesh_index) out.skin = row;
+  const auto targets = a.table<morph_target_record>();
+  for (std::uint32_t row = 0; row < targets.size(); ++row)
+    if (targets[row].mesh_record_index == mesh_index) out.morph_targets.push_back(row);
   return out;
 }
 

@@ -154,6 +154,10 @@ TEST_CASE("morph: dense and sparse targets, a driver and a muscle round-trip thr
   CHECK(m.segments == 8);  // the reference exporter's default
   CHECK(m.driver_full_angle == 1.5f);
 
+  const auto face = untold::resolve_mesh(a, 0);
+  REQUIRE(face.has_value());
+  CHECK(face->morph_targets == std::vector<std::uint32_t>{0, 1});
+
   // The Gaussian asset table is named but kept raw.
   const auto raw = a.raw_chunks();
   REQUIRE(raw.size() == 1);
@@ -520,4 +524,35 @@ TEST_CASE("morph: large deltas get a power-of-two positionScale, and read back w
     const untold::float3 want = big[entry.vertex_index], got = entry.position(t.position_scale);
     for (int k = 0; k < 3; ++k) CHECK(std::abs(got[k] - want[k]) <= std::abs(want[k]) * 0x1p-11f);
   }
+}
+
+TEST_CASE("morph: deep checks of targets that all share every entry are linear, not targets x entries") {
+  // n targets, each patched to cover all n entries of one n-vertex mesh: a
+  // scan per target would read n * n entries; the range queries read a few
+  // hundred per target at most.
+  constexpr std::uint32_t n = 3000;
+  std::vector<untold::float3> positions(n), deltas(n, untold::float3{0, 0, 0.5f});
+  for (std::uint32_t i = 0; i < n; ++i) positions[i] = {static_cast<float>(i % 7), 0, 0};
+  const bytes vertices = test::raw_vertices(positions);
+  const std::vector<std::uint32_t> indices = {0, 1, 2};
+  untold::builder b;
+  const auto e = b.add_entity({.name = "e"});
+  const auto mesh = b.add_mesh({.entity = e, .vertices = vertices, .indices = indices});
+  b.add_morph_target(mesh, {.name = "all", .positions = deltas});
+  for (std::uint32_t i = 1; i < n; ++i) b.add_morph_target(mesh, {.name = "none"});
+  auto built = b.finish({.content_hash = false});
+  REQUIRE_MESSAGE(built.has_value(), built.error().describe());
+  bytes f = std::move(*built);
+  for (std::uint32_t i = 1; i < n; ++i) {
+    put_u32(f, rec(f, kMorphTarget, i, kMorphTargetSize) + 12, 0);  // firstEntryIndex
+    put_u32(f, rec(f, kMorphTarget, i, kMorphTargetSize) + 16, n);  // entryCount
+  }
+  untold::detail::validation_work = 0;
+  CHECK(rejection(f, {.deep_checks = true}) == "accepted");
+  CHECK(untold::detail::validation_work < std::uint64_t{n} * n / 10);
+  // And a bad vertex in the shared entries is still found, in the first target.
+  put_u32(f, rec(f, kMorphData, n - 1, kEntrySize), n);
+  const verdict v = judge(f, {.deep_checks = true});
+  CHECK(v.rule == "R-MORPH-VERTEX");
+  CHECK(v.record == 0);
 }
