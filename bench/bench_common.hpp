@@ -168,6 +168,7 @@ inline void memcpy_baseline(benchmark::State& state, const std::string& key,
     key += tag;
     key += std::to_string(value);
   }
+  if (s.block_digests) key += "_d";  // files without block digests keep their names
   return key;
 }
 

@@ -194,6 +194,38 @@ BENCHMARK_CAPTURE(open_file_bench, mmap_no_willneed_cold, "mmap_no_willneed", op
     ->Apply(file_sizes);
 BENCHMARK_CAPTURE(open_file_bench, streamed_cold, "streamed", open_streamed, false, true)->Apply(file_sizes);
 
+// ---- integrity: default options with and without block digests -------------------
+
+// open_file with default options (integrity::lazy) on the same scene written
+// without and with the untold.integrity chunk. Without, the open hashes every
+// byte (the contentHash); with, the metadata and the chunk's top part only.
+// `verify_all` adds verifying every block afterwards (what a lazy open's
+// accesses cost in total, once). Warm page cache, wall time.
+void open_default(benchmark::State& state, bool digests, bool verify_all) {
+  scene_spec spec = scene_mb(file_meshes, static_cast<std::uint64_t>(state.range(0)));
+  spec.block_digests = digests;
+  const std::filesystem::path path = untold_scene_file(spec);
+  const std::string mb = std::to_string(state.range(0));
+  const auto run = [&] {
+    auto a = untold::open_file(path);
+    const bool ok = a && (!verify_all || untold::verify_all(a->asset));
+    benchmark::DoNotOptimize(a);
+    return ok;
+  };
+  (void)run();  // warm the page cache
+  bool ok = true;
+  const double s = wall_loop(state, [] {}, [&] { ok = run() && ok; });
+  if (!ok) state.SkipWithError("open failed");
+  const std::string key = std::string("default_") + (digests ? "digests" : "plain") + (verify_all ? "_verify_all/" : "/");
+  set_baseline(state, key + mb, s);
+  time_ratio(state, "vs_1mb", key + "1", s);
+  if (digests) time_ratio(state, "vs_no_digests", "default_plain/" + mb, s);
+  state.counters["file_mb"] = static_cast<double>(std::filesystem::file_size(path)) / (1 << 20);
+}
+BENCHMARK_CAPTURE(open_default, plain, false, false)->Apply(file_sizes);
+BENCHMARK_CAPTURE(open_default, digests, true, false)->Apply(file_sizes);
+BENCHMARK_CAPTURE(open_default, digests_verify_all, true, true)->Apply(file_sizes);
+
 // ---- validation throughput (in memory) --------------------------------------------
 
 constexpr std::uint64_t validate_mb = 256;

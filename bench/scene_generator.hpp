@@ -46,6 +46,8 @@ struct scene_spec {
   untold::compression compression = untold::compression::none;
   int level = 0;
   std::uint32_t seed = 1;
+  /// Write the untold.integrity chunk (write_options::block_digests).
+  bool block_digests = false;
 };
 
 enum class mesh_shape { grid, sphere };
@@ -277,6 +279,7 @@ namespace detail {
 [[nodiscard]] inline untold::write_options write_options_for(const scene_spec& spec) {
   untold::write_options options;
   options.compression.metadata = options.compression.data = {spec.compression, spec.level};
+  options.block_digests = spec.block_digests;
   return options;
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -23,6 +24,25 @@
 #include "view.hpp"
 
 namespace untold {
+
+namespace detail {
+struct integrity_access;  // integrity.hpp: fills and checks block_digest_state
+
+/// What an asset keeps of the file's block digests (the untold.integrity
+/// chunk, integrity.hpp) to verify chunks on first access. Empty (block_size
+/// 0) when there is nothing left to verify: no digests, integrity::none, or
+/// everything was verified at open.
+struct block_digest_state {
+  std::uint64_t block_size = 0;
+  byte_span row_digests;                   // per chunk row: SHA-256 of its block digests
+  byte_span block_digests;                 // 32 bytes per block, rows in table order
+  std::vector<std::uint64_t> first_block;  // per row: index of its first block digest (rows + 1)
+  bool defer_uncompressed = false;         // whole-file lazy open: uncompressed data waits for first access
+  // 1 = verified. Atomic so that const accessors may verify from several threads.
+  std::vector<std::atomic<std::uint8_t>> row_verified;    // the row's block digests vs its row digest
+  std::vector<std::atomic<std::uint8_t>> block_verified;  // the block's stored bytes vs its digest
+};
+}  // namespace detail
 
 class asset {
  public:
@@ -138,6 +158,7 @@ class asset {
  private:
 
   friend class asset_loader;
+  friend struct detail::integrity_access;
 
   file_header header_{};
   std::vector<chunk_entry> chunks_;
@@ -146,6 +167,7 @@ class asset {
   std::vector<std::vector<std::byte>> owned_;  // storage of decompressed payloads
   std::array<std::uint32_t, max_known_chunk_type + 1> chunk_by_type_ = filled_none();
   std::vector<std::pair<std::uint32_t, std::uint32_t>> entity_rows_;  // (entityId, row), sorted
+  mutable detail::block_digest_state integrity_;                      // integrity.hpp
   bool relaxed_extension_ranges_ = false;
 
   static constexpr std::array<std::uint32_t, max_known_chunk_type + 1> filled_none() noexcept {

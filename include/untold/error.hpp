@@ -99,7 +99,12 @@ namespace untold {
   X(invalid_argument, "E-INVALID-ARGUMENT", "invalid input to the writer or API")                              \
   X(format_version_too_low, "E-FORMAT-VERSION",                                                                 \
     "the requested formatVersion cannot store the content (limit = the lowest version that can)")              \
-  X(encode_failed, "E-ENCODE", "compressing or hashing failed inside the codec library")
+  X(encode_failed, "E-ENCODE", "compressing or hashing failed inside the codec library")                        \
+  /* block digests (integrity.hpp): the untold.integrity plugin chunk */                                        \
+  X(integrity_layout, "R-INTEGRITY-LAYOUT", "the untold.integrity chunk is malformed or appears twice")          \
+  X(integrity_hash, "R-INTEGRITY-HASH", "the untold.integrity chunk's digest of its own digests does not match") \
+  X(directory_hash, "R-DIRECTORY-HASH", "the header or chunk table differs from the integrity chunk's digest")  \
+  X(block_hash, "R-BLOCK-HASH", "a block of a chunk's stored bytes does not match its SHA-256 block digest")
 
 enum class errc : std::uint16_t {
 #define UNTOLD_X(name, rule, msg) name,

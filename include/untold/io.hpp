@@ -23,10 +23,13 @@ struct mapped_asset {
 /// Maps `path` read-only and opens it with untold::open. Missing or unreadable
 /// files give E-IO-* errors; an empty or too-short file gives R-TRUNC-HEADER,
 /// exactly as untold::open on the same bytes (one error for one condition).
-/// The whole file is read ahead only when every byte is about to be read (the
-/// content hash or the deep checks); otherwise pages load as views touch them.
+/// The whole file is read ahead only when every byte is about to be read
+/// (integrity::full or the deep checks); otherwise pages load as views touch
+/// them. (A lazy open of a file without block digests hashes every byte
+/// too, but whether the file has them is known only once it is mapped.)
 inline result<mapped_asset> open_file(const std::filesystem::path& path, const open_options& options = {}) {
-  auto file = mapped_file::open(path, options.verify_hash || options.deep_checks ? read_ahead::whole_file : read_ahead::on_demand);
+  const bool every_byte = options.effective_integrity() == integrity::full || options.deep_checks;
+  auto file = mapped_file::open(path, every_byte ? read_ahead::whole_file : read_ahead::on_demand);
   if (!file && file.error().code == errc::io_empty_file) return open(byte_span{}, options).error();
   if (!file) return file.error();
   auto a = open(file->bytes(), options);

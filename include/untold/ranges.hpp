@@ -15,6 +15,18 @@
 // open; R-DECOMPRESS per chunk as it loads (and the plugin envelope,
 // R-EXT-RANGES, of a plugin chunk as it loads); R-HASH and the deep checks
 // once everything is loaded (load_all), since they need every byte.
+//
+// Integrity: a file with block digests (the untold.integrity chunk,
+// integrity.hpp) has them read and checked at open (R-INTEGRITY-*,
+// R-DIRECTORY-HASH), and every chunk and every mesh range verified as it
+// loads (R-BLOCK-HASH; a mesh range is read out to whole 64 KiB blocks),
+// unless open.integrity is none. A file without them cannot be verified by
+// range: the content hash covers every stored byte of every chunk in one
+// SHA-256, so bytes from load_mesh / load_chunk are then range-checked,
+// decoded exactly and (with deep checks) value-checked, but NOT
+// authenticated. Only load_all, which reads every stored byte, verifies
+// R-HASH; call it (or verify the file by other means, e.g. a pinned ETag
+// plus a digest the caller trusts) before relying on integrity.
 #pragma once
 
 #include <algorithm>
@@ -86,6 +98,7 @@ class streamed_asset {
     auto a = asset_loader::from_directory(s.prefix_, file_size, options.open);
     if (!a) return a.error();
     s.asset_ = std::move(*a);
+    UNTOLD_TRY(s.attach_block_digests());  // first, so every chunk below is verified as it loads
     // Then the metadata chunks, one read per coalesced range: a range that
     // continues the prefix extends it, any other is read as a block.
     for (const byte_range& r : s.metadata_ranges()) {
@@ -142,8 +155,10 @@ class streamed_asset {
     for (const auto& part : mesh_parts(*mesh)) {
       if (!part.row || part.size == 0 || asset_.is_loaded(*part.row)) continue;
       const chunk_entry& c = asset_.chunks()[*part.row];
-      if (c.compression_type == static_cast<std::uint32_t>(compression::none))
-        ranges.push_back({c.file_offset + part.offset, part.size});
+      if (c.compression_type == static_cast<std::uint32_t>(compression::none)) {
+        const byte_range blocks = detail::integrity_access::covering_blocks(asset_, *part.row, part.offset, part.size);
+        ranges.push_back({c.file_offset + blocks.offset, blocks.size});
+      }
       else
         ranges.push_back({c.file_offset, c.compressed_size});
     }
@@ -185,7 +200,7 @@ class streamed_asset {
         const auto bytes = subspan(asset_.payload(*part.row), {part.offset, part.size});
         target.assign(bytes.begin(), bytes.end());
       } else {
-        UNTOLD_TRY(read_into(target, c.file_offset + part.offset, part.size));
+        UNTOLD_TRY(read_verified(target, *part.row, part.offset, part.size));
       }
     }
     return out;
@@ -196,7 +211,7 @@ class streamed_asset {
   /// untold::open would. Reads each stored byte once more for the hash.
   status load_all() {
     const auto& chunks = asset_.chunks();
-    const bool hash = options_.open.verify_hash && is_hashed(asset_.header());
+    const bool hash = options_.open.effective_integrity() != integrity::none && is_hashed(asset_.header());
     sha256 hasher;
     for (const std::uint32_t row : content_hash_order(chunks)) {
       const chunk_entry& c = chunks[row];
@@ -254,6 +269,34 @@ class streamed_asset {
     out.resize(static_cast<std::size_t>(size));
     UNTOLD_TRY(source_->read(offset, out));
     bytes_read_ += size;
+    return {};
+  }
+
+  // Reads and checks the integrity chunk, if the file has one and
+  // open.integrity asks for verification: from here on load_payload verifies
+  // every chunk it is given (integrity.hpp).
+  status attach_block_digests() {
+    if (options_.open.effective_integrity() == integrity::none) return {};
+    const auto row = find_integrity_chunk(asset_.chunks());
+    if (!row) return row.error();
+    if (*row == none) return {};
+    const chunk_entry& c = asset_.chunks()[*row];
+    if (c.file_offset <= prefix_.size() + chunk_alignment && c.file_offset + c.compressed_size > prefix_.size())
+      UNTOLD_TRY(extend_prefix(c.file_offset + c.compressed_size));  // the writer stores it right after the table
+    UNTOLD_TRY(load_chunk(*row));
+    const auto directory = byte_span(prefix_).first(static_cast<std::size_t>(chunk_table_range(asset_.header()).end()));
+    return detail::integrity_access::attach(asset_, directory, *row, asset_.payload(*row), false);
+  }
+
+  // Payload bytes [offset, offset + size) of uncompressed chunk `row` into
+  // `out`; with block digests, the whole blocks around them are read and
+  // verified first (R-BLOCK-HASH).
+  status read_verified(std::vector<std::byte>& out, std::uint32_t row, std::uint64_t offset, std::uint64_t size) {
+    const byte_range blocks = detail::integrity_access::covering_blocks(asset_, row, offset, size);
+    UNTOLD_TRY(read_into(out, asset_.chunks()[row].file_offset + blocks.offset, blocks.size));
+    UNTOLD_TRY(detail::integrity_access::verify_stored(asset_, row, blocks.offset, out));
+    out.erase(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(offset - blocks.offset));
+    out.resize(static_cast<std::size_t>(size));
     return {};
   }
 

@@ -13,7 +13,9 @@
 //   parse_chunk_table R-TRUNC-TABLE R-LIMITS R-COMPRESSION R-ALIGN
 //                     R-RAW-SIZE R-CHUNK-RANGE R-DUP-CHUNK R-REQUIRED
 //                     R-TABLE-SIZE R-HEADER-COUNTS
-//   verify_content_hash (content_hash.hpp)   R-HASH
+//   check_integrity (integrity.hpp)  R-INTEGRITY-LAYOUT R-INTEGRITY-HASH
+//                     R-DIRECTORY-HASH; verify_content_hash (content_hash.hpp) R-HASH
+//   load payloads (integrity.hpp)            R-BLOCK-HASH (as they load)
 //   load payloads (compression.hpp)          R-DECOMPRESS
 //   index_entities    R-ENTITY-ID
 //   validate_records  (validate.hpp) R-STRING .. R-TEXTURE-FORMAT
@@ -40,6 +42,7 @@
 #include "error.hpp"
 #include "extensions.hpp"
 #include "format.hpp"
+#include "integrity.hpp"
 #include "limits.hpp"
 #include "records.hpp"
 #include "validate.hpp"
@@ -48,8 +51,15 @@ namespace untold {
 
 struct open_options {
   untold::limits limits{};
-  /// Check a non-zero contentHash (R-HASH).
+  /// false: verify nothing, as `integrity = integrity::none` (the option
+  /// from before `integrity`; kept for compatibility).
   bool verify_hash = true;
+  /// How the file's bytes are verified (integrity.hpp; SECURITY.md states
+  /// what each mode proves and costs). Default `lazy`: files with block
+  /// digests verify the metadata at open and other chunks on first access
+  /// through the verified accessors; files without verify the contentHash at
+  /// open (R-HASH), as `full`.
+  untold::integrity integrity = untold::integrity::lazy;
   /// Run the deep checks R-INDEX-VALUE, R-FINITE, R-BOUNDS and the extension
   /// deep checks (joint index values, keyframe times); linear in data size.
   bool deep_checks = false;
@@ -60,6 +70,11 @@ struct open_options {
   /// (the skin uses the mappings in range) and skeleton parent cycles the
   /// linear-time budget cannot rule out (not checked then).
   bool relaxed_extension_ranges = false;
+
+  /// The integrity mode in effect: `integrity`, or none when !verify_hash.
+  [[nodiscard]] constexpr untold::integrity effective_integrity() const noexcept {
+    return verify_hash ? integrity : untold::integrity::none;
+  }
 };
 
 // ---- header ---------------------------------------------------------------------
@@ -229,13 +244,36 @@ class asset_loader {
     return a;
   }
 
+  /// Stage 1b, whole file: what `options.integrity` verifies before any
+  /// payload is used. With block digests: the integrity chunk, header and
+  /// table now, each chunk's blocks as load_payload takes it (lazy: only the
+  /// chunks open reads; full or deep checks: all). Without (or `full`): the
+  /// contentHash (R-HASH), as before block digests existed.
+  static status check_integrity(asset& a, byte_span file, const open_options& options) {
+    const integrity mode = options.effective_integrity();
+    if (mode == integrity::none) return {};
+    const auto row = find_integrity_chunk(a.chunks_);
+    if (!row) return row.error();
+    if (*row != none) {
+      const chunk_entry& c = a.chunks_[*row];
+      UNTOLD_TRY(detail::integrity_access::attach(a, file.first(static_cast<std::size_t>(chunk_table_range(a.header_).end())),
+                                                  *row, subspan(file, {c.file_offset, c.compressed_size}),
+                                                  mode == integrity::lazy && !options.deep_checks));
+    }
+    if (mode == integrity::full || *row == none) UNTOLD_TRY(verify_content_hash(a.header_, a.chunks_, file));
+    return {};
+  }
+
   /// Stage 2: give chunk `row` its stored bytes (exactly compressedSize of
   /// them). Uncompressed payloads are kept as views; compressed ones are
-  /// decoded into storage the asset owns (R-DECOMPRESS).
+  /// decoded into storage the asset owns (R-DECOMPRESS). Block digests, when
+  /// attached, are checked first (R-BLOCK-HASH; deferred for uncompressed
+  /// data in a whole-file lazy open).
   static status load_payload(asset& a, std::uint32_t row, byte_span stored) {
     const chunk_entry& c = a.chunks_[row];
     if (stored.size() != c.compressed_size)
       return detail::chunk_error(errc::range_missing, row, c, "compressedSize", stored.size());
+    UNTOLD_TRY(detail::integrity_access::verify_on_load(a, row, stored));
     if (c.compression_type == static_cast<std::uint32_t>(compression::none)) {
       a.payloads_[row] = stored;
     } else {
@@ -265,6 +303,7 @@ class asset_loader {
     if (c.compression_type != static_cast<std::uint32_t>(compression::none)) return load_payload(a, row, byte_span(stored));
     if (stored.size() != c.compressed_size)
       return detail::chunk_error(errc::range_missing, row, c, "compressedSize", stored.size());
+    UNTOLD_TRY(detail::integrity_access::verify_on_load(a, row, stored));
     a.owned_[row] = std::move(stored);
     a.payloads_[row] = a.owned_[row];
     a.loaded_[row] = 1;
@@ -300,11 +339,14 @@ class asset_loader {
 
 /// Opens a whole .untold file held in memory (a buffer or a mapped file).
 /// Returns a validated asset that views `file` (keep it alive) or the first
-/// rule the file breaks. Safe on untrusted input.
+/// rule the file breaks. With the default integrity::lazy and a file with
+/// block digests, geometry is verified on first access through
+/// verified_vertices / verified_payload / verify_chunk (integrity.hpp), not
+/// here. Safe on untrusted input.
 inline result<asset> open(byte_span file, const open_options& options = {}) {
   auto a = asset_loader::from_directory(file, file.size(), options);
   if (!a) return a.error();
-  if (options.verify_hash) UNTOLD_TRY(verify_content_hash(a->header(), a->chunks(), file));  // R-HASH
+  UNTOLD_TRY(asset_loader::check_integrity(*a, file, options));  // R-INTEGRITY-*, R-DIRECTORY-HASH, R-HASH
   for (std::uint32_t row = 0; row < a->chunks().size(); ++row) {
     const chunk_entry& c = a->chunks()[row];
     UNTOLD_TRY(asset_loader::load_payload(*a, row, subspan(file, {c.file_offset, c.compressed_size})));

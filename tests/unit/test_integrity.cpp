@@ -119,3 +119,450 @@ TEST_CASE("an all-zero contentHash means not hashed; hashing can be turned off")
   f[test::chunk_payload_offset(f, 6) + 1] ^= std::byte{1};
   CHECK(test::rejection(f) == "accepted");
 }
+
+// ---- block digests: the untold.integrity chunk (integrity.hpp) ------------------------
+
+#include <untold/ranges.hpp>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace {
+
+// The scene with block digests; lz4 data chunks when `compressed`. No
+// contentHash, so that R-HASH never decides a test about the block digests.
+bytes digest_scene(bool compressed = false, bool content_hash = false) {
+  untold::write_options options;
+  options.block_digests = true;
+  if (compressed) options.compression.data = {untold::compression::lz4, 0};
+  return test::write_scene(content_hash, options);
+}
+
+std::string rule_of(const untold::error& e) { return std::string(e.rule_id()); }
+
+struct integrity_layout {  // where the parts of the integrity chunk are, from the raw bytes
+  std::size_t row = 0, payload = 0, body = 0, rows = 0, top_digest = 0, blocks = 0;
+  std::uint32_t block_size = 0, chunk_count = 0, digest_count = 0;
+};
+integrity_layout locate(const bytes& f) {
+  integrity_layout l;
+  l.row = test::chunk_row(f, untold::integrity_chunk_type);
+  l.payload = static_cast<std::size_t>(test::get_u64(f, test::chunk_row_offset(l.row) + 8));
+  l.body = l.payload + 16 + untold::integrity_plugin_id.size();
+  l.block_size = test::get_u32(f, l.body);
+  l.chunk_count = test::get_u32(f, l.body + 4);
+  l.digest_count = test::get_u32(f, l.body + 8);
+  l.rows = l.body + 48;
+  l.top_digest = l.rows + 32 * std::size_t{l.chunk_count};
+  l.blocks = l.top_digest + 32;
+  return l;
+}
+
+bool equals_sha256(const bytes& f, std::size_t at, const unsigned char* data, std::size_t size) {
+  unsigned char expected[32];
+  SHA256(data, size, expected);
+  return std::memcmp(f.data() + at, expected, 32) == 0;
+}
+
+// Records every byte range a streamed open asks for.
+class recording_source final : public untold::range_source {
+ public:
+  explicit recording_source(untold::byte_span bytes) : inner_(bytes) {}
+  [[nodiscard]] std::uint64_t size() const override { return inner_.size(); }
+  [[nodiscard]] untold::status read(std::uint64_t offset, untold::mutable_byte_span out) override {
+    reads.push_back({offset, out.size()});
+    return inner_.read(offset, out);
+  }
+  std::vector<untold::byte_range> reads;
+
+ private:
+  untold::memory_range_source inner_;
+};
+
+}  // namespace
+
+TEST_CASE("block digests: the writer's integrity chunk, checked against OpenSSL") {
+  const bytes f = digest_scene();
+  const integrity_layout l = locate(f);
+  const std::uint32_t count = test::get_u32(f, 24);
+  CHECK(l.row == 0);                                          // first row,
+  CHECK(l.payload == (204 + 40 * count + 15) / 16 * 16);      // first payload: one prefix read holds it
+  CHECK(test::get_u32(f, l.payload) == 0x54584555u);          // the UEXT envelope
+  CHECK(test::get_u32(f, l.payload + 8) == 1);                // chunkKind
+  CHECK(test::get_u32(f, l.payload + 12) == 1);               // chunkVersion
+  CHECK(std::memcmp(f.data() + l.payload + 16, "untold.integrity", 16) == 0);
+  CHECK(l.block_size == 65536);
+  CHECK(l.chunk_count == count);
+  CHECK(test::get_u32(f, l.body + 12) == 0);
+
+  // The directory digest: header without contentHash, then the table.
+  std::vector<unsigned char> directory(reinterpret_cast<const unsigned char*>(f.data()),
+                                       reinterpret_cast<const unsigned char*>(f.data()) + 204 + 40 * count);
+  directory.erase(directory.begin() + 140, directory.begin() + 172);
+  CHECK(equals_sha256(f, l.body + 16, directory.data(), directory.size()));
+
+  // Every block of every other chunk, and each row's digest of its block digests.
+  std::size_t digest = 0;
+  for (std::size_t row = 0; row < count; ++row) {
+    CAPTURE(row);
+    const std::size_t first = digest;
+    const std::uint64_t offset = test::get_u64(f, test::chunk_row_offset(row) + 8);
+    const std::uint64_t size = test::get_u64(f, test::chunk_row_offset(row) + 16);
+    if (row != l.row)
+      for (std::uint64_t at = 0; at < size; at += l.block_size, ++digest)
+        CHECK(equals_sha256(f, l.blocks + 32 * digest, reinterpret_cast<const unsigned char*>(f.data() + offset + at),
+                            std::min<std::uint64_t>(l.block_size, size - at)));
+    CHECK(equals_sha256(f, l.rows + 32 * row, reinterpret_cast<const unsigned char*>(f.data() + l.blocks + 32 * first),
+                        32 * (digest - first)));
+  }
+  CHECK(digest == l.digest_count);
+  CHECK(digest > 40);  // the 2.9 MB vertex chunk alone has 44 blocks
+  CHECK(l.blocks + 32 * digest == l.payload + test::get_u64(f, test::chunk_row_offset(l.row) + 16));
+  CHECK(equals_sha256(f, l.top_digest, reinterpret_cast<const unsigned char*>(f.data() + l.payload),
+                      l.top_digest - l.payload));
+  CHECK(test::write_scene(false, {.block_digests = true}) == f);  // deterministic
+}
+
+TEST_CASE("block digests: round trip; the payloads equal a file without them") {
+  for (const bool compressed : {false, true}) {
+    CAPTURE(compressed);
+    const bytes with = digest_scene(compressed, true);
+    untold::write_options plain_options;
+    if (compressed) plain_options.compression.data = {untold::compression::lz4, 0};
+    const bytes without = test::write_scene(true, plain_options);
+    auto a = untold::open(with);
+    auto b = untold::open(without);
+    REQUIRE_MESSAGE(a.has_value(), a.error().describe());
+    REQUIRE(b.has_value());
+    CHECK(untold::has_block_digests(*a));
+    CHECK_FALSE(untold::has_block_digests(*b));
+    REQUIRE(a->chunks().size() == b->chunks().size() + 1);
+    for (std::uint32_t row = 1; row < a->chunks().size(); ++row) {  // row 0: the integrity chunk
+      const auto pa = a->payload(row), pb = b->payload(row - 1);
+      CHECK(std::equal(pa.begin(), pa.end(), pb.begin(), pb.end()));
+    }
+    for (const untold::mesh_record& m : a->meshes()) {
+      const auto v = untold::verified_vertices(*a, m);
+      const auto i = untold::verified_indices(*a, m);
+      const auto e = untold::verified_edge_indices(*a, m);
+      REQUIRE(v.has_value());
+      REQUIRE(i.has_value());
+      REQUIRE(e.has_value());
+      CHECK(v->data() == a->vertices(m).data());
+      CHECK(v->size() == a->vertices(m).size());
+      CHECK(i->size() == a->indices(m).size());
+      CHECK(e->size() == a->edge_indices(m).size());
+    }
+    CHECK(untold::verify_all(*a).has_value());
+    CHECK(untold::open(with, {.integrity = untold::integrity::full, .deep_checks = true}).has_value());
+    CHECK(untold::open(with, {.integrity = untold::integrity::none}).has_value());
+  }
+}
+
+TEST_CASE("block digests: a flipped byte in each chunk is found at open or on first access") {
+  for (const bool compressed : {false, true}) {
+    const bytes good = digest_scene(compressed);
+    const std::uint32_t count = test::get_u32(good, 24);
+    for (std::uint32_t row = 1; row < count; ++row) {
+      const std::uint32_t type = test::get_u32(good, test::chunk_row_offset(row));
+      const std::uint32_t compression = test::get_u32(good, test::chunk_row_offset(row) + 4);
+      const std::uint64_t offset = test::get_u64(good, test::chunk_row_offset(row) + 8);
+      const std::uint64_t size = test::get_u64(good, test::chunk_row_offset(row) + 16);
+      if (size == 0) continue;
+      CAPTURE(compressed);
+      CAPTURE(row);
+      CAPTURE(type);
+      bytes f = good;
+      f[offset + size / 2] ^= std::byte{0x01};
+      auto a = untold::open(f);
+      const bool read_at_open = untold::is_read_at_open(type) || compression != 0;
+      if (read_at_open) {  // metadata and compressed chunks: before they are decoded
+        REQUIRE_FALSE(a.has_value());
+        CHECK(rule_of(a.error()) == "R-BLOCK-HASH");
+        CHECK(a.error().context.chunk_index == row);
+        CHECK(a.error().context.value == (size / 2) / 65536);  // the block
+      } else {  // uncompressed data: on first access, not at open
+        REQUIRE_MESSAGE(a.has_value(), a.error().describe());
+        const auto s = untold::verify_chunk(*a, row);
+        REQUIRE_FALSE(s.has_value());
+        CHECK(rule_of(s.error()) == "R-BLOCK-HASH");
+        CHECK(s.error().context.chunk_index == row);
+        CHECK_FALSE(untold::verified_payload(*a, row).has_value());
+        CHECK_FALSE(untold::verify_all(*a).has_value());
+        for (std::uint32_t other = 0; other < count; ++other)  // every other chunk is fine
+          if (other != row) CHECK(untold::verify_chunk(*a, other).has_value());
+      }
+      // integrity::full finds it at open, wherever it is; none never does.
+      auto full = untold::open(f, {.integrity = untold::integrity::full});
+      REQUIRE_FALSE(full.has_value());
+      CHECK(rule_of(full.error()) == "R-BLOCK-HASH");
+      if (!read_at_open) CHECK(untold::open(f, {.integrity = untold::integrity::none}).has_value());
+      // Byte ranges: open (metadata) or the load of that chunk.
+      untold::memory_range_source src(f);
+      auto s = untold::streamed_asset::open(src);
+      if (untold::is_read_at_open(type)) {
+        REQUIRE_FALSE(s.has_value());
+        CHECK(rule_of(s.error()) == "R-BLOCK-HASH");
+      } else {
+        REQUIRE_MESSAGE(s.has_value(), s.error().describe());
+        const auto loaded = s->load_chunk(row);
+        REQUIRE_FALSE(loaded.has_value());
+        CHECK(rule_of(loaded.error()) == "R-BLOCK-HASH");
+      }
+    }
+  }
+}
+
+TEST_CASE("block digests: a mesh is verified by its own blocks, by whole-file and range access") {
+  const bytes good = digest_scene();
+  bytes f = good;
+  auto clean = untold::open(good);
+  REQUIRE(clean.has_value());
+  const auto vertex_row = *clean->find_chunk(untold::chunk_type::vertex_data);
+  const std::uint64_t vertex_offset = clean->chunks()[vertex_row].file_offset;
+  // "terrain" (90000 vertices, 2.9 MB) and a small mesh whose vertices lie in
+  // another block: flip the terrain's last vertex byte.
+  std::uint32_t terrain_index = 0, small_index = 0;
+  for (std::uint32_t m = 0; m < clean->meshes().size(); ++m) {
+    if (clean->meshes()[m].vertex_count == 90000) terrain_index = m;
+    if (clean->meshes()[m].vertex_data_offset == 0) small_index = m;
+  }
+  const untold::mesh_record terrain = clean->meshes()[terrain_index];
+  const untold::mesh_record walls = clean->meshes()[small_index];
+  REQUIRE(terrain.vertex_data_offset + terrain.vertex_data_size_bytes > 2 * 65536);
+  REQUIRE(walls.vertex_data_size_bytes < 65536);
+  f[vertex_offset + terrain.vertex_data_offset + terrain.vertex_data_size_bytes - 1] ^= std::byte{0x80};
+
+  auto a = untold::open(f);
+  REQUIRE(a.has_value());
+  CHECK(untold::verified_vertices(*a, walls).has_value());  // its block is intact
+  CHECK(untold::verified_indices(*a, terrain).has_value());
+  const auto bad = untold::verified_vertices(*a, terrain);
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(rule_of(bad.error()) == "R-BLOCK-HASH");
+  CHECK(untold::verified_vertices(*a, walls).has_value());  // still: a failure is not remembered as success
+  CHECK_FALSE(untold::verified_vertices(*a, terrain).has_value());
+
+  untold::memory_range_source src(f);
+  auto s = untold::streamed_asset::open(src);
+  REQUIRE(s.has_value());
+  CHECK(s->load_mesh(small_index).has_value());
+  const auto mesh = s->load_mesh(terrain_index);
+  REQUIRE_FALSE(mesh.has_value());
+  CHECK(rule_of(mesh.error()) == "R-BLOCK-HASH");
+  // Mesh ranges grow to whole blocks so they can be verified.
+  CHECK(s->ranges_for_mesh(small_index).front().offset == vertex_offset);
+  // A clean file streams with the same bytes as the whole-file open.
+  untold::memory_range_source clean_src(good);
+  auto t = untold::streamed_asset::open(clean_src);
+  REQUIRE(t.has_value());
+  for (std::uint32_t m = 0; m < clean->meshes().size(); ++m) {
+    CAPTURE(m);
+    auto loaded = t->load_mesh(m);
+    REQUIRE_MESSAGE(loaded.has_value(), loaded.error().describe());
+    const auto v = clean->vertices(clean->meshes()[m]);
+    CHECK(std::equal(v.begin(), v.end(), loaded->vertices.begin(), loaded->vertices.end()));
+  }
+  CHECK(t->load_all().has_value());
+}
+
+TEST_CASE("block digests: a corrupted digest table or directory is found at open") {
+  const bytes good = digest_scene();
+  const integrity_layout l = locate(good);
+  SUBCASE("a row digest (the top part): R-INTEGRITY-HASH") {
+    bytes f = good;
+    f[l.rows + 32 * 3 + 7] ^= std::byte{0x01};
+    CHECK(test::rejection(f) == "R-INTEGRITY-HASH");
+    CHECK(test::rejection(f, {.integrity = untold::integrity::full}) == "R-INTEGRITY-HASH");
+  }
+  SUBCASE("the top digest itself: R-INTEGRITY-HASH") {
+    bytes f = good;
+    f[l.top_digest] ^= std::byte{0x01};
+    CHECK(test::rejection(f) == "R-INTEGRITY-HASH");
+  }
+  SUBCASE("a block digest of a metadata chunk: R-INTEGRITY-HASH at open") {
+    bytes f = good;
+    f[l.blocks + 5] ^= std::byte{0x01};  // row 1's first block (the string table)
+    CHECK(test::rejection(f) == "R-INTEGRITY-HASH");
+  }
+  SUBCASE("a block digest of the vertex data: R-INTEGRITY-HASH on first access, before any block is trusted") {
+    bytes f = good;
+    auto a = untold::open(good);
+    const auto row = *a->find_chunk(untold::chunk_type::vertex_data);
+    std::size_t first = 0;
+    for (std::uint32_t r = 1; r < row; ++r) first += (a->chunks()[r].compressed_size + 65535) / 65536;
+    f[l.blocks + 32 * first + 3] ^= std::byte{0x01};
+    auto b = untold::open(f);
+    REQUIRE(b.has_value());
+    const auto s = untold::verify_chunk(*b, row);
+    REQUIRE_FALSE(s.has_value());
+    CHECK(rule_of(s.error()) == "R-INTEGRITY-HASH");
+    CHECK(test::rejection(f, {.integrity = untold::integrity::full}) == "R-INTEGRITY-HASH");
+  }
+  SUBCASE("a header field contentHash never covered: R-DIRECTORY-HASH") {
+    bytes f = good;
+    test::put_f32(f, 52, -1000.0f);  // worldBounds.min.x: valid, and not in the contentHash
+    CHECK(test::rejection(f) == "R-DIRECTORY-HASH");
+    CHECK(test::rejection(f, {.integrity = untold::integrity::none}) == "accepted");
+  }
+  SUBCASE("a chunk table field: R-DIRECTORY-HASH") {
+    bytes f = good;
+    test::put_u32(f, test::chunk_row_offset(3) + 36, 7);  // reserved0 of a row
+    CHECK(test::rejection(f) == "R-DIRECTORY-HASH");
+  }
+}
+
+TEST_CASE("R-INTEGRITY-LAYOUT: crafted integrity chunks") {
+  const bytes good = digest_scene();
+  const integrity_layout l = locate(good);
+  const auto layout_field = [](const bytes& f) {
+    auto a = untold::open(f);
+    REQUIRE_FALSE(a.has_value());
+    CHECK(rule_of(a.error()) == "R-INTEGRITY-LAYOUT");
+    return std::string(a.error().context.field ? a.error().context.field : "");
+  };
+  SUBCASE("block size not a power of two") {
+    bytes f = good;
+    test::put_u32(f, l.body, 65535);
+    CHECK(layout_field(f) == "blockSize");
+  }
+  SUBCASE("block size below 4 KiB") {
+    bytes f = good;
+    test::put_u32(f, l.body, 2048);
+    CHECK(layout_field(f) == "blockSize");
+  }
+  SUBCASE("chunk count") {
+    bytes f = good;
+    test::put_u32(f, l.body + 4, l.chunk_count + 1);
+    CHECK(layout_field(f) == "chunkCount");
+  }
+  SUBCASE("digest count") {
+    bytes f = good;
+    test::put_u32(f, l.body + 8, l.digest_count - 1);
+    CHECK(layout_field(f) == "digestCount");
+  }
+  SUBCASE("reserved") {
+    bytes f = good;
+    test::put_u32(f, l.body + 12, 1);
+    CHECK(layout_field(f) == "reserved");
+  }
+  SUBCASE("chunk kind and version") {
+    bytes f = good;
+    test::put_u32(f, l.payload + 8, 2);
+    CHECK(layout_field(f) == "chunkKind");
+    f = good;
+    test::put_u32(f, l.payload + 12, 2);
+    CHECK(layout_field(f) == "chunkVersion");
+  }
+  SUBCASE("another plugin id") {
+    bytes f = good;
+    f[l.payload + 16] = std::byte{'U'};
+    CHECK(layout_field(f) == "pluginId");
+  }
+  SUBCASE("a size the counts do not imply") {
+    bytes f = good;  // the table says the chunk is 16 bytes shorter; the padding absorbs it
+    test::put_u64(f, test::chunk_row_offset(l.row) + 16, test::get_u64(f, test::chunk_row_offset(l.row) + 16) - 16);
+    test::put_u64(f, test::chunk_row_offset(l.row) + 24, test::get_u64(f, test::chunk_row_offset(l.row) + 24) - 16);
+    CHECK(layout_field(f) == "size");
+  }
+  SUBCASE("two integrity chunks") {
+    untold::builder b;
+    std::vector<test::grid> grids;
+    test::fill_realistic_scene(b, grids);
+    const bytes noise(64, std::byte{7});
+    b.add_plugin_chunk("com.example.noise", 1, 1, noise, 0x9000);
+    auto built = b.finish({.content_hash = false, .block_digests = true});
+    REQUIRE(built.has_value());
+    bytes f = *built;
+    test::put_u32(f, test::chunk_row_offset(test::chunk_row(f, 0x9000)), untold::integrity_chunk_type);
+    CHECK(layout_field(f) == "chunkType");
+  }
+  SUBCASE("a broken envelope stays R-EXT-RANGES") {
+    bytes f = good;
+    test::put_u32(f, l.payload, 0);
+    CHECK(test::rejection(f) == "R-EXT-RANGES");
+  }
+  SUBCASE("with integrity::none the chunk is an opaque plugin chunk") {
+    bytes f = good;
+    test::put_u32(f, l.body, 65535);
+    CHECK(test::rejection(f, {.integrity = untold::integrity::none}) == "accepted");
+    CHECK(test::rejection(f, {.verify_hash = false}) == "accepted");
+  }
+}
+
+TEST_CASE("block digests: files without them keep the full contentHash check by default") {
+  bytes f = test::write_scene(true);
+  f[test::chunk_payload_offset(f, 6) + 1000] ^= std::byte{1};  // a vertex byte
+  CHECK(test::rejection(f) == "R-HASH");
+  CHECK(test::rejection(f, {.integrity = untold::integrity::full}) == "R-HASH");
+  CHECK(test::rejection(f, {.integrity = untold::integrity::none}) == "accepted");
+  auto a = untold::open(f, {.integrity = untold::integrity::none});
+  REQUIRE(a.has_value());
+  CHECK_FALSE(untold::has_block_digests(*a));
+  CHECK(untold::verify_all(*a).has_value());  // nothing to check: the caller chose none
+  // With both, full also checks the contentHash.
+  bytes g = digest_scene(false, true);
+  g[150] ^= std::byte{1};  // the contentHash field itself, which no block covers
+  CHECK(test::rejection(g) == "accepted");
+  CHECK(test::rejection(g, {.integrity = untold::integrity::full}) == "R-HASH");
+}
+
+TEST_CASE("block digests: the lazy default reads no geometry at open") {
+  const bytes f = digest_scene();
+  auto reference = untold::open(f);
+  REQUIRE(reference.has_value());
+  const untold::chunk_entry vertex = reference->chunks()[*reference->find_chunk(untold::chunk_type::vertex_data)];
+  const untold::chunk_entry index = reference->chunks()[*reference->find_chunk(untold::chunk_type::index_data)];
+
+  SUBCASE("byte ranges: the open reads no vertex or index byte") {
+    recording_source src(f);
+    auto s = untold::streamed_asset::open(src, {.initial_read = 0});
+    REQUIRE(s.has_value());
+    for (const untold::byte_range& r : src.reads) {
+      CAPTURE(r.offset);
+      CHECK((r.end() <= vertex.file_offset || r.offset >= vertex.file_offset + vertex.compressed_size));
+      CHECK((r.end() <= index.file_offset || r.offset >= index.file_offset + index.compressed_size));
+    }
+    CHECK(s->bytes_read() <= vertex.file_offset);
+  }
+  SUBCASE("whole file: geometry pages made unreadable do not stop the open") {
+    // The file in anonymous memory; every page wholly inside VERTEX_DATA is
+    // PROT_NONE, so the open would crash if it touched one.
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    void* mem = ::mmap(nullptr, f.size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(mem != MAP_FAILED);
+    auto* bytes_in = static_cast<std::byte*>(mem);
+    std::memcpy(bytes_in, f.data(), f.size());
+    const std::size_t first = (vertex.file_offset + page - 1) / page * page;
+    const std::size_t end = (vertex.file_offset + vertex.compressed_size) / page * page;
+    REQUIRE(end > first + 16 * page);
+    REQUIRE(::mprotect(bytes_in + first, end - first, PROT_NONE) == 0);
+    {
+      auto a = untold::open(untold::byte_span(bytes_in, f.size()));
+      CHECK(a.has_value());
+      CHECK(untold::has_block_digests(*a));
+      REQUIRE(::mprotect(bytes_in + first, end - first, PROT_READ) == 0);
+      CHECK(untold::verify_all(*a).has_value());  // and now everything checks out
+    }
+    ::munmap(mem, f.size());
+  }
+}
+
+TEST_CASE("block digests: writer options") {
+  untold::builder b;
+  std::vector<test::grid> grids;
+  test::fill_realistic_scene(b, grids);
+  auto odd = b.finish({.block_digests = true, .digest_block_size = 5000});
+  REQUIRE_FALSE(odd.has_value());
+  CHECK(rule_of(odd.error()) == "E-INVALID-ARGUMENT");
+  auto small = b.finish({.block_digests = true, .digest_block_size = 4096});
+  REQUIRE(small.has_value());
+  CHECK(test::get_u32(*small, locate(*small).body) == 4096);
+  CHECK(untold::open(*small, {.integrity = untold::integrity::full}).has_value());
+  // The integrity chunk is derived data: a caller cannot add one.
+  const bytes payload(8, std::byte{0});
+  b.add_plugin_chunk("untold.integrity", 1, 1, payload, untold::integrity_chunk_type);
+  auto refused = b.finish();
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(rule_of(refused.error()) == "E-INVALID-ARGUMENT");
+}

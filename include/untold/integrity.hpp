@@ -1,0 +1,467 @@
+// untold/integrity.hpp - block digests: integrity without a full pass at open.
+//
+// The header's contentHash (content_hash.hpp) is one SHA-256 over every
+// stored byte, so checking it costs a pass over the whole file before the
+// first draw, and a byte-range load can never check it. A writer may add the
+// `untold.integrity` plugin chunk (builder option write_options::block_digests):
+// a SHA-256 per 64 KiB block of every other chunk's STORED bytes, a digest of
+// the header and chunk table, and a digest of its own top part. A reader then
+//
+//   - at open: checks the chunk's layout (R-INTEGRITY-LAYOUT), its top digest
+//     (R-INTEGRITY-HASH), the header and table against the directory digest
+//     (R-DIRECTORY-HASH), and the blocks of every chunk open itself reads
+//     (metadata tables, compressed chunks it decodes: R-BLOCK-HASH) - work in
+//     proportion to the metadata, not the file;
+//   - on first access through the verified accessors below (verified_vertices,
+//     verified_payload, verify_chunk ...): the blocks behind the bytes asked
+//     for, once each (an atomic flag per block remembers them);
+//   - in streamed_asset (ranges.hpp): every chunk or mesh range it loads.
+//
+// Payload of the chunk (type integrity_chunk_type, stored uncompressed),
+// after the 16-byte UEXT envelope and the plugin id "untold.integrity"
+// (chunkKind 1, chunkVersion 1); offsets from the start of that body:
+//
+//    0 u32 blockSize     power of two, 4 KiB .. 16 MiB (the writer: 64 KiB)
+//    4 u32 chunkCount    = the header's chunkCount
+//    8 u32 digestCount   = sum over rows of ceil(compressedSize / blockSize),
+//                          the integrity chunk's own row counting 0
+//   12 u32 reserved      0
+//   16 32 B directoryDigest  SHA-256 of header bytes [0, 140) and [172, 204)
+//                            (all but contentHash) and the whole chunk table
+//   48 chunkCount x 32 B rowDigest  SHA-256 of the row's block digests,
+//                            concatenated (of nothing for a row without blocks)
+//    . 32 B topDigest    SHA-256 of the chunk payload from its first byte (the
+//                        envelope) up to here
+//    . digestCount x 32 B  block digests, rows in table order, each row's
+//                        blocks in order; block k of a row = its stored bytes
+//                        [k x blockSize, min((k + 1) x blockSize, compressedSize))
+//
+// Open costs O(chunkCount): the top digest covers the row digests, not the
+// block digests (32 bytes per 64 KiB: 512 KiB for a 1 GiB file). A row's
+// block digests are checked against its row digest the first time the row is
+// verified. What this proves, and what an unkeyed digest cannot: SECURITY.md.
+//
+// Every function here is safe on untrusted input.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "asset.hpp"
+#include "bytes.hpp"
+#include "cursor.hpp"
+#include "error.hpp"
+#include "extensions.hpp"
+#include "format.hpp"
+#include "hash.hpp"
+#include "records.hpp"
+#include "sink.hpp"
+
+namespace untold {
+
+/// How untold::open (and streamed_asset) verify a file's bytes
+/// (open_options::integrity; SECURITY.md states what each proves and costs).
+enum class integrity : std::uint8_t {
+  /// Files with block digests: the integrity chunk, header, table and every
+  /// chunk open reads are verified at open; other chunks on first access
+  /// through the verified accessors. Files without: as `full`.
+  lazy,
+  /// Everything at open: the contentHash (when the file is hashed) and every
+  /// block digest (when the file has them). Reads every byte.
+  full,
+  /// Nothing (the caller verified the file already, e.g. a cache that checked
+  /// its digest on download). The verified accessors then check nothing.
+  none,
+};
+
+inline constexpr std::uint32_t integrity_chunk_type = 0xFFFF0001u;  // the library's own plugin chunk
+inline constexpr std::string_view integrity_plugin_id = "untold.integrity";
+inline constexpr std::uint32_t integrity_chunk_kind = 1;
+inline constexpr std::uint32_t integrity_chunk_version = 1;
+inline constexpr std::uint32_t default_digest_block_size = 64 * 1024;
+inline constexpr std::uint32_t min_digest_block_size = 4 * 1024;
+inline constexpr std::uint32_t max_digest_block_size = 16 * 1024 * 1024;
+inline constexpr std::size_t digest_size = 32;
+
+/// Header bytes the directory digest covers: all but contentHash [140, 172).
+inline constexpr std::size_t content_hash_field_offset = 140;
+
+/// Number of blocks of `stored_size` bytes. Precondition: block_size > 0.
+[[nodiscard]] constexpr std::uint64_t digest_block_count(std::uint64_t stored_size, std::uint64_t block_size) noexcept {
+  return stored_size / block_size + (stored_size % block_size != 0 ? 1 : 0);
+}
+
+/// Whether a chunk of this type is read by every open (metadata tables and
+/// the integrity chunk): streamed_asset::open fetches exactly these.
+[[nodiscard]] constexpr bool is_read_at_open(std::uint32_t type) noexcept {
+  return is_metadata_chunk(type) || type == integrity_chunk_type;
+}
+
+/// The row of the integrity chunk, none when the file has none, or
+/// R-INTEGRITY-LAYOUT (field "chunkType") when two rows have its type.
+[[nodiscard]] inline result<std::uint32_t> find_integrity_chunk(std::span<const chunk_entry> chunks) noexcept {
+  std::uint32_t found = none;
+  for (std::uint32_t row = 0; row < chunks.size(); ++row) {
+    if (chunks[row].chunk_type != integrity_chunk_type) continue;
+    if (found != none)
+      return make_error(errc::integrity_layout,
+                        {.chunk_index = row, .chunk_type = integrity_chunk_type, .field = "chunkType",
+                         .value = integrity_chunk_type, .has_value = true});
+    found = row;
+  }
+  return found;
+}
+
+/// SHA-256 of the header without its contentHash and of the chunk table.
+/// Precondition: `directory` holds the file's first 204 + 40 x chunkCount bytes.
+[[nodiscard]] inline result<sha256_digest> directory_digest(byte_span directory) noexcept {
+  sha256 h;
+  h.update(directory.first(content_hash_field_offset));
+  h.update(directory.subspan(content_hash_field_offset + digest_size));
+  return h.finish();
+}
+
+/// A parsed untold.integrity chunk: views into its payload.
+struct integrity_digests {
+  std::uint32_t block_size = 0;
+  std::uint32_t chunk_count = 0;
+  std::uint32_t digest_count = 0;
+  byte_span directory_digest;  // 32 bytes
+  byte_span row_digests;       // chunk_count x 32
+  byte_span top;               // what top_digest covers
+  byte_span top_digest;        // 32 bytes
+  byte_span block_digests;     // digest_count x 32
+};
+
+namespace detail {
+inline constexpr std::size_t integrity_body_fixed = 48;  // blockSize .. directoryDigest
+
+[[nodiscard]] inline error integrity_error(errc code, std::uint32_t row, const char* field, std::uint64_t value) noexcept {
+  return make_error(code, {.chunk_index = row, .chunk_type = integrity_chunk_type, .field = field, .value = value,
+                           .has_value = true});
+}
+}  // namespace detail
+
+/// Decodes the integrity chunk at table row `row` from its stored bytes and
+/// checks its layout against the chunk table (R-INTEGRITY-LAYOUT; a broken
+/// envelope is R-EXT-RANGES, as for every plugin chunk). Digests are not
+/// compared here. Precondition: `chunks` passed parse_chunk_table.
+[[nodiscard]] inline result<integrity_digests> parse_integrity_chunk(byte_span stored,
+                                                                   std::span<const chunk_entry> chunks,
+                                                                   std::uint32_t row) noexcept {
+  const auto fail = [&](const char* field, std::uint64_t value) {
+    return detail::integrity_error(errc::integrity_layout, row, field, value);
+  };
+  if (chunks[row].compression_type != static_cast<std::uint32_t>(compression::none))
+    return fail("compressionType", chunks[row].compression_type);
+  auto envelope = parse_plugin_chunk(stored);
+  if (!envelope) {
+    error e = envelope.error();
+    e.context.chunk_index = row;
+    e.context.chunk_type = integrity_chunk_type;
+    return e;
+  }
+  if (envelope->plugin_id != integrity_plugin_id) return fail("pluginId", envelope->plugin_id.size());
+  if (envelope->kind != integrity_chunk_kind) return fail("chunkKind", envelope->kind);
+  if (envelope->chunk_version != integrity_chunk_version) return fail("chunkVersion", envelope->chunk_version);
+
+  byte_cursor in(envelope->payload, {.truncated = errc::integrity_layout, .count_too_large = errc::integrity_layout});
+  std::uint32_t fixed[4] = {};  // blockSize, chunkCount, digestCount, reserved
+  const char* const fixed_names[4] = {"blockSize", "chunkCount", "digestCount", "reserved"};
+  for (int i = 0; i < 4; ++i) {
+    auto v = in.read<std::uint32_t>(fixed_names[i]);
+    if (!v) return detail::integrity_error(errc::integrity_layout, row, fixed_names[i], stored.size());
+    fixed[i] = *v;
+  }
+  integrity_digests d;
+  d.block_size = fixed[0];
+  d.chunk_count = fixed[1];
+  d.digest_count = fixed[2];
+  if (d.block_size < min_digest_block_size || d.block_size > max_digest_block_size ||
+      (d.block_size & (d.block_size - 1)) != 0)
+    return fail("blockSize", d.block_size);
+  if (d.chunk_count != chunks.size()) return fail("chunkCount", d.chunk_count);
+  if (fixed[3] != 0) return fail("reserved", fixed[3]);
+  // The table proved every chunk lies inside the file, so this sum is at most
+  // file size / blockSize + chunkCount: no overflow in 64 bits.
+  std::uint64_t blocks = 0;
+  for (std::uint32_t r = 0; r < chunks.size(); ++r)
+    if (r != row) blocks += digest_block_count(chunks[r].compressed_size, d.block_size);
+  if (blocks != d.digest_count) return fail("digestCount", d.digest_count);
+  // Exactly the size the counts imply, checked before any view is taken.
+  if (in.remaining() != digest_size * (std::uint64_t{d.chunk_count} + 2 + d.digest_count))
+    return fail("size", stored.size());
+  d.directory_digest = *in.bytes(digest_size, "directoryDigest");
+  d.row_digests = *in.array_bytes(d.chunk_count, digest_size, "rowDigests");
+  d.top = stored.first(stored.size() - in.remaining());
+  d.top_digest = *in.bytes(digest_size, "topDigest");
+  d.block_digests = *in.array_bytes(d.digest_count, digest_size, "blockDigests");
+  return d;
+}
+
+/// The stored bytes of an integrity chunk for a file whose header and chunk
+/// table are `directory` (contentHash ignored) and whose chunk `row`
+/// (`stored_bytes(row)` -> byte_span) are final. `integrity_row` is the
+/// integrity chunk's own row; its table entry must already hold the size
+/// this returns: integrity_chunk_size(). Precondition: block_size is valid.
+template <class StoredBytes>
+[[nodiscard]] result<std::vector<std::byte>> encode_integrity_chunk(byte_span directory,
+                                                                   std::span<const chunk_entry> chunks,
+                                                                   std::uint32_t integrity_row, std::uint32_t block_size,
+                                                                   StoredBytes&& stored_bytes) {
+  std::vector<std::byte> blocks;  // the block digests, rows in table order
+  std::vector<std::byte> rows;    // the row digests
+  sha256 block_hasher, row_hasher;
+  for (std::uint32_t r = 0; r < chunks.size(); ++r) {
+    const std::size_t row_start = blocks.size();
+    if (r != integrity_row) {
+      const byte_span stored = stored_bytes(r);
+      for (std::size_t at = 0; at < stored.size(); at += block_size) {
+        block_hasher.update(stored.subspan(at, std::min<std::size_t>(block_size, stored.size() - at)));
+        auto digest = block_hasher.finish();
+        if (!digest) return digest.error();
+        blocks.insert(blocks.end(), reinterpret_cast<const std::byte*>(digest->data()),
+                      reinterpret_cast<const std::byte*>(digest->data()) + digest_size);
+      }
+    }
+    row_hasher.update(byte_span(blocks).subspan(row_start));
+    auto digest = row_hasher.finish();
+    if (!digest) return digest.error();
+    rows.insert(rows.end(), reinterpret_cast<const std::byte*>(digest->data()),
+                reinterpret_cast<const std::byte*>(digest->data()) + digest_size);
+  }
+  if (blocks.size() / digest_size > 0xFFFFFFFFu) return make_error(errc::invalid_argument, {.field = "digestCount"});
+  auto dir = directory_digest(directory);
+  if (!dir) return dir.error();
+
+  std::vector<std::byte> body;
+  byte_sink out(body);
+  out.put<std::uint32_t>(block_size);
+  out.put<std::uint32_t>(static_cast<std::uint32_t>(chunks.size()));
+  out.put<std::uint32_t>(static_cast<std::uint32_t>(blocks.size() / digest_size));
+  out.put<std::uint32_t>(0);
+  out.bytes(std::as_bytes(std::span(*dir)));
+  out.bytes(rows);
+  auto chunk = encode_plugin_chunk(integrity_plugin_id, integrity_chunk_kind, integrity_chunk_version, body);
+  if (!chunk) return chunk.error();
+  auto top = sha256_of(*chunk);
+  if (!top) return top.error();
+  byte_sink tail(*chunk);
+  tail.bytes(std::as_bytes(std::span(*top)));
+  tail.bytes(blocks);
+  return std::move(*chunk);
+}
+
+/// The stored size of the integrity chunk for a table of `chunks` (the
+/// integrity chunk's own row among them, size ignored).
+[[nodiscard]] inline std::uint64_t integrity_chunk_size(std::span<const chunk_entry> chunks, std::uint32_t integrity_row,
+                                                        std::uint32_t block_size) noexcept {
+  std::uint64_t blocks = 0;
+  for (std::uint32_t r = 0; r < chunks.size(); ++r)
+    if (r != integrity_row) blocks += digest_block_count(chunks[r].compressed_size, block_size);
+  return plugin_envelope_size + integrity_plugin_id.size() + detail::integrity_body_fixed +
+         digest_size * (std::uint64_t{chunks.size()} + 1 + blocks);
+}
+
+namespace detail {
+
+[[nodiscard]] inline bool digest_equals(const result<sha256_digest>& computed, byte_span expected) noexcept {
+  return computed && std::memcmp(computed->data(), expected.data(), digest_size) == 0;
+}
+
+/// The reader's side: attaches block digests to an asset and checks them.
+/// asset.hpp makes it a friend; nothing else touches block_digest_state.
+struct integrity_access {
+  [[nodiscard]] static bool has_digests(const asset& a) noexcept { return a.integrity_.block_size != 0; }
+
+  /// Parses and checks the integrity chunk (layout, top digest, directory
+  /// digest) and arms per-block verification. `directory` = the file's
+  /// header and chunk table; `stored` = the integrity chunk's stored bytes,
+  /// which must stay alive as long as the asset (the file, or the asset's
+  /// own storage). `defer_uncompressed`: uncompressed chunks that open does
+  /// not read wait for first access (whole-file lazy open).
+  static status attach(asset& a, byte_span directory, std::uint32_t row, byte_span stored, bool defer_uncompressed) {
+    auto d = parse_integrity_chunk(stored, a.chunks_, row);
+    if (!d) return d.error();
+    if (!digest_equals(sha256_of(d->top), d->top_digest))
+      return integrity_error(errc::integrity_hash, row, "topDigest", 0);
+    if (!digest_equals(untold::directory_digest(directory), d->directory_digest))
+      return make_error(errc::directory_hash, {.chunk_index = row, .chunk_type = integrity_chunk_type,
+                                               .field = "directoryDigest"});
+    block_digest_state& s = a.integrity_;
+    s.first_block.assign(a.chunks_.size() + 1, 0);
+    for (std::uint32_t r = 0; r < a.chunks_.size(); ++r)
+      s.first_block[r + 1] =
+          s.first_block[r] + (r == row ? 0 : digest_block_count(a.chunks_[r].compressed_size, d->block_size));
+    s.row_digests = d->row_digests;
+    s.block_digests = d->block_digests;
+    s.row_verified = std::vector<std::atomic<std::uint8_t>>(a.chunks_.size());
+    s.block_verified = std::vector<std::atomic<std::uint8_t>>(d->digest_count);
+    s.defer_uncompressed = defer_uncompressed;
+    s.block_size = d->block_size;
+    return {};
+  }
+
+  /// Verifies the blocks of chunk `row` that lie inside its stored bytes
+  /// [first, first + bytes.size()), where `bytes` are those stored bytes and
+  /// `first` is a multiple of the block size; a last partial block counts
+  /// only when it ends the chunk. Verified blocks are remembered.
+  static status verify_stored(const asset& a, std::uint32_t row, std::uint64_t first, byte_span bytes) {
+    block_digest_state& s = a.integrity_;  // mutable: verification marks blocks
+    if (s.block_size == 0 || row >= a.chunks_.size()) return {};
+    const std::uint64_t stored_size = a.chunks_[row].compressed_size;
+    if (first % s.block_size != 0 || first > stored_size || bytes.size() > stored_size - first)
+      return make_error(errc::invalid_argument, {.chunk_index = row, .field = "first", .value = first, .has_value = true});
+    UNTOLD_TRY(verify_row_digests(a, row));
+    const std::uint64_t row_blocks = s.first_block[row + 1] - s.first_block[row];  // 0 for the integrity chunk
+    for (std::uint64_t at = 0; at < bytes.size() && (first + at) / s.block_size < row_blocks; at += s.block_size) {
+      const std::uint64_t block_start = first + at;
+      const std::uint64_t length = std::min<std::uint64_t>(s.block_size, stored_size - block_start);
+      if (bytes.size() - at < length) break;  // a partial block that does not end the chunk
+      const std::uint64_t k = s.first_block[row] + block_start / s.block_size;
+      if (s.block_verified[k].load(std::memory_order_acquire) != 0) continue;
+      if (!digest_equals(sha256_of(bytes.subspan(static_cast<std::size_t>(at), static_cast<std::size_t>(length))),
+                         s.block_digests.subspan(static_cast<std::size_t>(k * digest_size), digest_size)))
+        return make_error(errc::block_hash, {.chunk_index = row, .chunk_type = a.chunks_[row].chunk_type,
+                                             .field = "block", .value = block_start / s.block_size, .has_value = true});
+      s.block_verified[k].store(1, std::memory_order_release);
+    }
+    return {};
+  }
+
+  /// The whole blocks around stored bytes [offset, offset + size) of chunk
+  /// `row`: what must be read to verify them; the range itself when the
+  /// asset has no pending digests. Precondition: the range lies in the chunk.
+  [[nodiscard]] static byte_range covering_blocks(const asset& a, std::uint32_t row, std::uint64_t offset,
+                                                  std::uint64_t size) noexcept {
+    const block_digest_state& s = a.integrity_;
+    if (s.block_size == 0 || size == 0 || row >= a.chunks_.size()) return {offset, size};
+    const std::uint64_t first = offset / s.block_size * s.block_size;
+    const std::uint64_t end = std::min<std::uint64_t>(a.chunks_[row].compressed_size,
+                                                      digest_block_count(offset + size, s.block_size) * s.block_size);
+    return {first, end - first};
+  }
+
+  /// Verifies the stored bytes behind payload bytes [offset, offset + size)
+  /// of chunk `row`: for an uncompressed chunk the covering blocks of its
+  /// payload; a compressed chunk was verified whole when it was decoded, so
+  /// its blocks must all be verified already.
+  static status verify_payload_range(const asset& a, std::uint32_t row, std::uint64_t offset, std::uint64_t size) {
+    block_digest_state& s = a.integrity_;  // mutable: verification marks blocks
+    if (s.block_size == 0 || row >= a.chunks_.size() || size == 0) return {};
+    const chunk_entry& c = a.chunks_[row];
+    if (!a.is_loaded(row)) return make_error(errc::range_missing, {.chunk_index = row, .chunk_type = c.chunk_type});
+    if (c.compression_type != static_cast<std::uint32_t>(compression::none)) {
+      for (std::uint64_t k = s.first_block[row]; k < s.first_block[row + 1]; ++k)
+        if (s.block_verified[k].load(std::memory_order_acquire) == 0)
+          return make_error(errc::block_hash, {.chunk_index = row, .chunk_type = c.chunk_type, .field = "block",
+                                               .value = k - s.first_block[row], .has_value = true});
+      return {};
+    }
+    const byte_range blocks = covering_blocks(a, row, offset, size);
+    return verify_stored(a, row, blocks.offset, subspan(a.payload(row), blocks));
+  }
+
+  /// asset_loader::load_payload calls this with a chunk's stored bytes before
+  /// it keeps or decodes them.
+  static status verify_on_load(const asset& a, std::uint32_t row, byte_span stored) {
+    block_digest_state& s = a.integrity_;  // mutable: verification marks blocks
+    if (s.block_size == 0) return {};
+    const chunk_entry& c = a.chunks_[row];
+    if (s.defer_uncompressed && c.compression_type == static_cast<std::uint32_t>(compression::none) &&
+        !is_read_at_open(c.chunk_type))
+      return {};
+    return verify_stored(a, row, 0, stored);
+  }
+
+ private:
+  // A row's block digests against its row digest, once.
+  static status verify_row_digests(const asset& a, std::uint32_t row) {
+    block_digest_state& s = a.integrity_;  // mutable: verification marks blocks
+    if (s.row_verified[row].load(std::memory_order_acquire) != 0) return {};
+    const byte_span digests = s.block_digests.subspan(
+        static_cast<std::size_t>(s.first_block[row] * digest_size),
+        static_cast<std::size_t>((s.first_block[row + 1] - s.first_block[row]) * digest_size));
+    if (!digest_equals(sha256_of(digests), s.row_digests.subspan(std::size_t{row} * digest_size, digest_size)))
+      return make_error(errc::integrity_hash, {.chunk_index = row, .chunk_type = a.chunks_[row].chunk_type,
+                                               .field = "rowDigest", .value = row, .has_value = true});
+    s.row_verified[row].store(1, std::memory_order_release);
+    return {};
+  }
+};
+
+}  // namespace detail
+
+/// Whether `a` still has chunks the verified accessors will check on first
+/// access (the file has block digests and was opened with integrity::lazy).
+[[nodiscard]] inline bool has_block_digests(const asset& a) noexcept {
+  return detail::integrity_access::has_digests(a);
+}
+
+/// Verifies the stored bytes behind payload bytes [offset, offset + size) of
+/// chunk row `row` against the block digests, once per block (later calls
+/// for verified blocks cost a flag test). Nothing to do (success) when the
+/// asset has no pending digests. Errors: R-BLOCK-HASH (the bytes changed),
+/// R-INTEGRITY-HASH (the row's digests changed), E-RANGE-MISSING (a chunk
+/// streamed_asset has not loaded). Thread-safe; safe for any arguments.
+[[nodiscard]] inline status verify_range(const asset& a, std::uint32_t row, std::uint64_t offset, std::uint64_t size) {
+  if (row >= a.chunks().size()) return make_error(errc::invalid_argument, {.chunk_index = row, .field = "row"});
+  const std::uint64_t payload_size = a.payload(row).size();
+  if (offset > payload_size || size > payload_size - offset)
+    return make_error(errc::invalid_argument, {.chunk_index = row, .field = "offset", .value = offset, .has_value = true});
+  return detail::integrity_access::verify_payload_range(a, row, offset, size);
+}
+
+/// verify_range over the whole chunk.
+[[nodiscard]] inline status verify_chunk(const asset& a, std::uint32_t row) {
+  if (row >= a.chunks().size()) return make_error(errc::invalid_argument, {.chunk_index = row, .field = "row"});
+  return verify_range(a, row, 0, a.payload(row).size());
+}
+
+/// Every loaded chunk (what integrity::full does at open, whenever the
+/// caller likes, e.g. on a background thread). Thread-safe.
+[[nodiscard]] inline status verify_all(const asset& a) {
+  for (std::uint32_t row = 0; row < a.chunks().size(); ++row)
+    if (a.is_loaded(row)) UNTOLD_TRY(verify_chunk(a, row));
+  return {};
+}
+
+/// Chunk row `row`'s payload, verified (see verify_range). Thread-safe.
+[[nodiscard]] inline result<byte_span> verified_payload(const asset& a, std::uint32_t row) {
+  UNTOLD_TRY(verify_chunk(a, row));
+  return a.payload(row);
+}
+
+namespace detail {
+// `part` (a sub-span of core chunk `type`'s payload, or empty), verified.
+[[nodiscard]] inline result<byte_span> verified_part(const asset& a, chunk_type type, byte_span part) {
+  const auto row = a.find_chunk(type);
+  if (!row || part.empty()) return part;
+  const auto offset = static_cast<std::uint64_t>(part.data() - a.payload(*row).data());
+  UNTOLD_TRY(verify_range(a, *row, offset, part.size()));
+  return part;
+}
+}  // namespace detail
+
+/// asset::vertices(mesh), with the blocks behind those bytes verified on
+/// first access. The same span (empty for a range outside VERTEX_DATA), or
+/// the verification error. Thread-safe; safe for any record.
+[[nodiscard]] inline result<byte_span> verified_vertices(const asset& a, const mesh_record& mesh) {
+  return detail::verified_part(a, chunk_type::vertex_data, a.vertices(mesh));
+}
+/// asset::indices(mesh), verified as verified_vertices.
+[[nodiscard]] inline result<byte_span> verified_indices(const asset& a, const mesh_record& mesh) {
+  return detail::verified_part(a, chunk_type::index_data, a.indices(mesh));
+}
+/// asset::edge_indices(mesh), verified as verified_vertices.
+[[nodiscard]] inline result<byte_span> verified_edge_indices(const asset& a, const mesh_record& mesh) {
+  return detail::verified_part(a, chunk_type::edge_index_data, a.edge_indices(mesh));
+}
+
+}  // namespace untold
