@@ -153,6 +153,7 @@ inline constexpr std::array<format_info, attribute_format_count> formats{{
 /// What an attribute means.
 enum class semantic : std::uint8_t { position, normal, tangent, texcoord, color, joints, weights };
 
+/// The attribute's name as in HLSL semantics. Precondition: s is an enumerator of semantic.
 [[nodiscard]] constexpr std::string_view name(semantic s) noexcept {
   constexpr std::array<std::string_view, 7> names{"POSITION", "NORMAL", "TANGENT", "TEXCOORD",
                                                   "COLOR",    "JOINTS", "WEIGHTS"};
@@ -249,7 +250,7 @@ inline constexpr std::array<const vertex_layout_desc*, 5> fixed_layouts{&pbr_sta
 
 /// The format of an Urho3D vertex element by its stored VertexElementType
 /// (urho3d::element_type: 0 INT, 1 FLOAT, 2 VECTOR2, 3 VECTOR3, 4 VECTOR4,
-/// 5 UBYTE4, 6 UBYTE4_NORM); nullopt for any other value. Urho3D vertex
+/// 5 UBYTE4, 6 UBYTE4_NORM); nullopt for any other value (safe on file values). Urho3D vertex
 /// buffers are interleaved with the element offsets the reader reports
 /// (urho3d::vertex_element::offset) and stride vertex_buffer::stride().
 [[nodiscard]] constexpr std::optional<attribute_format> urho3d_element_format(std::uint32_t type) noexcept {
@@ -263,7 +264,7 @@ inline constexpr std::array<const vertex_layout_desc*, 5> fixed_layouts{&pbr_sta
 
 /// The format of a Pragma (UDM/PMDL) vertex struct member by its UDM type
 /// byte (udm::type: 11 Float, 14 Vector2, 15 Vector3, 16 Vector4, 35
-/// Vector4i); nullopt for types a vertex stream cannot hold. The struct's
+/// Vector4i); nullopt for types a vertex stream cannot hold (safe on file values). The struct's
 /// member offsets and size come from the document (udm struct layout).
 [[nodiscard]] constexpr std::optional<attribute_format> udm_member_format(std::uint32_t udm_type) noexcept {
   switch (udm_type) {
@@ -294,7 +295,7 @@ inline constexpr std::array<index_format, 2> index_formats{{
 }};
 
 /// The index format of an index element size in bytes (2 or 4: an .hmesh
-/// indexWidth), or nullptr for any other size.
+/// indexWidth), or nullptr for any other size. Safe for any value.
 [[nodiscard]] constexpr const index_format* index_format_for_width(std::uint32_t bytes) noexcept {
   return bytes == 2 ? &index_formats[0] : bytes == 4 ? &index_formats[1] : nullptr;
 }
