@@ -1,8 +1,9 @@
 // What an engine does with a .untold tile: map the file, validate it once
 // (deep checks on), walk the entities parents-first to get world transforms,
 // and hand each mesh's vertex and index bytes - with the vertex stride and
-// the PBR_STATIC_V1 attribute offsets and formats - to the GPU. The GPU here
-// is a pretend one that prints what it was given.
+// the PBR_STATIC_V1 attribute offsets and formats from untold/gpu_formats.hpp
+// - to the GPU. The GPU here is a pretend one that prints what it was given
+// (examples/vulkan_upload.cpp does it with Vulkan).
 //
 //   untold_example_engine_loader FILE.untold
 #include <untold/untold.hpp>
@@ -13,23 +14,6 @@
 #include <vector>
 
 namespace {
-
-/// One vertex attribute as a graphics API wants it described.
-struct vertex_attribute {
-  const char* semantic;
-  std::size_t offset;
-  const char* format;
-};
-
-/// PBR_STATIC_V1 (spec 4) in those terms.
-constexpr vertex_attribute pbr_static_v1_layout[] = {
-    {"POSITION", untold::pbr_offset::position, "float32x3"},
-    {"NORMAL", untold::pbr_offset::normal, "snorm10_10_10_2"},
-    {"TANGENT", untold::pbr_offset::tangent, "snorm10_10_10_2"},
-    {"TEXCOORD_0", untold::pbr_offset::uv0, "float16x2"},
-    {"TEXCOORD_1", untold::pbr_offset::uv1, "float16x2"},
-    {"COLOR_0", untold::pbr_offset::color0, "unorm8x4"},
-};
 
 /// Stands in for a graphics device: "uploads" byte spans and counts them.
 class pretend_gpu {
@@ -42,7 +26,10 @@ class pretend_gpu {
   buffer upload_vertex_buffer(untold::byte_span bytes, std::size_t stride) {
     bytes_uploaded_ += bytes.size();
     std::printf("    gpu: vertex buffer #%u, %zu bytes, stride %zu, attributes", next_id_, bytes.size(), stride);
-    for (const vertex_attribute& a : pbr_static_v1_layout) std::printf(" %s@%zu:%s", a.semantic, a.offset, a.format);
+    for (const untold::gpu::vertex_attribute& a : untold::gpu::pbr_static_v1.attributes) {
+      std::printf(" %s%u@%u:%s", std::string(untold::gpu::name(a.meaning)).c_str(), a.semantic_index, a.offset,
+                  std::string(untold::gpu::info(a.format).vulkan.name).c_str());
+    }
     std::printf("\n");
     return {next_id_++, bytes.size()};
   }
