@@ -320,14 +320,15 @@ struct integrity_access {
       return make_error(errc::invalid_argument, {.chunk_index = row, .field = "first", .value = first, .has_value = true});
     UNTOLD_TRY(verify_row_digests(a, row));
     const std::uint64_t row_blocks = s.first_block[row + 1] - s.first_block[row];  // 0 for the integrity chunk
+    sha256 hasher;  // one context for every block: finish() restarts it
     for (std::uint64_t at = 0; at < bytes.size() && (first + at) / s.block_size < row_blocks; at += s.block_size) {
       const std::uint64_t block_start = first + at;
       const std::uint64_t length = std::min<std::uint64_t>(s.block_size, stored_size - block_start);
       if (bytes.size() - at < length) break;  // a partial block that does not end the chunk
       const std::uint64_t k = s.first_block[row] + block_start / s.block_size;
       if (s.block_verified[k].load(std::memory_order_acquire) != 0) continue;
-      if (!digest_equals(sha256_of(bytes.subspan(static_cast<std::size_t>(at), static_cast<std::size_t>(length))),
-                         s.block_digests.subspan(static_cast<std::size_t>(k * digest_size), digest_size)))
+      hasher.update(bytes.subspan(static_cast<std::size_t>(at), static_cast<std::size_t>(length)));
+      if (!digest_equals(hasher.finish(), s.block_digests.subspan(static_cast<std::size_t>(k * digest_size), digest_size)))
         return make_error(errc::block_hash, {.chunk_index = row, .chunk_type = a.chunks_[row].chunk_type,
                                              .field = "block", .value = block_start / s.block_size, .has_value = true});
       s.block_verified[k].store(1, std::memory_order_release);
