@@ -687,9 +687,9 @@ class converter {
     aiString mode;
     if (m.Get(AI_MATKEY_GLTF_ALPHAMODE, mode) == AI_SUCCESS) {
       const std::string s = mode.C_Str();
-      out.alpha = s == "MASK" ? alpha_mode::mask : s == "BLEND" ? alpha_mode::blend : alpha_mode::opaque;
+      out.alpha = s == "MASK" ? convert::alpha_mode::mask : s == "BLEND" ? convert::alpha_mode::blend : convert::alpha_mode::opaque;
     } else if (out.base_color[3] < 1.0f) {
-      out.alpha = alpha_mode::blend;
+      out.alpha = convert::alpha_mode::blend;
     }
     if (m.Get(AI_MATKEY_GLTF_ALPHACUTOFF, value) == AI_SUCCESS) out.alpha_cutoff = value;
     if (m.Get(AI_MATKEY_TWOSIDED, ivalue) == AI_SUCCESS) out.double_sided = ivalue != 0;
