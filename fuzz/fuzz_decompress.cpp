@@ -6,7 +6,8 @@
 //     (position and xor from bytes 1..3), then decoded at the true size.
 // Properties:
 //   - never reads or writes outside the two spans (sanitizers);
-//   - the decompressor object and the free function agree;
+//   - the decompressor object, the free function and decompress_into (the
+//     reader's growing decoder) agree, in verdict and bytes;
 //   - max_decoded_size (the reader's pre-allocation bound) is never below the
 //     size of a successful decode;
 //   - compress() is deterministic and round-trips.
@@ -31,6 +32,12 @@ void decode(compression method, untold::byte_span stored, std::size_t declared) 
   untold::decompressor fresh;
   const auto second = fresh.decompress(method, stored, again);
   if (static_cast<bool>(first) != static_cast<bool>(second)) die("decompressor and decompress disagree");
+  // The growing decoder the reader uses: same verdict, same bytes.
+  std::vector<std::byte> grown;
+  const auto third = untold::decompress_into(method, stored, declared, grown);
+  if (static_cast<bool>(first) != static_cast<bool>(third)) die("decompress_into and decompress disagree");
+  if (third && !untold_fuzz::same_bytes(out, grown)) die("decompress_into decoded other bytes");
+  if (!third && !grown.empty()) die("decompress_into kept bytes after failing");
   if (first) {
     if (!untold_fuzz::same_bytes(out, again)) die("two decodes differ");
     if (declared > untold::max_decoded_size(method, stored)) die("max_decoded_size is below a real decode");

@@ -12,7 +12,10 @@
 //
 // R-LIMITS: decompress() writes into a buffer the caller sized from the
 // chunk's uncompressedSize; the caller checks its limits before allocating
-// it. Nothing here allocates in proportion to an untrusted size.
+// it. decompress_into() sizes the buffer itself and grows it only as the
+// stored bytes prove they decode that far, so a chunk that declares more
+// than its data delivers fails after allocating about what the data really
+// produced (at most twice that, plus 256 KiB), never the declared size.
 #pragma once
 
 #include <climits>
@@ -35,7 +38,18 @@
 
 #if defined(UNTOLD_HAS_ZSTD) && UNTOLD_HAS_ZSTD
 #define UNTOLD_DETAIL_ZSTD 1
+// The buffer-less block API (ZSTD_decompressBegin/Continue) lives in zstd.h's
+// static section; every libzstd since 1.0 exports it. zstd.h may be included
+// again after a plain include: the section has its own guard.
+#ifndef ZSTD_STATIC_LINKING_ONLY
+#define ZSTD_STATIC_LINKING_ONLY
+#define UNTOLD_DETAIL_UNDEF_ZSTD_STATIC
+#endif
 #include <zstd.h>
+#ifdef UNTOLD_DETAIL_UNDEF_ZSTD_STATIC
+#undef ZSTD_STATIC_LINKING_ONLY
+#undef UNTOLD_DETAIL_UNDEF_ZSTD_STATIC
+#endif
 #else
 #define UNTOLD_DETAIL_ZSTD 0
 #endif
@@ -127,6 +141,40 @@ class decompressor {
   decompressor& operator=(const decompressor&) = delete;
   ~decompressor() = default;
 
+  /// Decodes `stored` into `out`, resized to exactly `size` bytes (the
+  /// chunk's declared uncompressedSize), without allocating `size` up front:
+  /// the buffer starts at min(size, max(256 KiB, 4 x stored.size())) and
+  /// doubles only after the codec has filled it from the stored bytes
+  /// (decoding again from the start: at most about twice the work of one
+  /// decode). One buffer is alive at a time, and it is never larger than
+  /// max(256 KiB, 4 x stored.size(), twice what the data has been seen to
+  /// decode to + 256 KiB), whatever `size` claims. Same result and errors as
+  /// decompress() into a buffer of `size` bytes; on failure `out` is empty.
+  /// Precondition: `size` fits in memory addressing (size_t) - the reader's
+  /// limits ensure it. Safe on untrusted input.
+  [[nodiscard]] status decompress_into(compression method, byte_span stored, std::uint64_t size,
+                                       std::vector<std::byte>& out) {
+    out = {};
+    if (method == compression::none && size != stored.size())
+      return detail::codec_error(errc::raw_size_mismatch, "compressedSize", stored.size());
+    if (method != compression::none && method != compression::lz4 && method != compression::zstd)
+      return detail::unknown_method_error(errc::unknown_compression, method);
+    if (method != compression::none) {
+      constexpr std::uint64_t first_capacity = std::uint64_t{256} << 10;
+      std::uint64_t capacity = std::max(first_capacity, std::uint64_t{stored.size()} * 4);
+      for (; capacity < size; capacity = std::max(capacity * 2, capacity + zstd_block_max)) {
+        out.resize(static_cast<std::size_t>(capacity));
+        const status filled = fill_prefix(method, stored, out);
+        out = {};  // the next attempt decodes from the start: free this one first
+        if (!filled) return filled;
+      }
+    }
+    out.resize(static_cast<std::size_t>(size));
+    status s = decompress(method, stored, out);
+    if (!s) out = {};
+    return s;
+  }
+
   /// Decodes `stored` (a chunk's compressedSize bytes) into `out`, whose size
   /// is the chunk's declared uncompressedSize. Succeeds only when the codec
   /// produces exactly out.size() bytes from exactly stored.size() bytes.
@@ -151,6 +199,74 @@ class decompressor {
   }
 
  private:
+  // The largest output of one zstd block (Block_Maximum_Size, RFC 8878 3.1.1.2.4).
+  static constexpr std::uint64_t zstd_block_max = std::uint64_t{128} << 10;
+
+  // Succeeds when the stored bytes decode to at least `out.size()` bytes (the
+  // first ones land in `out`); fails with decompress_failed when they end
+  // earlier or are corrupt before that point. For zstd "at least" is "all
+  // blocks that surely fit did, and the next may not": out.size() minus one
+  // block. Used by decompress_into, which always ends with a strict decode.
+  status fill_prefix(compression method, byte_span stored, mutable_byte_span out) {
+#if UNTOLD_DETAIL_LZ4
+    if (method == compression::lz4) {
+      if (stored.empty() || stored.size() > static_cast<std::size_t>(INT_MAX) ||
+          out.size() > static_cast<std::size_t>(INT_MAX))
+        return detail::codec_error(errc::decompress_failed, "compressedSize", stored.size());
+      // srcSize is the exact block (the whole stored chunk), so any
+      // targetOutputSize is allowed (lz4.h, LZ4_decompress_safe_partial, note 4).
+      const int target = static_cast<int>(out.size());
+      const int produced = LZ4_decompress_safe_partial(detail::nonnull_src(stored),
+                                                       reinterpret_cast<char*>(out.data()),
+                                                       static_cast<int>(stored.size()), target, target);
+      if (produced < 0) return detail::codec_error(errc::decompress_failed, "compressedSize", stored.size());
+      if (produced < target) return detail::codec_error(errc::decompress_failed, "uncompressedSize", produced);
+      return {};
+    }
+#endif
+#if UNTOLD_DETAIL_ZSTD
+    if (method == compression::zstd) return fill_prefix_zstd(stored, out);
+#endif
+    return decompress(method, stored, out);  // a codec this build lacks: report it the usual way
+  }
+
+#if UNTOLD_DETAIL_ZSTD
+  // Block by block with zstd's buffer-less API, which keeps no window of its
+  // own (ZSTD_decompressStream would allocate one as large as a
+  // single-segment frame's declared size) and writes straight into `out`.
+  // A block is decoded only when its largest output (its Block_Size when
+  // raw or RLE, 128 KiB when compressed) fits what is left of `out`.
+  status fill_prefix_zstd(byte_span stored, mutable_byte_span out) {
+    const auto corrupt = [&] { return detail::codec_error(errc::decompress_failed, "compressedSize", stored.size()); };
+    const auto magic = load_le<std::uint32_t>(stored, 0);
+    if (!magic || *magic != ZSTD_MAGICNUMBER) return corrupt();
+    if (!zstd_) zstd_.reset(ZSTD_createDCtx());
+    if (!zstd_) return detail::codec_error(errc::decompress_failed, "ZSTD_createDCtx", 0);
+    if (ZSTD_isError(ZSTD_decompressBegin(zstd_.get()))) return corrupt();
+    std::size_t read = 0, written = 0;
+    for (;;) {
+      const std::size_t want = ZSTD_nextSrcSizeToDecompress(zstd_.get());
+      if (want == 0)  // the frame ended before filling `out`
+        return detail::codec_error(errc::decompress_failed, "uncompressedSize", written);
+      if (stored.size() - read < want) return corrupt();
+      const ZSTD_nextInputType_e kind = ZSTD_nextInputType(zstd_.get());
+      if (kind == ZSTDnit_block || kind == ZSTDnit_lastBlock) {
+        // The 3 bytes before a block's content are its header.
+        const std::uint32_t header = static_cast<std::uint32_t>(stored[read - 3]) |
+                                     static_cast<std::uint32_t>(stored[read - 2]) << 8 |
+                                     static_cast<std::uint32_t>(stored[read - 1]) << 16;
+        const std::uint64_t most = ((header >> 1) & 3u) == 2 ? zstd_block_max : header >> 3;
+        if (most > out.size() - written) return {};
+      }
+      const std::size_t produced =
+          ZSTD_decompressContinue(zstd_.get(), out.data() + written, out.size() - written, stored.data() + read, want);
+      if (ZSTD_isError(produced)) return corrupt();
+      read += want;
+      written += produced;
+    }
+  }
+#endif
+
   static status decode_lz4([[maybe_unused]] byte_span stored, [[maybe_unused]] mutable_byte_span out) noexcept {
 #if UNTOLD_DETAIL_LZ4
     // The LZ4 block API counts in int.
@@ -287,9 +403,23 @@ namespace detail {
 /// get context reuse without managing one. Same contract: `out.size()` is the
 /// declared uncompressedSize; succeeds only on an exact decode.
 /// Safe on untrusted input; thread-safe.
-[[nodiscard]] inline status decompress(compression method, byte_span stored, mutable_byte_span out) noexcept {
+namespace detail {
+[[nodiscard]] inline decompressor& thread_decompressor() noexcept {
   thread_local decompressor per_thread;
-  return per_thread.decompress(method, stored, out);
+  return per_thread;
+}
+}  // namespace detail
+
+[[nodiscard]] inline status decompress(compression method, byte_span stored, mutable_byte_span out) noexcept {
+  return detail::thread_decompressor().decompress(method, stored, out);
+}
+
+/// decompressor::decompress_into() through a per-thread decompressor: decodes
+/// `stored` into `out` resized to `size`, growing the buffer only as the data
+/// delivers bytes. Safe on untrusted input; thread-safe.
+[[nodiscard]] inline status decompress_into(compression method, byte_span stored, std::uint64_t size,
+                                            std::vector<std::byte>& out) {
+  return detail::thread_decompressor().decompress_into(method, stored, size, out);
 }
 
 /// Compresses `raw` into a new buffer as the format stores it:

@@ -136,6 +136,7 @@ inline result<std::vector<chunk_entry>> parse_chunk_table(const file_header& h, 
     chunks[row] = codec<chunk_entry>::decode(prefix.subspan(table.offset + std::size_t{row} * chunk_entry_size));
 
   std::uint64_t total_decoded = 0;
+  const std::uint64_t decoded_budget = limits.decoded_budget(file_size);
   std::array<std::uint32_t, max_known_chunk_type + 1> row_of_type{};
   row_of_type.fill(none);
   for (std::uint32_t row = 0; row < h.chunk_count; ++row) {
@@ -153,10 +154,15 @@ inline result<std::vector<chunk_entry>> parse_chunk_table(const file_header& h, 
     if (c.compression_type != static_cast<std::uint32_t>(compression::none)) {  // R-LIMITS
       if (c.uncompressed_size > limits.max_chunk_bytes)
         return detail::chunk_error(errc::limit_exceeded, row, c, "uncompressedSize", c.uncompressed_size);
-      // total_decoded <= max_total_bytes here, so the subtraction cannot wrap;
-      // a running sum could (a caller may lift max_chunk_bytes to UINT64_MAX).
-      if (c.uncompressed_size > limits.max_total_bytes - total_decoded)
-        return detail::chunk_error(errc::limit_exceeded, row, c, "uncompressedSize", c.uncompressed_size);
+      // total_decoded <= budget here, so the subtraction cannot wrap; a
+      // running sum could (a caller may lift max_chunk_bytes to UINT64_MAX).
+      // The budget scales with the file (limits::max_expansion).
+      if (c.uncompressed_size > decoded_budget - total_decoded) {
+        error e = detail::chunk_error(errc::limit_exceeded, row, c, "uncompressedSize", c.uncompressed_size);
+        e.context.limit = decoded_budget - total_decoded;
+        e.context.has_limit = true;
+        return e;
+      }
       total_decoded += c.uncompressed_size;
     }
     if (is_known_chunk_type(c.chunk_type)) {
@@ -281,10 +287,10 @@ class asset_loader {
       // allocated: allocation stays proportional to the file, not the limits.
       if (c.uncompressed_size > max_decoded_size(static_cast<compression>(c.compression_type), stored))
         return detail::chunk_error(errc::decompress_failed, row, c, "uncompressedSize", c.uncompressed_size);
+      // And the buffer grows only as the data delivers bytes (compression.hpp).
       std::vector<std::byte>& storage = a.owned_[row];
-      storage.resize(static_cast<std::size_t>(c.uncompressed_size));
-      if (auto s = decompress(static_cast<compression>(c.compression_type), stored, storage); !s) {
-        storage = {};
+      if (auto s = decompress_into(static_cast<compression>(c.compression_type), stored, c.uncompressed_size, storage);
+          !s) {
         error e = s.error();
         e.context.chunk_index = row;
         e.context.chunk_type = c.chunk_type;
