@@ -13,8 +13,11 @@
 //
 // The same rules run as in untold::open: header, table and record rules at
 // open; R-DECOMPRESS per chunk as it loads (and the plugin envelope,
-// R-EXT-RANGES, of a plugin chunk as it loads); R-HASH and the deep checks
-// once everything is loaded (load_all), since they need every byte.
+// R-EXT-RANGES, of a plugin chunk as it loads); with open.deep_checks, a
+// mesh's deep rules (R-FINITE of its bounds and positions, R-BOUNDS,
+// R-INDEX-VALUE) on every load_mesh; R-HASH and the remaining deep checks
+// (header, entity and extension values) once everything is loaded
+// (load_all).
 //
 // Integrity: a file with block digests (the untold.integrity chunk,
 // integrity.hpp) has them read and checked at open (R-INTEGRITY-*,
@@ -41,6 +44,7 @@
 #include "format.hpp"
 #include "reader.hpp"
 #include "source.hpp"
+#include "validate.hpp"
 
 namespace untold {
 
@@ -182,7 +186,12 @@ class streamed_asset {
     return validate_plugin_chunk(asset_, row);
   }
 
-  /// The bytes of one mesh, reading only ranges_for_mesh(mesh_index).
+  /// The bytes of one mesh, reading only ranges_for_mesh(mesh_index). With
+  /// open.deep_checks, the mesh's deep rules run on the bytes returned
+  /// (validate_mesh_deep: R-FINITE, R-BOUNDS, R-INDEX-VALUE), so every index
+  /// handed out is below the mesh's vertexCount. Block digests, when the
+  /// file has them, are checked as the bytes are read; the content hash
+  /// never is (file comment). Safe on untrusted input.
   result<mesh_bytes> load_mesh(std::uint32_t mesh_index) {
     const auto mesh = asset_.meshes().at(mesh_index);
     if (!mesh) return make_error(errc::invalid_argument, {.record_index = mesh_index, .field = "mesh_index"});
@@ -203,6 +212,8 @@ class streamed_asset {
         UNTOLD_TRY(read_verified(target, *part.row, part.offset, part.size));
       }
     }
+    if (options_.open.deep_checks)
+      UNTOLD_TRY(validate_mesh_deep(asset_, mesh_index, out.vertices, out.indices, out.edge_indices));
     return out;
   }
 

@@ -405,6 +405,68 @@ class chunk_extrema {
   return largest * 1e-5f;
 }
 
+/// The deep rules of mesh `row` of `a` over the given bytes, scanned
+/// directly: R-FINITE of its localBounds and vertex positions, R-BOUNDS
+/// (positions inside localBounds), R-INDEX-VALUE (indices and edge indices
+/// below vertexCount, read with the mesh's indexType). Reports the first bad
+/// element, in that order. O(bytes given). validate_deep applies it to every
+/// mesh of a loaded asset (through range extrema, so meshes sharing bytes
+/// stay linear); streamed_asset::load_mesh applies it to the bytes it
+/// loaded. Safe on untrusted input: spans of any size (a trailing partial
+/// element is ignored); `row` out of range is invalid_argument.
+inline status validate_mesh_deep(const asset& a, std::size_t row, byte_span vertices, byte_span indices,
+                                 byte_span edge_indices) {
+  const auto meshes = a.meshes();
+  if (row >= meshes.size())
+    return make_error(errc::invalid_argument, {.record_index = static_cast<std::uint32_t>(row), .field = "mesh_index"});
+  const mesh_record m = meshes[row];
+  const auto fail = [&](errc code, const char* field, std::uint64_t value) {
+    return detail::record_error(code, a, chunk_type::mesh_table, row, field, value);
+  };
+  if (!detail::all_finite(m.local_bounds)) return fail(errc::not_finite, "localBounds", 0);
+
+  const std::size_t vertex_count = vertices.size() / vertex_stride_pbr_static_v1;
+  const float slack = bounds_tolerance(m.local_bounds);
+  detail::validation_work += vertex_count;
+  for (std::size_t v = 0; v < vertex_count; ++v) {
+    const std::byte* p = vertices.data() + v * vertex_stride_pbr_static_v1;
+    for (std::size_t axis = 0; axis < 3; ++axis) {
+      const float c = load_le_unchecked<float>(p + 4 * axis);
+      if (!detail::is_finite(c)) return fail(errc::not_finite, "position", v);
+      if (c < m.local_bounds.min[axis] - slack || c > m.local_bounds.max[axis] + slack)
+        return fail(errc::out_of_bounds, "position", v);
+    }
+  }
+
+  const std::uint32_t isize = index_size(m.index_type);
+  const auto check_indices = [&](byte_span bytes, const char* field) -> status {
+    const std::size_t count = isize == 0 ? 0 : bytes.size() / isize;
+    detail::validation_work += count;
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint32_t value = isize == 2 ? load_le_unchecked<std::uint16_t>(bytes.data() + 2 * i)
+                                             : load_le_unchecked<std::uint32_t>(bytes.data() + 4 * i);
+      if (value >= m.vertex_count) {
+        // What to act on: the index value, the bound it broke and where it is.
+        error e = fail(errc::index_value, field, value);
+        e.context.limit = m.vertex_count;
+        e.context.has_limit = true;
+        char digits[24];
+        std::size_t n = sizeof(digits);
+        std::size_t position = i;
+        do digits[--n] = static_cast<char>('0' + position % 10), position /= 10;
+        while (position != 0);
+        char where[32] = "index ";
+        std::memcpy(where + 6, digits + n, sizeof(digits) - n);
+        return e.with_subject(std::string_view(where, 6 + sizeof(digits) - n));
+      }
+    }
+    return {};
+  };
+  UNTOLD_TRY(check_indices(indices, "indices"));
+  UNTOLD_TRY(check_indices(edge_indices, "edgeIndices"));
+  return {};
+}
+
 // R-FINITE: header bounds and root transform, entity bounds and transforms,
 // mesh bounds and vertex positions. R-BOUNDS: vertex positions inside the
 // mesh's localBounds. R-INDEX-VALUE: indices and edge indices < vertexCount.
@@ -426,7 +488,7 @@ inline status validate_deep(const asset& a) {
   // Meshes may share (overlap) vertex and index bytes, so scanning every
   // mesh's ranges could cost (meshes x data), quadratic in the file size.
   // Range extrema answer each mesh in O(64 + log n); only a mesh they show
-  // to be bad is scanned, to report its first bad element.
+  // to be bad is scanned (validate_mesh_deep), to report its first bad element.
   detail::chunk_extrema<detail::position_key> positions(a.payload(chunk_type::vertex_data), vertex_stride_pbr_static_v1);
   detail::chunk_extrema<detail::index_key<std::uint16_t>> indices16(a.payload(chunk_type::index_data), 2),
       edges16(a.payload(chunk_type::edge_index_data), 2);
@@ -436,63 +498,30 @@ inline status validate_deep(const asset& a) {
   const auto meshes = a.meshes();
   for (std::size_t row = 0; row < meshes.size(); ++row) {
     const mesh_record m = meshes[row];
-    const auto fail = [&](errc code, const char* field, std::uint64_t value) {
-      return detail::record_error(code, a, chunk_type::mesh_table, row, field, value);
-    };
-    if (!detail::all_finite(m.local_bounds)) return fail(errc::not_finite, "localBounds", 0);
-
     // Spans from the asset are inside their chunks by construction (empty
     // when a chunk is not loaded), so the range queries stay in bounds.
-    const byte_span vertices = a.vertices(m);
-    const std::size_t vertex_count = vertices.size() / vertex_stride_pbr_static_v1;
-    const float slack = bounds_tolerance(m.local_bounds);
-    if (vertex_count != 0) {
+    const byte_span vertices = a.vertices(m), indices = a.indices(m), edges = a.edge_indices(m);
+    const auto positions_inside = [&] {
+      const std::size_t vertex_count = vertices.size() / vertex_stride_pbr_static_v1;
+      if (vertex_count == 0) return true;
+      const float slack = bounds_tolerance(m.local_bounds);
       const auto e = positions.query(m.vertex_data_offset, vertex_count);
       bool inside = true;
       for (std::size_t axis = 0; axis < 3; ++axis)
         inside = inside && detail::is_finite(e.lo[axis]) && detail::is_finite(e.hi[axis]) &&
                  !(e.lo[axis] < m.local_bounds.min[axis] - slack) && !(e.hi[axis] > m.local_bounds.max[axis] + slack);
-      for (std::size_t v = 0; !inside && v < vertex_count; ++v) {
-        const std::byte* p = vertices.data() + v * vertex_stride_pbr_static_v1;
-        for (std::size_t axis = 0; axis < 3; ++axis) {
-          const float c = load_le_unchecked<float>(p + 4 * axis);
-          if (!detail::is_finite(c)) return fail(errc::not_finite, "position", v);
-          if (c < m.local_bounds.min[axis] - slack || c > m.local_bounds.max[axis] + slack)
-            return fail(errc::out_of_bounds, "position", v);
-        }
-      }
-    }
-
-    const std::uint32_t isize = index_size(m.index_type);
-    const auto check_indices = [&](byte_span bytes, std::uint64_t offset, auto& ranges16, auto& ranges32,
-                                   const char* field) -> status {
-      const std::size_t count = isize == 0 ? 0 : bytes.size() / isize;
-      if (count == 0) return {};
-      const std::uint32_t largest =
-          isize == 2 ? ranges16.query(offset, count).hi[0] : ranges32.query(offset, count).hi[0];
-      if (largest < m.vertex_count) return {};
-      for (std::size_t i = 0; i < count; ++i) {
-        const std::uint32_t value = isize == 2 ? load_le_unchecked<std::uint16_t>(bytes.data() + 2 * i)
-                                               : load_le_unchecked<std::uint32_t>(bytes.data() + 4 * i);
-        if (value >= m.vertex_count) {
-          // What to act on: the index value, the bound it broke and where it is.
-          error e = fail(errc::index_value, field, value);
-          e.context.limit = m.vertex_count;
-          e.context.has_limit = true;
-          char digits[24];
-          std::size_t n = sizeof(digits);
-          std::size_t position = i;
-          do digits[--n] = static_cast<char>('0' + position % 10), position /= 10;
-          while (position != 0);
-          char where[32] = "index ";
-          std::memcpy(where + 6, digits + n, sizeof(digits) - n);
-          return e.with_subject(std::string_view(where, 6 + sizeof(digits) - n));
-        }
-      }
-      return {};
+      return inside;
     };
-    UNTOLD_TRY(check_indices(a.indices(m), m.index_data_offset, indices16, indices32, "indices"));
-    UNTOLD_TRY(check_indices(a.edge_indices(m), m.edge_index_offset(), edges16, edges32, "edgeIndices"));
+    const std::uint32_t isize = index_size(m.index_type);
+    const auto indices_below = [&](byte_span bytes, std::uint64_t offset, auto& ranges16, auto& ranges32) {
+      const std::size_t count = isize == 0 ? 0 : bytes.size() / isize;
+      if (count == 0) return true;
+      return (isize == 2 ? ranges16.query(offset, count).hi[0] : ranges32.query(offset, count).hi[0]) < m.vertex_count;
+    };
+    if (!detail::all_finite(m.local_bounds) || !positions_inside() ||
+        !indices_below(indices, m.index_data_offset, indices16, indices32) ||
+        !indices_below(edges, m.edge_index_offset(), edges16, edges32))
+      UNTOLD_TRY(validate_mesh_deep(a, row, vertices, indices, edges));
   }
   return {};
 }
