@@ -3,17 +3,12 @@
 // per-chunk cap, relaxed header without hash). A rejection must carry a rule
 // id, an accepted asset must be fully traversable (fuzz/traverse.hpp), and
 // deep checks may only reject more, never accept more. The scene walk must
-// also survive the input read directly as an entity table.
+// also survive the input read directly as an entity table
+// (untold_fuzz::check_open). fuzz_structured checks the same properties on
+// mutants that keep the file decodable.
 #include "traverse.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const untold::byte_span file = untold_fuzz::as_span(data, size);
-  const auto sets = untold_fuzz::option_sets();
-  std::vector<bool> accepted;
-  for (const untold::open_options& options : sets) accepted.push_back(untold_fuzz::open_and_traverse(file, options));
-  if (accepted[1] && !accepted[0]) untold_fuzz::die("deep checks accepted what the default open rejected");
-  // The scene walk is safe on entity tables that were never validated.
-  if (const auto raw = untold::record_view<untold::entity_record>::make(file.first(size - size % 136)))
-    if (untold::walk_scene(*raw, untold::identity_matrix).order.size() != raw->size()) untold_fuzz::die("raw scene walk");
+  untold_fuzz::check_open(untold_fuzz::as_span(data, size));
   return 0;
 }

@@ -1,7 +1,8 @@
 // fuzz_roundtrip: a writer property. The input is a script of builder calls
 // (entities, meshes with raw vertex bytes and indices, materials, textures,
-// strings, raw and plugin chunks, compression policy, write options), read
-// by input_script below. Properties:
+// strings, the extension tables - skeletons and joints, skins, animation
+// clips with keys, lights, cameras - raw and plugin chunks, compression
+// policy, write options), read by input_script below. Properties:
 //   - finish() is deterministic (twice the same bytes, or the same error);
 //   - whatever finish() accepts, untold::open with deep checks accepts, and
 //     it returns exactly the content the calls described;
@@ -158,6 +159,94 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     m.flags = in.u8();
     b.add_mesh(m);
   }
+  // ---- extension tables (handles may dangle, parents may cycle, keys may
+  // go backwards, numbers may be non-finite: finish() must refuse those) ----
+  std::deque<std::vector<untold::skeleton_joint_desc>> joint_lists;
+  std::vector<std::uint32_t> skeleton_joints;  // joint count per skeleton handle
+  for (std::uint32_t n = in.below(3); n > 0; --n) {
+    auto& joints = joint_lists.emplace_back(in.below(6));
+    for (std::uint32_t j = 0; j < joints.size(); ++j)
+      joints[j] = {.path = in.text(),
+                   .parent = in.chance(90) ? untold::none : in.below(static_cast<std::uint32_t>(joints.size()) + 1),
+                   .bind_transform = in.transform(),
+                   .rest_transform = in.transform(),
+                   .flags = in.u8()};
+    untold::skeleton_desc d{.name = in.text(), .joints = joints};
+    if (in.chance(200)) d.entity = in.below(static_cast<std::uint32_t>(entities.size()) + 1);
+    else d.entity_id = in.below(8);
+    b.add_skeleton(d);
+    skeleton_joints.push_back(static_cast<std::uint32_t>(joints.size()));
+  }
+  std::deque<std::vector<std::uint32_t>> skin_joints;
+  std::deque<std::vector<std::array<std::uint16_t, 4>>> skin_indices;
+  std::deque<std::vector<untold::float4>> skin_weights;
+  std::uint32_t skin_count = 0;
+  for (std::uint32_t n = skeleton_joints.empty() ? 0 : in.below(3); n > 0; --n, ++skin_count) {
+    const std::uint32_t mesh = in.below(static_cast<std::uint32_t>(meshes.size()) + 1);
+    const std::uint32_t skeleton = in.below(static_cast<std::uint32_t>(skeleton_joints.size()) + 1);
+    const std::uint32_t joint_bound = skeleton < skeleton_joints.size() ? skeleton_joints[skeleton] + 1 : 2;
+    auto& joints = skin_joints.emplace_back(in.below(4));
+    for (auto& j : joints) j = in.below(joint_bound);
+    const std::size_t vertex_count = mesh < meshes.size() ? meshes[mesh].vertices.size() / 32 : 0;
+    const std::size_t per_vertex = in.chance(230) ? vertex_count : in.below(4);
+    auto& indices = skin_indices.emplace_back(per_vertex);
+    auto& weights = skin_weights.emplace_back(per_vertex);
+    for (std::size_t v = 0; v < per_vertex; ++v) {
+      for (auto& j : indices[v]) j = static_cast<std::uint16_t>(in.below(static_cast<std::uint32_t>(joints.size()) + 1));
+      for (float& w : weights[v]) w = in.chance(240) ? 0.25f : in.f32();
+    }
+    b.add_skin({.mesh = mesh, .skeleton = skeleton, .joints = joints, .joint_indices = indices, .joint_weights = weights});
+  }
+  std::deque<std::vector<untold::translation_keyframe_record>> translation_keys;
+  std::deque<std::vector<untold::rotation_keyframe_record>> rotation_keys;
+  std::deque<std::vector<untold::animation_channel_desc>> channel_lists;
+  std::uint32_t clip_count = 0, channel_count = 0;
+  for (std::uint32_t n = in.below(3); n > 0; --n, ++clip_count) {
+    auto& channels = channel_lists.emplace_back(in.below(4));
+    channel_count += static_cast<std::uint32_t>(channels.size());
+    for (auto& c : channels) {
+      float time = 0;
+      const auto next_time = [&] { return time = in.chance(240) ? time + 0.5f * static_cast<float>(in.below(3)) : in.f32(); };
+      auto& translations = translation_keys.emplace_back(in.below(4));
+      for (auto& k : translations) k = {.time = next_time(), .x = in.f32(), .y = in.f32(), .z = in.f32()};
+      time = 0;
+      auto& rotations = rotation_keys.emplace_back(in.below(4));
+      for (auto& k : rotations) k = {.time = next_time(), .x = in.f32(), .y = in.f32(), .z = in.f32(), .w = in.f32()};
+      c = {.joint_path = in.text(), .translations = translations, .rotations = rotations, .flags = in.u8()};
+    }
+    untold::animation_clip_desc d{.name = in.text(), .channels = channels, .flags = in.u8()};
+    if (in.chance(40)) d.duration = in.f32();
+    b.add_animation_clip(d);
+  }
+  std::vector<std::string_view> light_names, camera_names;
+  for (std::uint32_t n = in.below(3); n > 0; --n) {
+    untold::light_desc d{.name = in.text()};
+    if (in.chance(128)) d.entity = in.below(static_cast<std::uint32_t>(entities.size()) + 1);
+    else d.entity_id = in.chance(128) ? untold::none : in.below(8);
+    d.light.light_type = in.below(6);  // 1..4 are known
+    d.light.flags = in.u8();
+    d.light.color = {in.f32(), in.f32(), in.f32()};
+    d.light.intensity = in.f32();
+    d.light.radius = in.f32();
+    d.light.outer_cone = in.f32();
+    d.light.local_transform = in.transform();
+    b.add_light(d);
+    light_names.push_back(d.name);
+  }
+  for (std::uint32_t n = in.below(3); n > 0; --n) {
+    untold::camera_desc d{.name = in.text()};
+    if (in.chance(128)) d.entity = in.below(static_cast<std::uint32_t>(entities.size()) + 1);
+    else d.entity_id = in.chance(128) ? untold::none : in.below(8);
+    d.camera.flags = in.u8();
+    d.camera.fov_y_degrees = in.f32();
+    d.camera.near_clip = in.f32();
+    d.camera.far_clip = in.f32();
+    d.camera.aspect = in.f32();
+    d.camera.local_transform = in.transform();
+    b.add_camera(d);
+    camera_names.push_back(d.name);
+  }
+
   std::vector<expected_raw> raws;
   for (std::uint32_t n = in.below(3); n > 0; --n) {
     auto& payload = in.bytes(in.below(40));
@@ -273,6 +362,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         t.height != d.height || t.mip_count != d.mip_count)
       die("texture differs");
   }
+  // Extension tables: one record per call, names kept.
+  std::size_t joint_count = 0;
+  for (const std::uint32_t n : skeleton_joints) joint_count += n;
+  if (a->table<untold::skeleton_record>().size() != skeleton_joints.size() ||
+      a->table<untold::skeleton_joint_record>().size() != joint_count ||
+      a->table<untold::skin_record>().size() != skin_count ||
+      a->table<untold::animation_clip_record>().size() != clip_count ||
+      a->table<untold::animation_channel_record>().size() != channel_count)
+    die("extension table sizes differ");
+  const auto lights = a->table<untold::light_record>();
+  const auto cameras = a->table<untold::camera_record>();
+  if (lights.size() != light_names.size() || cameras.size() != camera_names.size()) die("light or camera count");
+  for (std::uint32_t i = 0; i < lights.size(); ++i)
+    if (a->string(lights[i].name_offset) != light_names[i]) die("light name differs");
+  for (std::uint32_t i = 0; i < cameras.size(); ++i)
+    if (a->string(cameras[i].name_offset) != camera_names[i]) die("camera name differs");
+
   const auto raw_rows = a->raw_chunks();
   if (raw_rows.size() != raws.size()) die("raw chunk count");
   for (std::size_t i = 0; i < raws.size(); ++i)

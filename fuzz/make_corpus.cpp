@@ -160,10 +160,12 @@ int main(int argc, char** argv) {
   out_dir = argv[1];
   using untold::compression;
 
-  // Whole files: fuzz_open and fuzz_ranges.
+  // Whole files: fuzz_open, fuzz_ranges and fuzz_structured (whose mutator
+  // starts from valid files).
   const auto both = [](const std::string& name, const bytes& file) {
     save("fuzz_open", name, file);
     save("fuzz_ranges", name, file);
+    save("fuzz_structured", name, file);
   };
   both("plain.untold", scene({.write = {.content_hash = false}}));
   both("hashed.untold", scene({}));

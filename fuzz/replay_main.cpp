@@ -2,6 +2,10 @@
 // named on the command line, or inside a directory named there (sorted,
 // recursively), goes once through LLVMFuzzerTestOneInput. Any compiler; the
 // ctest replay tests use it to run each target over its committed corpus.
+// A target that defines LLVMFuzzerCustomMutator (fuzz_structured) also gets
+// mutants_per_input mutants of every input, from fixed seeds, so the
+// mutator runs in every build; LLVMFuzzerMutate, which libFuzzer provides
+// to it, is a deterministic byte flip here.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +15,21 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+extern "C" __attribute__((weak)) std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,
+                                                                      std::size_t max_size, unsigned int seed);
+
+extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size) {
+  static std::uint32_t state = 1;
+  if (size == 0 || max_size == 0) return 0;
+  state = state * 1664525u + 1013904223u;
+  data[(state >> 8) % size] ^= static_cast<std::uint8_t>(1u << (state >> 29));
+  return size;
+}
+
+namespace {
+constexpr unsigned mutants_per_input = 16;
+constexpr std::size_t max_mutant_size = 1 << 20;
+}  // namespace
 
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
@@ -40,6 +59,13 @@ int main(int argc, char** argv) {
     // A fresh heap copy of exactly the file's size, so ASan sees any overread.
     std::fprintf(stderr, "replay: %s (%zu bytes)\n", p.string().c_str(), bytes.size());
     LLVMFuzzerTestOneInput(bytes.empty() ? nullptr : bytes.data(), bytes.size());
+    if (LLVMFuzzerCustomMutator == nullptr) continue;
+    for (unsigned seed = 1; seed <= mutants_per_input; ++seed) {
+      std::vector<std::uint8_t> mutant(bytes);
+      mutant.resize(std::max(max_mutant_size, bytes.size()));
+      mutant.resize(LLVMFuzzerCustomMutator(mutant.data(), bytes.size(), mutant.size(), seed));
+      LLVMFuzzerTestOneInput(mutant.empty() ? nullptr : mutant.data(), mutant.size());
+    }
   }
   std::printf("replay: %zu inputs passed\n", inputs.size());
   return inputs.empty() ? 1 : 0;
