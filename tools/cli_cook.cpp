@@ -387,7 +387,18 @@ void add_cook_command(CLI::App& app, context& ctx) {
   cmd->add_flag("--progress", a->progress, "show progress on stderr also when it is not a terminal (one line per step)");
   cmd->add_flag("--no-optimize", a->no_optimize, "keep assimp's vertex and triangle order");
   add_common_flags(*cmd, ctx.flags, "print a JSON report (also on failure)");
-  cmd->callback([a, &ctx] { ctx.exit_code = run_cook(*a, ctx.flags); });
+  const auto tiles = add_cook_tiles_options(*cmd);  // --tiles: the partitioning cook (cli_cook_tiles.cpp)
+  cmd->callback([a, tiles, &ctx] {
+    if (!cook_tiles_requested(*tiles)) {
+      ctx.exit_code = run_cook(*a, ctx.flags);
+      return;
+    }
+    progress_display progress(!ctx.flags.quiet && (a->progress || ctx.flags.verbose || ::isatty(STDERR_FILENO) != 0),
+                              ::isatty(STDERR_FILENO) != 0);
+    ctx.exit_code = run_cook_tiles(*tiles, {a->input, a->output, a->compress}, ctx.flags,
+                                   [&progress](std::string_view stage, float f) { progress.update(stage, f); });
+    progress.finish();
+  });
 }
 
 }  // namespace untold::tools::cli

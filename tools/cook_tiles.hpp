@@ -1,0 +1,125 @@
+// tools/cook_tiles.hpp - the partitioning cook behind `untold cook SCENE
+// --tiles grid:SIZE|quadtree[:MAXTRIS] -o OUTDIR/` (docs/tiles.md): a scene
+// split into tile files, per-tile LOD files, one HLOD per tile, a shared
+// bucket and the tile manifest (docs/spec/tile-manifest.md).
+//
+//   untold::tools::tile_cook_options o;
+//   std::string why;
+//   untold::tools::parse_tiles_spec("grid:64", o, why);
+//   auto r = untold::tools::cook_tiles(scene, "out/", o);    // or cook_tiles_file("city.glb", ...)
+//   if (!r) std::fprintf(stderr, "%s\n", r.error.c_str());
+//   // out/manifest.json, out/tiles/t_0_0.untold, t_0_0.lod1.untold, t_0_0.hlod.untold, out/shared.untold
+//
+// Partitioning (Y is up; tiles cover the XZ plane):
+//   - a draw is one mesh at one node (a mesh at several nodes is several draws);
+//   - grid: a draw goes to the cell of its world-space bounding-box centre;
+//     quadtree: the square around all draws is split into four while a node
+//     holds more than MAXTRIS triangles (up to max_depth), and its leaves are
+//     the tiles;
+//   - a draw larger than a tile (grid: footprint wider than SIZE in x or z;
+//     quadtree: more than MAXTRIS triangles) is split by triangle: each
+//     triangle goes whole to the tile of its centroid (no clipping, so no new
+//     vertices and every source triangle is in exactly one file; a tile's
+//     bounds grow to hold the triangles that stick out);
+//   - the shared bucket (shared.untold, loaded with the scene) holds a mesh
+//     instanced across tiles (drawn by several nodes that land in different
+//     tiles), skinned meshes, and the skeletons, animations, lights and
+//     cameras - what cannot be cut by place;
+//   - tile bounds are the exact world-space bounds of their LOD0 vertices;
+//     `center` is the bounds' centre.
+//
+// Each tile file keeps the node chain (ancestors too) of what it draws, so
+// local transforms are the source's; materials and textures it does not use
+// are left out. LODs: tools/simplify.hpp per tile mesh (split meshes keep
+// their open borders, so neighbouring tiles do not crack); a tile's LOD file
+// k holds every mesh at its level k (or its coarsest), so its triangle count
+// strictly decreases. HLOD: build_hlod over the tile, written only when it
+// has fewer triangles than the tile.
+//
+// Deterministic: the same scene and options give the same bytes.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <untold/convert/model.hpp>
+#include <untold/writer.hpp>
+
+#include "simplify.hpp"
+
+namespace untold::tools {
+
+struct tile_cook_options {
+  enum class scheme { grid, quadtree };
+  scheme partition = scheme::grid;
+  /// grid: the cell edge in scene units (x and z).
+  double cell_size = 64;
+  /// quadtree: split a node that holds more triangles than this.
+  std::uint64_t max_triangles = 65536;
+  std::uint32_t max_depth = 16;
+  /// Per-tile LOD files (ratios, error bound) and the HLOD proxy.
+  lod_options lods{};
+  hlod_options hlod{};
+  bool write_hlods = true;
+  /// Switch distance of LOD file k (1-based) is lod_distances[k-1]; missing
+  /// entries are k x the tile edge (grid: cell_size; quadtree: the tile's edge).
+  std::vector<double> lod_distances{};
+  /// Manifest streaming_defaults; unset radii default to 2x and 3x the tile
+  /// edge (quadtree: the largest leaf's edge); prefetch is left out unless set
+  /// (readers then use (streaming + unload) / 2).
+  std::optional<double> streaming_radius{}, unload_radius{}, prefetch_radius{};
+  double priority = 0;
+  /// Chunk compression of every written file.
+  compression_policy compression{};
+  std::string manifest_name = "manifest.json";
+  /// Called with a stage name and its completion in [0, 1]; may be empty.
+  std::function<void(std::string_view stage, float fraction)> progress{};
+};
+
+/// Parses "grid:SIZE" (SIZE > 0, finite) or "quadtree" / "quadtree:MAXTRIS"
+/// (MAXTRIS >= 1) into `o`. False with `error` set otherwise. Safe on any text.
+bool parse_tiles_spec(std::string_view spec, tile_cook_options& o, std::string& error);
+
+/// What one tile (or the shared bucket) became.
+struct tile_summary {
+  std::string id;
+  std::string path;  // relative to the manifest
+  std::uint64_t bytes = 0;
+  std::uint64_t triangles = 0;  // LOD0
+  std::uint32_t draws = 0;
+  std::vector<std::uint64_t> lod_triangles;  // LOD 1, 2, ...
+  std::vector<std::uint64_t> lod_bytes;
+  std::uint64_t hlod_triangles = 0, hlod_bytes = 0;  // 0: no HLOD file
+};
+
+struct tile_cook_report {
+  std::string error;        // empty on success
+  bool io_failure = false;  // the error is a file system failure (exit 3 in the CLI)
+  std::filesystem::path manifest;
+  std::vector<tile_summary> tiles;
+  std::optional<tile_summary> shared;
+  std::uint64_t source_triangles = 0;  // triangles of the scene's triangle meshes, as drawn
+  std::uint64_t split_draws = 0;       // draws cut by triangle
+  std::uint64_t total_bytes = 0;       // every written file, manifest included
+  std::vector<std::filesystem::path> written;
+  convert::conversion_report report;   // importer + writers, each entry once
+
+  explicit operator bool() const noexcept { return error.empty(); }
+};
+
+/// Cooks `s` into `output_dir` (created when missing). Preconditions: none -
+/// validate_model runs first and its error is returned.
+[[nodiscard]] tile_cook_report cook_tiles(const convert::scene& s, const std::filesystem::path& output_dir,
+                                          const tile_cook_options& options);
+
+/// Imports `input` with the assimp importer (import_assimp.hpp), then cook_tiles.
+[[nodiscard]] tile_cook_report cook_tiles_file(const std::filesystem::path& input,
+                                               const std::filesystem::path& output_dir,
+                                               const tile_cook_options& options);
+
+}  // namespace untold::tools
