@@ -140,7 +140,10 @@ class stream_runner {
         stats_.requests += d.requests;
         if (d.aborted) ++stats_.aborted_transfers;
         if (d.result.outcome == streaming::request_outcome::failed) ++stats_.failures;
-        if (d.level) levels_[key(d.tile, d.level_index)] = std::move(d.level);
+        if (d.level) {
+          levels_[key(d.tile, d.level_index)] = std::move(d.level);
+          arrived_.emplace_back(d.tile, d.level_index);
+        }
       }
       done_.clear();
     }
@@ -149,6 +152,10 @@ class stream_runner {
       execute(a);
       if (options_.on_action) options_.on_action(a);
     }
+    // A level whose request completed after the planner had cancelled it.
+    for (const auto& [tile, level] : arrived_)
+      if (plan_.state(tile, level) == streaming::level_state::unloaded) levels_.erase(key(tile, level));
+    arrived_.clear();
     return actions;
   }
 
@@ -393,6 +400,7 @@ class stream_runner {
   streaming::planner plan_;
   std::unordered_map<std::uint64_t, std::unique_ptr<stream_level>> levels_;  // parsed or between phases
   std::vector<streaming::request_result> results_;
+  std::vector<std::pair<std::uint32_t, std::uint16_t>> arrived_;  // levels handed back this tick
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
