@@ -31,6 +31,7 @@ std::shared_ptr<cook_tiles_args> add_cook_tiles_options(CLI::App& cook);
 bool cook_tiles_requested(const cook_tiles_args& args);
 int run_cook_tiles(const cook_tiles_args& args, const cook_tiles_io& io, const common_flags& flags,
                    const std::function<void(std::string_view stage, float fraction)>& progress);
+void add_stream_sim_command(CLI::App& app, context& ctx);  // cli_stream_sim.cpp
 /// `untold help [COMMAND]` and `untold version` (cli_help.cpp).
 void add_help_command(CLI::App& app, context& ctx);
 void add_version_command(CLI::App& app, context& ctx, const std::string& version);

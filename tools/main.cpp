@@ -33,6 +33,7 @@ int run(int argc, char** argv) {
   cli::add_cook_command(app, ctx);
   cli::add_recompress_command(app, ctx);
   cli::add_manifest_command(app, ctx);
+  cli::add_stream_sim_command(app, ctx);
 #if defined(UNTOLD_CLI_FETCH)
   untold::tools::add_fetch_command(app, ctx.exit_code);
 #endif
