@@ -18,8 +18,8 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 cmake --build "$build" -j "$jobs" --target untold_cli
 
 untold="$build/tools/untold"
-echo "=== untold cook examples/data/sample.gltf -o build/demo/sample.untold --compress zstd"
-"$untold" cook examples/data/sample.gltf -o build/demo/sample.untold --compress zstd
+echo "=== untold cook examples/data/sample.gltf -o build/demo/sample.untold --compress zstd --copy-textures"
+"$untold" cook examples/data/sample.gltf -o build/demo/sample.untold --compress zstd --copy-textures
 echo "=== untold info build/demo/sample.untold"
 "$untold" info build/demo/sample.untold
 echo "=== untold validate --deep build/demo/sample.untold"

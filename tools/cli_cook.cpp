@@ -32,7 +32,8 @@ struct cook_args {
   std::string input, output, compress = "none";
   std::vector<std::string> animations;
   bool copy_textures = false, progress = false, no_optimize = false, mkdir = false, strict = false;
-  std::uint32_t lods = 0;
+  bool split_animations = false, animations_only = false;
+  std::uint32_t lods = 0, format_version = 0;
 };
 
 /// Progress on stderr. On a terminal one line redrawn with '\r'; elsewhere
@@ -121,15 +122,6 @@ fs::path lod_path(const fs::path& output, std::size_t level) {
   return p;
 }
 
-/// A texture URI the tool may create a file for: relative, no "..".
-bool safe_relative(const std::string& uri) {
-  const fs::path p(uri);
-  if (uri.empty() || p.is_absolute() || p.has_root_name() || uri.find(':') != std::string::npos) return false;
-  for (const fs::path& part : p)
-    if (part == "..") return false;
-  return true;
-}
-
 void fill_counts(outcome& o, byte_span file) {
   auto a = untold::open(file);
   if (!a) return;
@@ -150,6 +142,7 @@ void cook_foreign(const cook_args& args, const input& in, const format_handler& 
   if (args.lods != 0) o.warnings.push_back("--lod applies to assimp inputs; " + o.format + " LOD levels come from the file");
   if (args.copy_textures) o.warnings.push_back("--copy-textures applies to assimp inputs");
   if (args.no_optimize) o.warnings.push_back("--no-optimize applies to assimp inputs");
+  if (args.split_animations) o.warnings.push_back("--split-animations applies to assimp inputs");
   progress.update("import", 0);
   import_request request;
   request.input = args.input;
@@ -169,6 +162,8 @@ void cook_foreign(const cook_args& args, const input& in, const format_handler& 
   convert::to_untold_options options;
   std::string ignored;
   options.write.compression = uniform_policy(parse_compression(args.compress, ignored).value_or(chunk_compression{}));
+  if (args.format_version != 0) options.write.format_version = args.format_version;
+  if (args.animations_only) options.content = convert::untold_content::animations_only;
   auto out = convert::to_untold(*scene, options, o.report);
   progress.update("convert", 1);
   if (!out) {
@@ -205,7 +200,7 @@ void cook_foreign(const cook_args& args, const input& in, const format_handler& 
   // Embedded images have no file of their own: write them where the URI says.
   for (const convert::texture& t : scene->textures) {
     if (t.embedded.empty()) continue;
-    if (!safe_relative(t.uri)) {
+    if (!portable_relative_uri(t.uri)) {
       o.warnings.push_back("embedded image '" + t.name + "' not written: its URI '" + t.uri + "' leaves the output directory");
       continue;
     }
@@ -229,12 +224,18 @@ void cook_assimp(const cook_args& args, bool quiet, progress_display& progress, 
   c.output = args.output;
   std::string ignored;
   c.compression = uniform_policy(parse_compression(args.compress, ignored).value_or(chunk_compression{}));
+  c.format_version = args.format_version;
   c.copy_textures = args.copy_textures;
   c.lod_count = args.lods;
   c.optimize = !args.no_optimize;
+  c.strict = args.strict;
+  c.animations = args.animations_only    ? cook_animations::only
+                 : args.split_animations ? cook_animations::split
+                                         : cook_animations::in_file;
   if (!quiet) c.progress = [&progress](std::string_view stage, float fraction) { progress.update(stage, fraction); };
-  const cook_report r = cook(c);
+  cook_report r = cook(c);
   o.warnings.insert(o.warnings.end(), r.warnings.begin(), r.warnings.end());
+  o.report = std::move(r.conversion);
   if (!r) {
     o.code = r.io_failure ? exit_io : exit_invalid;
     o.error = r.error;
@@ -385,20 +386,17 @@ void add_cook_command(CLI::App& app, context& ctx) {
   cmd->add_option("--lod", a->lods, "also write N simplified LOD files OUT.lod1.untold ... (assimp inputs)")
       ->check(CLI::Range(0, 8));
   cmd->add_flag("--progress", a->progress, "show progress on stderr also when it is not a terminal (one line per step)");
-  cmd->add_flag("--no-optimize", a->no_optimize, "keep assimp's vertex and triangle order");
+  cmd->add_flag("--no-optimize", a->no_optimize, "keep assimp's vertex and triangle order (unused vertices are still dropped)");
+  cmd->add_option("--format-version", a->format_version,
+                  "write this .untold format version (default: the writer's, 4); "
+                  "an error when it cannot express the content")
+      ->check(CLI::Range(1, 99));
+  CLI::Option* split = cmd->add_flag("--split-animations", a->split_animations,
+                "write the clips to OUT.clipK.untold (fileType animation), one per clip, not into OUT (assimp inputs)");
+  cmd->add_flag("--animations-only", a->animations_only, "write only the clips, as one fileType-animation file")
+      ->excludes(split);
   add_common_flags(*cmd, ctx.flags, "print a JSON report (also on failure)");
-  const auto tiles = add_cook_tiles_options(*cmd);  // --tiles: the partitioning cook (cli_cook_tiles.cpp)
-  cmd->callback([a, tiles, &ctx] {
-    if (!cook_tiles_requested(*tiles)) {
-      ctx.exit_code = run_cook(*a, ctx.flags);
-      return;
-    }
-    progress_display progress(!ctx.flags.quiet && (a->progress || ctx.flags.verbose || ::isatty(STDERR_FILENO) != 0),
-                              ::isatty(STDERR_FILENO) != 0);
-    ctx.exit_code = run_cook_tiles(*tiles, {a->input, a->output, a->compress}, ctx.flags,
-                                   [&progress](std::string_view stage, float f) { progress.update(stage, f); });
-    progress.finish();
-  });
+  cmd->callback([a, &ctx] { ctx.exit_code = run_cook(*a, ctx.flags); });
 }
 
 }  // namespace untold::tools::cli

@@ -1,19 +1,21 @@
-// tools/cook.hpp - turn a glTF 2.0 / OBJ / FBX (anything assimp reads) into
-// a .untold tile, the logic behind `untold cook` (see docs/cli.md).
+// tools/cook.hpp - turn a glTF 2.0 / OBJ / FBX / Collada (anything assimp
+// reads) into a .untold tile, the logic behind `untold cook` (docs/cli.md).
 //
 //   untold::tools::cook_options o;
 //   o.input = "scene.gltf";
 //   o.output = "out/scene.untold";
 //   auto r = untold::tools::cook(o);
 //   if (!r) std::fprintf(stderr, "%s\n", r.error.c_str());
+//   for (const auto& e : r.conversion.entries) ...   // what was dropped or changed
 //
-// Steps: import with assimp (import_scene: triangulate, drop points/lines
-// and degenerate triangles, generate smooth normals and tangents, join
-// identical vertices, flip V to a top-left UV origin), convert materials
-// and texture references, encode every triangle mesh as PBR_STATIC_V1,
-// optimise vertex cache and vertex fetch order with meshoptimizer, keep the
-// node hierarchy as entities, write with the builder. Optionally writes
-// simplified LOD files.
+// Steps: import_assimp (tools/import_assimp.hpp) into the neutral scene;
+// resolve the images (embedded ones are written next to the output, files
+// are referenced by a URI relative to the output or copied next to it; a URI
+// that would leave the output directory is refused); optimise each triangle
+// mesh for the vertex cache and vertex fetch (meshoptimizer); optionally
+// generate LOD levels (tools/simplify.hpp); write with convert::to_untold
+// (instancing, extension tables, clips). Every loss is in `conversion`;
+// with `strict` any dropped entry fails the cook before a byte is written.
 #pragma once
 
 #include <cstdint>
@@ -23,28 +25,39 @@
 #include <string_view>
 #include <vector>
 
+#include <untold/convert/model.hpp>
 #include <untold/writer.hpp>
 
-namespace Assimp {
-class Importer;
-}
-struct aiScene;
-
 namespace untold::tools {
+
+/// Where animation clips go.
+enum class cook_animations : std::uint8_t {
+  in_file,  // in the output with everything else
+  split,    // the output without clips + OUT.clipK.untold (fileType animation) per clip
+  only,     // the output is one fileType-animation file with every clip
+};
 
 struct cook_options {
   std::filesystem::path input;
   std::filesystem::path output;
   /// Chunk compression of the output (metadata and geometry).
   compression_policy compression{};
-  /// Copy referenced image files next to the output (default: reference them
-  /// where they are, by a path relative to the output's directory).
+  /// Format version to write (0: the writer's default).
+  std::uint32_t format_version = 0;
+  /// Copy referenced image files next to the output (URI = the file name);
+  /// default: reference them by a path relative to the output's directory,
+  /// refused (and reported) when that path leaves the directory.
   bool copy_textures = false;
-  /// Write this many simplified LOD files (OUT.lod1.untold ...), each with
-  /// about half the triangles of the previous level; fileType lod.
+  /// Write this many LOD files (OUT.lod1.untold ...), each level simplified
+  /// from LOD0 to 1/2, 1/4, ... of its triangles; levels that do not reduce
+  /// are not written (tools/simplify.hpp).
   std::uint32_t lod_count = 0;
   /// Reorder for the vertex cache and vertex fetch (meshoptimizer).
   bool optimize = true;
+  /// Fail (nothing written) when the conversion drops anything, a missing
+  /// image included.
+  bool strict = false;
+  cook_animations animations = cook_animations::in_file;
   /// Called with a stage name and its completion in [0, 1]; may be empty.
   std::function<void(std::string_view stage, float fraction)> progress;
 };
@@ -54,7 +67,9 @@ struct cook_report {
   std::string error;
   bool io_failure = false;  // the error is a file system failure (exit 3 in the CLI)
   std::vector<std::string> warnings;
-  std::vector<std::filesystem::path> written;  // output, LOD files, images
+  std::vector<std::filesystem::path> written;  // output, LOD and animation files, images
+  /// Everything the import and the conversion dropped or changed.
+  convert::conversion_report conversion;
   std::uint32_t entities = 0;
   std::uint32_t meshes = 0;
   std::uint32_t materials = 0;
@@ -66,12 +81,19 @@ struct cook_report {
   explicit operator bool() const noexcept { return error.empty(); }
 };
 
-/// Imports `path` with exactly the importer settings and post-processing
-/// cook uses (tests compare against the scene it returns). Null on failure;
-/// importer.GetErrorString() says why. The scene belongs to the importer.
-const aiScene* import_scene(Assimp::Importer& importer, const std::filesystem::path& path);
-
-/// Cooks options.input into options.output (and LOD files / images).
+/// Cooks options.input into options.output (and LOD / animation files, images).
 [[nodiscard]] cook_report cook(const cook_options& options);
+
+/// Reorders one mesh for the vertex cache (triangle order) and vertex fetch
+/// (vertex order), drops vertices no triangle uses, and remaps every
+/// per-vertex stream, skin, morph target and LOD level with it. Triangle
+/// lists only (others are left as they are); `cache` false keeps the
+/// triangle order and the vertices' relative order (compaction only).
+/// Preconditions: m passes convert::validate_model.
+void optimize_mesh(convert::mesh& m, bool cache);
+
+/// A texture URI as written into a .untold file: relative, '/' separators,
+/// no "..", no '\\', no ':' (drive letters, schemes), not empty.
+[[nodiscard]] bool portable_relative_uri(std::string_view uri);
 
 }  // namespace untold::tools

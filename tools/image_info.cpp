@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <climits>
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include <stb/stb_image.h>  // the implementation is compiled in assetc_ktx2.cpp
 
 namespace untold::tools {
 
@@ -57,7 +60,15 @@ std::optional<image_size> jpeg_size(std::span<const std::byte> b) {
 
 std::optional<image_size> sniff_image_size(std::span<const std::byte> bytes) {
   if (auto s = png_size(bytes)) return s;
-  return jpeg_size(bytes);
+  if (auto s = jpeg_size(bytes)) return s;
+  // TGA, BMP, GIF, PSD, HDR, PNM: stb_image reads their headers only.
+  if (bytes.empty() || bytes.size() > static_cast<std::size_t>(INT_MAX)) return std::nullopt;
+  int width = 0, height = 0, channels = 0;
+  if (stbi_info_from_memory(reinterpret_cast<const stbi_uc*>(bytes.data()), static_cast<int>(bytes.size()), &width,
+                            &height, &channels) == 0 ||
+      width <= 0 || height <= 0)
+    return std::nullopt;
+  return image_size{static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height)};
 }
 
 std::optional<image_size> sniff_image_size(const std::filesystem::path& file) {

@@ -1,5 +1,5 @@
 // tools/image_info.hpp - what cook records about a referenced image: its
-// texture_format from the file extension, and its size from the PNG or JPEG
+// texture_format from the file extension, and its size from the image
 // header when the bytes are at hand.
 #pragma once
 
@@ -19,8 +19,10 @@ struct image_size {
   std::uint32_t height = 0;
 };
 
-/// PNG (IHDR) or baseline/progressive JPEG (SOFn) dimensions; nullopt for
-/// anything else or truncated data. Safe on any bytes.
+/// PNG (IHDR) or baseline/progressive JPEG (SOFn) dimensions, else what
+/// stb_image's header reader says (TGA, BMP, GIF, PSD, HDR, PNM); nullopt for
+/// anything else or truncated data. Safe on any bytes (stb reads headers
+/// only, bounded by the span).
 [[nodiscard]] std::optional<image_size> sniff_image_size(std::span<const std::byte> bytes);
 
 /// The same for a file (reads at most its first MiB).

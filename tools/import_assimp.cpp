@@ -428,6 +428,9 @@ class converter {
 
   gltf_facts gltf;
   std::vector<char> had_normals, had_tangents;  // per mesh, before generation
+  /// Per mesh and face: the face repeats an index in the source (before
+  /// welding, which can make zero-area faces repeat one: those are kept).
+  std::vector<std::vector<char>> repeated_in_source;
 
   void run() {
     sc_.name = utf8(fs::path(source_).stem().string());
@@ -692,6 +695,7 @@ class converter {
       out.alpha = convert::alpha_mode::blend;
     }
     if (m.Get(AI_MATKEY_GLTF_ALPHACUTOFF, value) == AI_SUCCESS) out.alpha_cutoff = value;
+    if (m.Get(AI_MATKEY_TRANSMISSION_FACTOR, value) == AI_SUCCESS) out.transmission = value;
     if (m.Get(AI_MATKEY_TWOSIDED, ivalue) == AI_SUCCESS) out.double_sided = ivalue != 0;
     if (m.Get(AI_MATKEY_GLTF_TEXTURE_SCALE(aiTextureType_NORMALS, 0), value) == AI_SUCCESS) out.normal_scale = value;
     if (m.Get(AI_MATKEY_GLTF_TEXTURE_STRENGTH(aiTextureType_LIGHTMAP, 0), value) == AI_SUCCESS)
@@ -753,7 +757,7 @@ class converter {
         "$clr.emissive", "$mat.twosided", "$mat.opacity", "$mat.gltf.alphaMode", "$mat.gltf.alphaCutoff",
         "$mat.shadingm", "$mat.emissiveIntensity", "$mat.illum", "$clr.transparent", "$mat.refracti",
         "$mat.anisotropyFactor", "$mat.bumpscaling", "$mat.reflectivity", "$mat.shinpercent", "$mat.blend",
-        "$mat.wireframe"};
+        "$mat.wireframe", "$mat.transmission.factor"};
     static const std::set<std::string> lossy_phong = {"$clr.specular", "$clr.ambient", "$clr.reflective"};
     std::set<std::string> reported;
     for (unsigned p = 0; p < m.mNumProperties; ++p) {
@@ -795,7 +799,7 @@ class converter {
       rep_.info(out.primitive == topology::line_list ? "line primitives" : "point primitives", where,
                 "carried as " + std::string(name(out.primitive)), a.mNumFaces);
 
-    std::uint64_t repeated = 0, other = 0;
+    std::uint64_t repeated = 0, other = 0, welded_degenerate = 0, not_finite = 0;
     out.indices.reserve(std::size_t{a.mNumFaces} * corners);
     for (unsigned f = 0; f < a.mNumFaces; ++f) {
       const aiFace& face = a.mFaces[f];
@@ -809,21 +813,38 @@ class converter {
         ++other;
         continue;
       }
-      if (corners == 3 && (face.mIndices[0] == face.mIndices[1] || face.mIndices[1] == face.mIndices[2] ||
-                           face.mIndices[0] == face.mIndices[2])) {
-        ++repeated;  // zero-area triangles with distinct indices are kept
+      bool finite_corners = true;
+      for (unsigned k = 0; k < corners; ++k) finite_corners &= finite(from(a.mVertices[face.mIndices[k]]));
+      if (!finite_corners) {
+        ++not_finite;
         continue;
       }
+      const bool repeats = corners == 3 && (face.mIndices[0] == face.mIndices[1] || face.mIndices[1] == face.mIndices[2] ||
+                                            face.mIndices[0] == face.mIndices[2]);
+      const bool source_repeats = index < repeated_in_source.size() && f < repeated_in_source[index].size()
+                                      ? repeated_in_source[index][f] != 0
+                                      : repeats;
+      if (source_repeats) {
+        ++repeated;  // zero-area triangles with distinct indices in the source are kept
+        continue;
+      }
+      welded_degenerate += repeats ? 1 : 0;
       for (unsigned k = 0; k < corners; ++k) out.indices.push_back(face.mIndices[k]);
     }
     rep_.dropped("triangles with a repeated index", where, "degenerate: they cover no pixel", repeated);
+    rep_.info("zero-area triangles", where, "distinct indices in the source, one vertex after welding: kept",
+              welded_degenerate);
     rep_.dropped("faces", where, "primitive of another size in the mesh or an index past the vertices", other);
+    rep_.dropped("faces with a non-finite position", where, "a corner's position is infinite or NaN", not_finite);
+    if (out.indices.empty() && a.mNumFaces > 0) return;  // nothing kept: no vertices either (empty indices mean 0..n-1)
 
     out.positions.resize(n * 3);
     for (std::size_t v = 0; v < n; ++v) {
-      out.positions[3 * v + 0] = a.mVertices[v].x;
-      out.positions[3 * v + 1] = a.mVertices[v].y;
-      out.positions[3 * v + 2] = a.mVertices[v].z;
+      // Non-finite positions are used by no kept face (dropped above): stored as the origin.
+      const bool ok = finite(from(a.mVertices[v]));
+      out.positions[3 * v + 0] = ok ? a.mVertices[v].x : 0.0f;
+      out.positions[3 * v + 1] = ok ? a.mVertices[v].y : 0.0f;
+      out.positions[3 * v + 2] = ok ? a.mVertices[v].z : 0.0f;
     }
     std::uint64_t bad_normals = 0, bad_tangents = 0;
     if (a.HasNormals()) {
@@ -994,6 +1015,10 @@ class converter {
       if (a.mNumBones == 0) continue;
       mesh& m = sc_.meshes[i];
       const std::string where = quoted("mesh", m.name.empty() ? "#" + std::to_string(i) : m.name);
+      if (m.positions.empty()) {
+        rep_.dropped("skinning", where, "the mesh keeps no faces");
+        continue;
+      }
       std::uint32_t sk = no_ref;
       for (std::uint32_t nd : bone_nodes[i])
         if (nd != no_ref) {
@@ -1330,9 +1355,18 @@ assimp_import_result import_assimp(const fs::path& path, const assimp_import_opt
       return r;
     }
     std::vector<char> had_normals(scene->mNumMeshes), had_tangents(scene->mNumMeshes);
+    std::vector<std::vector<char>> repeated(scene->mNumMeshes);
     for (unsigned i = 0; i < scene->mNumMeshes; ++i) {
-      had_normals[i] = scene->mMeshes[i]->HasNormals() ? 1 : 0;
-      had_tangents[i] = scene->mMeshes[i]->HasTangentsAndBitangents() ? 1 : 0;
+      const aiMesh& m = *scene->mMeshes[i];
+      had_normals[i] = m.HasNormals() ? 1 : 0;
+      had_tangents[i] = m.HasTangentsAndBitangents() ? 1 : 0;
+      repeated[i].resize(m.mNumFaces);
+      for (unsigned f = 0; f < m.mNumFaces; ++f) {
+        const aiFace& face = m.mFaces[f];
+        repeated[i][f] = face.mNumIndices == 3 && (face.mIndices[0] == face.mIndices[1] ||
+                                                   face.mIndices[1] == face.mIndices[2] ||
+                                                   face.mIndices[0] == face.mIndices[2]);
+      }
     }
     unsigned generate = 0;
     if (options.generate_normals) generate |= aiProcess_GenSmoothNormals;
@@ -1354,6 +1388,7 @@ assimp_import_result import_assimp(const fs::path& path, const assimp_import_opt
     if (r.gltf) c.gltf = read_gltf_facts(path);
     c.had_normals = std::move(had_normals);
     c.had_tangents = std::move(had_tangents);
+    c.repeated_in_source = std::move(repeated);
     c.run();
     if (auto s = convert::validate_model(r.scene); !s) {
       r.error = path.string() + ": the imported scene is inconsistent: " + s.error().describe();

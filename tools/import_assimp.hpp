@@ -10,8 +10,10 @@
 //   - nodes: the assimp node tree in preorder (parents first), local TRS
 //     decomposed from the matrix (shear is reported as changed);
 //   - meshes: one per assimp mesh (a glTF primitive), same indices as the
-//     source scene; triangles keep zero-area faces with distinct indices,
-//     faces with a repeated index are dropped and counted; line and point
+//     source scene; triangles keep zero-area faces with distinct indices
+//     in the source (also when welding makes two of them one vertex),
+//     faces with a repeated index in the source are dropped and counted;
+//     line and point
 //     meshes are carried with their topology (writers that need triangles
 //     report them); uv sets 0, 1 and extras, first colour set, tangents with
 //     handedness, morph targets as deltas, skinning as the 4 largest weights

@@ -86,6 +86,12 @@ struct mesh_desc {
   /// Default: uint16 when vertexCount <= 65535, else uint32.
   std::optional<untold::index_type> index_type{};
   std::uint32_t flags = 0;
+  /// Instancing: a mesh handle added earlier whose vertex and index bytes this
+  /// record references instead of storing its own copy (vertices, indices,
+  /// edge_indices and index_type must then be empty). Several entities can
+  /// draw one stored geometry this way; the format lets mesh records share
+  /// vertex and index ranges.
+  std::uint32_t geometry_of = none;
 };
 
 struct material_desc {
@@ -422,6 +428,22 @@ class basic_builder {
     const auto fail_here = [&](const char* field, std::uint64_t value) {
       fail(errc::invalid_argument, chunk_type::mesh_table, handle, field, value);
     };
+    if (d.geometry_of != none) {
+      // Shares an earlier mesh's stored geometry (itself an owner of bytes).
+      if (d.geometry_of >= handle || meshes_[d.geometry_of].geometry_of != none || !d.vertices.empty() ||
+          !d.indices.empty() || !d.edge_indices.empty() || d.index_type.has_value())
+        fail_here("geometryOf", d.geometry_of);
+      else {
+        const mesh_record& shared = meshes_[d.geometry_of].record;
+        m.record.index_type = shared.index_type;
+        m.record.vertex_count = shared.vertex_count;
+        m.record.index_count = shared.index_count;
+        m.record.local_bounds = shared.local_bounds;
+        m.geometry_of = d.geometry_of;
+      }
+      meshes_.push_back(std::move(m));
+      return handle;
+    }
     if (d.vertices.size() % vertex_stride_pbr_static_v1 != 0 ||
         d.vertices.size() / vertex_stride_pbr_static_v1 > 0xFFFFFFFFu)
       fail_here("vertices", d.vertices.size());
@@ -857,6 +879,7 @@ class basic_builder {
     std::vector<std::byte> vertices;
     std::vector<std::uint32_t> indices;
     std::vector<std::uint32_t> edge_indices;
+    std::uint32_t geometry_of = none;  // the mesh whose bytes this one references
   };
   struct pending_chunk {
     std::uint32_t type = 0;
@@ -992,6 +1015,7 @@ class basic_builder {
     pending_chunk index_data{static_cast<std::uint32_t>(chunk_type::index_data), {}, 0};
     pending_chunk edge_data{static_cast<std::uint32_t>(chunk_type::edge_index_data), {}, 0};
     std::vector<bool> has_bounds(entities.size(), false);
+    std::unordered_map<std::uint32_t, mesh_record> stored;  // owner of shared bytes -> its first record
     for (const std::uint32_t source : order) {
       const pending_mesh& pm = meshes_[source];
       mesh_record m = pm.record;
@@ -1006,21 +1030,34 @@ class basic_builder {
       const std::uint32_t isize = index_size(m.index_type);
       m.entity_id = owner.entity_id;
       m.vertex_stride_bytes = vertex_stride_pbr_static_v1;
-      m.vertex_data_offset = vertex_data.payload.size();
-      m.vertex_data_size_bytes = pm.vertices.size();
-      vertex_data.payload.insert(vertex_data.payload.end(), pm.vertices.begin(), pm.vertices.end());
-      // Index ranges start 4-byte aligned so a GPU upload can take them as is.
-      index_data.payload.resize(*checked_align_up(index_data.payload.size(), 4));
-      m.index_data_offset = index_data.payload.size();
-      m.index_data_size_bytes = std::uint64_t{m.index_count} * isize;
-      append_indices(index_data.payload, pm.indices, type);
-      if (!pm.edge_indices.empty()) {
-        edge_data.payload.resize(*checked_align_up(edge_data.payload.size(), 4));
-        if (edge_data.payload.size() > 0xFFFFFFFFu)
-          return make_error(errc::invalid_argument, {.chunk_type = 18, .record_index = source, .field = "edgeIndices"});
-        m.set_edge_indices(static_cast<std::uint32_t>(edge_data.payload.size()),
-                           static_cast<std::uint32_t>(pm.edge_indices.size()));
-        append_indices(edge_data.payload, pm.edge_indices, type);
+      // Geometry is stored once per owner of bytes; instances reuse its ranges.
+      const std::uint32_t bytes_of = pm.geometry_of == none ? source : pm.geometry_of;
+      if (const auto it = stored.find(bytes_of); it != stored.end()) {
+        const mesh_record& first = it->second;
+        m.vertex_data_offset = first.vertex_data_offset;
+        m.vertex_data_size_bytes = first.vertex_data_size_bytes;
+        m.index_data_offset = first.index_data_offset;
+        m.index_data_size_bytes = first.index_data_size_bytes;
+        m.reserved0 = first.reserved0;
+      } else {
+        const pending_mesh& data = meshes_[bytes_of];
+        m.vertex_data_offset = vertex_data.payload.size();
+        m.vertex_data_size_bytes = data.vertices.size();
+        vertex_data.payload.insert(vertex_data.payload.end(), data.vertices.begin(), data.vertices.end());
+        // Index ranges start 4-byte aligned so a GPU upload can take them as is.
+        index_data.payload.resize(*checked_align_up(index_data.payload.size(), 4));
+        m.index_data_offset = index_data.payload.size();
+        m.index_data_size_bytes = std::uint64_t{m.index_count} * isize;
+        append_indices(index_data.payload, data.indices, type);
+        if (!data.edge_indices.empty()) {
+          edge_data.payload.resize(*checked_align_up(edge_data.payload.size(), 4));
+          if (edge_data.payload.size() > 0xFFFFFFFFu)
+            return make_error(errc::invalid_argument, {.chunk_type = 18, .record_index = source, .field = "edgeIndices"});
+          m.set_edge_indices(static_cast<std::uint32_t>(edge_data.payload.size()),
+                             static_cast<std::uint32_t>(data.edge_indices.size()));
+          append_indices(edge_data.payload, data.edge_indices, type);
+        }
+        stored.emplace(bytes_of, m);
       }
       m.estimated_gpu_bytes = std::uint64_t{m.vertex_count} * 32 + std::uint64_t{m.index_count} * isize +
                               std::uint64_t{m.edge_index_count()} * isize;

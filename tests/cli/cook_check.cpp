@@ -2,33 +2,38 @@
 //
 //   untold_cook_check MODEL OUTDIR
 //
-// Assimp itself decides which models are readable: the model is imported with
-// exactly cook's importer settings (untold::tools::import_scene).
+// Assimp itself decides which models are readable: the model is read with
+// the importer's flags (triangulate, sort by primitive type, flip UVs,
+// validate; no welding, no degenerate removal) and that aiScene is the
+// source the counts below come from.
 //
 // When assimp rejects it, cook must fail with a message naming the import
-// failure (no crash, no output), and `untold cook` must exit 1 with that
-// message on stderr.
+// failure (no output), and `untold cook` must exit 1 with it on stderr.
 //
-// When assimp imports it, cook (zstd-compressed output) must succeed,
-// `untold validate --deep` must pass on the output, and the output must hold
-// exactly the triangle geometry of that post-processed aiScene (after
-// triangulation and joining identical vertices):
-//   - one entity per node, one mesh per (node, mesh) reference whose mesh has
-//     triangles, in the node tree's preorder;
-//   - per mesh: the triangle count equals the aiMesh's triangle faces; the
-//     vertex count equals the number of distinct aiMesh vertices those
-//     triangles use; every vertex is referenced by an index;
-//   - the triangles are the same: the multiset of triangles as position
-//     triples (bit-exact floats, winding kept, rotation normalised) equals
-//     the aiMesh's;
-//   - the mesh's material has the aiMaterial's name.
+// When assimp reads it, cook (zstd) must succeed, `untold validate --deep`
+// must pass, and nothing may be lost without a report entry:
+//   - triangles: the .untold's triangles (every mesh record) equal the
+//     source's triangles of the meshes the nodes draw, weighted by how often
+//     they are drawn, minus the triangles the report drops (repeated-index
+//     triangles, faces of another size), weighted the same way;
+//   - skins: one skin record per drawn skinned source mesh, unless the
+//     report drops its skinning; joints: the skeletons' joints are the
+//     distinct bones that name a node (the others reported);
+//   - clips: one per source animation; channels: every source T/R/S key
+//     array and morph weight channel is a keyframe list of the .untold or a
+//     reported channel (glTF: only the paths the file animates exist);
+//   - lights, cameras, morph targets: the source's count, or the report says
+//     which were dropped (morph targets: one record set per drawn mesh);
+//   - instancing: the mesh records reference at most as many distinct
+//     geometry ranges as there are distinct source meshes drawn;
+//   - every index count is a multiple of 3.
 #include <algorithm>
-#include <array>
-#include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -36,15 +41,17 @@
 #include <sys/wait.h>
 
 #include <assimp/Importer.hpp>
-#include <assimp/material.h>
+#include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
 #include <untold/untold.hpp>
 
 #include "compress_spec.hpp"
 #include "cook.hpp"
+#include "import_assimp.hpp"
 
 namespace fs = std::filesystem;
+namespace uc = untold::convert;
 
 namespace {
 
@@ -56,9 +63,12 @@ void check(bool ok, const std::string& what) {
   ++failures;
 }
 
+void check_equal(std::uint64_t got, std::uint64_t want, const std::string& what) {
+  check(got == want, what + ": " + std::to_string(got) + ", expected " + std::to_string(want));
+}
+
 std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 
-/// Runs a shell command; its exit code (-1 when it did not exit normally).
 int run(const std::string& command) {
   const int status = std::system(command.c_str());
   if (status == -1 || !WIFEXITED(status)) return -1;
@@ -72,100 +82,17 @@ std::string read_text(const fs::path& p) {
   return s.str();
 }
 
-using position = std::array<std::uint32_t, 3>;  // float bits
-using triangle = std::array<position, 3>;
-
-position bits(float x, float y, float z) {
-  return {std::bit_cast<std::uint32_t>(x), std::bit_cast<std::uint32_t>(y), std::bit_cast<std::uint32_t>(z)};
+/// Sum of the counts of the dropped entries about `what`.
+std::uint64_t reported(const uc::conversion_report& r, const std::string& what) {
+  std::uint64_t n = 0;
+  for (const auto& e : r.entries)
+    if (e.severity == uc::report_entry::kind::dropped && e.what == what) n += e.count;
+  return n;
 }
 
-/// The rotation of (a, b, c) that starts with the smallest corner: the same
-/// triangle with the same winding always gives the same key.
-triangle canonical(const triangle& t) {
-  triangle best = t;
-  for (int r = 1; r < 3; ++r) {
-    const triangle rotated = {t[r], t[(r + 1) % 3], t[(r + 2) % 3]};
-    best = std::min(best, rotated);
-  }
-  return best;
-}
-
-struct expected_mesh {
-  const aiMesh* mesh;
-};
-
-/// (node, mesh) references in cook's preorder, for meshes with triangles.
-void collect(const aiScene& scene, std::vector<expected_mesh>& meshes, std::size_t& nodes) {
-  std::vector<const aiNode*> stack{scene.mRootNode};
-  while (!stack.empty()) {
-    const aiNode* node = stack.back();
-    stack.pop_back();
-    ++nodes;
-    for (unsigned k = 0; k < node->mNumMeshes; ++k) {
-      const aiMesh* m = scene.mMeshes[node->mMeshes[k]];
-      const bool has_triangles =
-          std::any_of(m->mFaces, m->mFaces + m->mNumFaces, [](const aiFace& f) { return f.mNumIndices == 3; });
-      if (has_triangles) meshes.push_back({m});
-    }
-    for (unsigned c = node->mNumChildren; c-- > 0;) stack.push_back(node->mChildren[c]);
-  }
-}
-
-void compare_mesh(const aiScene& scene, const aiMesh& source, const untold::asset& a, const untold::mesh_record& m,
-                  const std::string& label) {
-  std::vector<triangle> want;
-  std::vector<char> used(source.mNumVertices, 0);
-  for (unsigned f = 0; f < source.mNumFaces; ++f) {
-    const aiFace& face = source.mFaces[f];
-    if (face.mNumIndices != 3) continue;
-    triangle t;
-    for (int k = 0; k < 3; ++k) {
-      const aiVector3D& p = source.mVertices[face.mIndices[k]];
-      t[k] = bits(p.x, p.y, p.z);
-      used[face.mIndices[k]] = 1;
-    }
-    want.push_back(canonical(t));
-  }
-  const auto distinct = static_cast<std::size_t>(std::count(used.begin(), used.end(), 1));
-
-  check(m.index_count == 3 * want.size(),
-        label + ": " + std::to_string(m.index_count / 3) + " triangles, assimp has " + std::to_string(want.size()));
-  check(m.vertex_count == distinct, label + ": " + std::to_string(m.vertex_count) + " vertices, assimp's triangles use " +
-                                        std::to_string(distinct));
-
-  const auto view = untold::pbr_vertex_view::from_bytes(a.vertices(m));
-  check(view.has_value() && view->size() == m.vertex_count, label + ": vertex bytes");
-  if (!view || view->size() != m.vertex_count) return;
-  const untold::byte_span index_bytes = a.indices(m);
-  std::vector<std::uint32_t> indices(m.index_count);
-  for (std::size_t i = 0; i < indices.size(); ++i)
-    indices[i] = m.index_type == 1 ? untold::load_le_unchecked<std::uint16_t>(index_bytes.data() + 2 * i)
-                                   : untold::load_le_unchecked<std::uint32_t>(index_bytes.data() + 4 * i);
-  std::vector<char> referenced(m.vertex_count, 0);
-  std::vector<triangle> got;
-  for (std::size_t i = 0; i + 2 < indices.size(); i += 3) {
-    triangle t;
-    for (int k = 0; k < 3; ++k) {
-      const auto p = view->position(indices[i + k]);
-      t[k] = bits(p[0], p[1], p[2]);
-      referenced[indices[i + k]] = 1;
-    }
-    got.push_back(canonical(t));
-  }
-  check(std::all_of(referenced.begin(), referenced.end(), [](char r) { return r != 0; }),
-        label + ": a vertex no index references");
-  std::sort(want.begin(), want.end());
-  std::sort(got.begin(), got.end());
-  check(want == got, label + ": the triangles (as position triples) differ from assimp's");
-
-  aiString name;
-  if (source.mMaterialIndex < scene.mNumMaterials &&
-      scene.mMaterials[source.mMaterialIndex]->Get(AI_MATKEY_NAME, name) == AI_SUCCESS && name.length > 0 &&
-      m.material_index != untold::none) {
-    const std::string stored(a.string(a.materials()[m.material_index].name_offset));
-    check(stored == std::string(name.C_Str()) || stored.find('?') != std::string::npos,
-          label + ": material '" + stored + "', assimp says '" + name.C_Str() + "'");
-  }
+std::uint64_t triangles(const aiMesh& m) {
+  return static_cast<std::uint64_t>(
+      std::count_if(m.mFaces, m.mFaces + m.mNumFaces, [](const aiFace& f) { return f.mNumIndices == 3; }));
 }
 
 }  // namespace
@@ -182,15 +109,17 @@ int main(int argc, char** argv) {
   const fs::path output = out_dir / "model.untold";
 
   Assimp::Importer importer;
-  const aiScene* scene = untold::tools::import_scene(importer, model);
+  const aiScene* source = importer.ReadFile(
+      model.string(), aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_FlipUVs | aiProcess_ValidateDataStructure);
 
   untold::tools::cook_options options;
   options.input = model;
   options.output = output;
   options.compression = untold::tools::uniform_policy({untold::compression::zstd, 0});
+  options.copy_textures = true;
   const untold::tools::cook_report report = untold::tools::cook(options);
 
-  if (scene == nullptr) {
+  if (source == nullptr || source->mRootNode == nullptr) {
     std::printf("assimp rejects %s: %s\n", model.string().c_str(), importer.GetErrorString());
     check(!report, "cook succeeded on a file assimp rejects");
     check(report.error.find("cannot import") != std::string::npos, "cook's message: " + report.error);
@@ -209,29 +138,131 @@ int main(int argc, char** argv) {
   if (!report) return 1;
   const int rc = run(std::string(UNTOLD_CLI) + " validate --deep " + quoted(output) + " > /dev/null");
   check(rc == 0, "untold validate --deep exited with " + std::to_string(rc));
-
   auto opened = untold::open_file(output, {.deep_checks = true});
   check(opened.has_value(), "open: " + (opened ? std::string() : opened.error().describe()));
   if (!opened) return 1;
   const untold::asset& a = opened->asset;
+  const uc::conversion_report& r = report.conversion;
 
-  std::vector<expected_mesh> expected;
-  std::size_t nodes = 0;
-  collect(*scene, expected, nodes);
-  check(a.entities().size() == nodes,
-        std::to_string(a.entities().size()) + " entities for " + std::to_string(nodes) + " nodes");
-  check(a.meshes().size() == expected.size(), std::to_string(a.meshes().size()) + " meshes, expected " +
-                                                  std::to_string(expected.size()) + " (node, triangle mesh) pairs");
-  std::uint64_t triangles = 0, vertices = 0;
-  for (std::size_t i = 0; i < std::min<std::size_t>(expected.size(), a.meshes().size()); ++i) {
-    const untold::mesh_record m = a.meshes()[i];
-    compare_mesh(*scene, *expected[i].mesh, a, m, "mesh " + std::to_string(i));
-    triangles += m.index_count / 3;
-    vertices += m.vertex_count;
+  // The importer's scene (what cook converted): deterministic, so the same as cook's.
+  const auto imported = untold::tools::import_assimp(model);
+  check(static_cast<bool>(imported), "import_assimp: " + imported.error);
+  if (!imported) return 1;
+  const uc::scene& s = imported.scene;
+  check_equal(s.meshes.size(), source->mNumMeshes, "scene meshes");
+  if (s.meshes.size() != source->mNumMeshes) return 1;
+
+  // How often each mesh is drawn (a mesh drawn by no node gets an entity of its own).
+  std::vector<std::uint64_t> drawn(s.meshes.size(), 0);
+  for (const uc::node& n : s.nodes)
+    for (const std::uint32_t m : n.meshes) ++drawn[m];
+  for (auto& d : drawn) d = std::max<std::uint64_t>(d, 1);
+
+  // ---- triangles ------------------------------------------------------------------
+  std::uint64_t untold_triangles = 0;
+  for (const untold::mesh_record& m : a.meshes()) {
+    check(m.index_count % 3 == 0, "a mesh record's index count is not a multiple of 3");
+    untold_triangles += m.index_count / 3;
   }
-  std::printf("%s: %zu entities, %zu meshes, %llu vertices, %llu triangles, %llu bytes: %s\n", model.string().c_str(),
-              static_cast<std::size_t>(a.entities().size()), static_cast<std::size_t>(a.meshes().size()),
-              static_cast<unsigned long long>(vertices), static_cast<unsigned long long>(triangles),
-              static_cast<unsigned long long>(report.bytes), failures == 0 ? "matches assimp" : "FAILED");
+  std::uint64_t expected = 0, source_total = 0, scene_total = 0;
+  for (std::size_t i = 0; i < s.meshes.size(); ++i) {
+    if (s.meshes[i].primitive != uc::topology::triangle_list) continue;
+    expected += drawn[i] * (s.meshes[i].indices.size() / 3);
+    scene_total += s.meshes[i].indices.size() / 3;
+    source_total += triangles(*source->mMeshes[i]);
+  }
+  check_equal(untold_triangles, expected, "triangles in the .untold (scene triangles x times drawn)");
+  // The importer's losses: the source's triangles are the scene's plus the reported ones.
+  check_equal(scene_total + reported(r, "triangles with a repeated index") + reported(r, "faces") +
+                  reported(r, "faces with a non-finite position"),
+              source_total,
+              "source triangles = carried + reported");
+
+  // ---- instancing -------------------------------------------------------------------
+  std::set<std::uint64_t> ranges;
+  for (const untold::mesh_record& m : a.meshes()) ranges.insert(m.vertex_data_offset);
+  std::size_t distinct_drawn = 0;
+  for (const uc::mesh& m : s.meshes) distinct_drawn += m.primitive == uc::topology::triangle_list && !m.indices.empty();
+  check(ranges.size() <= distinct_drawn, std::to_string(ranges.size()) + " stored geometries for " +
+                                             std::to_string(distinct_drawn) + " distinct source meshes");
+
+  // ---- skins and joints -------------------------------------------------------------
+  std::uint64_t skinned_refs = 0, skinned_source = 0, skinned_scene = 0;
+  std::set<std::string> bones;
+  for (std::size_t i = 0; i < s.meshes.size(); ++i) {
+    const aiMesh& m = *source->mMeshes[i];
+    if (m.mNumBones == 0) continue;
+    ++skinned_source;
+    for (unsigned b = 0; b < m.mNumBones; ++b) bones.insert(untold::tools::sanitized_utf8(m.mBones[b]->mName.C_Str()));
+    if (s.meshes[i].skin == uc::no_ref) continue;
+    ++skinned_scene;
+    if (s.meshes[i].primitive == uc::topology::triangle_list && !s.meshes[i].indices.empty()) skinned_refs += drawn[i];
+  }
+  check_equal(a.table<untold::skin_record>().size(), skinned_refs, "skin records (skinned meshes x times drawn)");
+  check_equal(skinned_scene + reported(r, "skinning"), skinned_source, "skinned source meshes = carried + reported");
+  std::uint64_t scene_joints = 0;
+  for (const uc::skeleton& k : s.skeletons) scene_joints += k.joints.size();
+  check_equal(a.table<untold::skeleton_joint_record>().size(), scene_joints, "joint records");
+  std::uint64_t bones_naming_nodes = 0;
+  for (const std::string& b : bones)
+    bones_naming_nodes += std::any_of(s.nodes.begin(), s.nodes.end(), [&](const uc::node& n) { return n.name == b; });
+  check_equal(scene_joints, bones_naming_nodes, "joints = distinct bones that name a node");
+
+  // ---- clips and channels -------------------------------------------------------------
+  check_equal(a.table<untold::animation_clip_record>().size(), source->mNumAnimations, "clips");
+  std::uint64_t keyframe_lists = 0;
+  for (const untold::animation_channel_record& c : a.table<untold::animation_channel_record>())
+    keyframe_lists += (c.translation_count > 0) + (c.rotation_count > 0);
+  std::uint64_t scene_channels = 0, scene_empty = 0;
+  for (const uc::animation& an : s.animations)
+    for (const uc::animation_channel& c : an.channels) {
+      ++scene_channels;
+      scene_empty += c.times.empty();
+    }
+  check_equal(keyframe_lists + reported(r, "scale channels") + reported(r, "morph weight channels") +
+                  reported(r, "node channels") + reported(r, "duplicate channels") + scene_empty,
+              scene_channels, "scene channels = .untold keyframe lists + reported");
+  std::uint64_t source_channels = 0;
+  for (unsigned i = 0; i < source->mNumAnimations; ++i) {
+    const aiAnimation& an = *source->mAnimations[i];
+    for (unsigned c = 0; c < an.mNumChannels; ++c)
+      source_channels += (an.mChannels[c]->mNumPositionKeys > 0) + (an.mChannels[c]->mNumRotationKeys > 0) +
+                         (an.mChannels[c]->mNumScalingKeys > 0);
+    source_channels += an.mNumMorphMeshChannels;
+  }
+  // glTF: assimp synthesises key arrays for the paths a node does not animate;
+  // the importer keeps only those the file has, so the source count is an upper bound.
+  const bool gltf = imported.gltf;
+  const std::uint64_t carried_channels = scene_channels + reported(r, "animation channels");
+  if (gltf) check(carried_channels <= source_channels, "more channels than assimp has");
+  else check_equal(carried_channels, source_channels, "source channels = scene channels + reported");
+
+  // ---- lights, cameras, morph targets ------------------------------------------------------
+  check_equal(a.table<untold::light_record>().size() + reported(r, "light"), source->mNumLights,
+              "lights (+ reported)");
+  check_equal(a.table<untold::camera_record>().size(), source->mNumCameras, "cameras");
+  std::uint64_t source_morphs = 0, scene_morphs = 0, written_morphs = 0;
+  for (unsigned i = 0; i < source->mNumMeshes; ++i) source_morphs += source->mMeshes[i]->mNumAnimMeshes;
+  for (std::size_t i = 0; i < s.meshes.size(); ++i) {
+    const uc::mesh& m = s.meshes[i];
+    scene_morphs += m.morphs.size();
+    if (m.primitive == uc::topology::triangle_list) written_morphs += drawn[i] * m.morphs.size();
+  }
+  check_equal(scene_morphs + reported(r, "morph target"), source_morphs, "source morph targets = carried + reported");
+  // Morph targets follow every mesh record of their mesh; those of line/point meshes are reported.
+  check_equal(a.table<untold::morph_target_record>().size(), written_morphs, "morph target records");
+
+  std::printf("%s: %zu entities, %zu meshes (%zu geometries), %llu triangles, %zu skins, %zu joints, %zu clips, "
+              "%zu lights, %zu cameras, %llu bytes, %zu report entries: %s\n",
+              model.string().c_str(), static_cast<std::size_t>(a.entities().size()),
+              static_cast<std::size_t>(a.meshes().size()), ranges.size(),
+              static_cast<unsigned long long>(untold_triangles),
+              static_cast<std::size_t>(a.table<untold::skin_record>().size()),
+              static_cast<std::size_t>(a.table<untold::skeleton_joint_record>().size()),
+              static_cast<std::size_t>(a.table<untold::animation_clip_record>().size()),
+              static_cast<std::size_t>(a.table<untold::light_record>().size()),
+              static_cast<std::size_t>(a.table<untold::camera_record>().size()),
+              static_cast<unsigned long long>(report.bytes), r.entries.size(),
+              failures == 0 ? "nothing lost unreported" : "FAILED");
   return failures == 0 ? 0 : 1;
 }

@@ -47,6 +47,7 @@ cv::scene skinned_scene() {
   mat.alpha = cv::alpha_mode::blend;
   mat.emissive = {1, 0.5f, 0};
   mat.emissive_strength = 2;
+  mat.transmission = 0.25f;
   s.materials.push_back(mat);
 
   cv::mesh m = quad("body", 0);
@@ -146,17 +147,145 @@ TEST_CASE("to_untold: a skinned, animated scene reads back deep-valid with every
 
   // The report names every loss, with counts.
   CHECK(report.lost_anything());
-  REQUIRE(find(report, "morph targets"));
-  CHECK(find(report, "morph targets")->count == 1);
-  REQUIRE(find(report, "alpha mode"));
-  REQUIRE(find(report, "scale keyframes"));
-  CHECK(find(report, "scale keyframes")->count == 2);
+  // Morph target 'smile' follows both mesh records; alpha mode is in the material's flags.
+  CHECK(a->table<untold::morph_target_record>().size() == 2);
+  CHECK(!find(report, "morph targets"));
+  CHECK((mat.flags & untold::material_flags::alpha_mode_mask) == static_cast<std::uint32_t>(untold::alpha_mode::blend));
+  CHECK(!find(report, "alpha mode"));
+  CHECK(mat.transmission_factor == 0.25f);
+  CHECK(a->header().format_version == 4);
+  REQUIRE(find(report, "scale channels"));
+  CHECK(find(report, "scale channels")->count == 1);
+  CHECK(find(report, "scale channels")->reason.find("(2 keyframes)") != std::string::npos);
   REQUIRE(find(report, "node channels"));
   REQUIRE(find(report, "step channels"));
   CHECK(find(report, "step channels")->severity == cv::report_entry::kind::changed);
-  REQUIRE(find(report, "instanced mesh copies"));
-  CHECK(find(report, "instanced mesh copies")->count == 1);
+  // Instancing: the quad drawn by two nodes is stored once.
+  REQUIRE(find(report, "instanced meshes"));
+  CHECK(find(report, "instanced meshes")->count == 1);
+  CHECK(a->meshes()[0].vertex_data_offset == a->meshes()[1].vertex_data_offset);
+  CHECK(a->meshes()[0].index_data_offset == a->meshes()[1].index_data_offset);
+  CHECK(a->payload(untold::chunk_type::vertex_data).size() == 4 * 32);
   CHECK(find(report, "emissive strength"));
+}
+
+TEST_CASE("to_untold: identical meshes are stored once; share_geometry off stores copies") {
+  cv::scene s;
+  s.meshes = {quad("a", 0), quad("b", 0), quad("c", 1)};
+  s.nodes.push_back({.name = "n0", .meshes = {0}});
+  s.nodes.push_back({.name = "n1", .meshes = {1}});
+  s.nodes.push_back({.name = "n2", .meshes = {2}});
+  cv::conversion_report report;
+  auto out = cv::to_untold(s, {}, report);
+  REQUIRE_MESSAGE(out, out.error().describe());
+  auto a = untold::open(out->file, {.deep_checks = true});
+  REQUIRE_MESSAGE(a, a.error().describe());
+  REQUIRE(a->meshes().size() == 3);
+  CHECK(a->meshes()[0].vertex_data_offset == a->meshes()[1].vertex_data_offset);  // a and b: same bytes
+  CHECK(a->meshes()[2].vertex_data_offset != a->meshes()[0].vertex_data_offset);  // c: other positions
+  CHECK(a->payload(untold::chunk_type::vertex_data).size() == 2 * 4 * 32);
+  REQUIRE(find(report, "identical meshes"));
+  CHECK(find(report, "identical meshes")->count == 1);
+
+  cv::to_untold_options copies;
+  copies.share_geometry = false;
+  cv::conversion_report r2;
+  auto plain = cv::to_untold(s, copies, r2);
+  REQUIRE(plain);
+  auto b = untold::open(plain->file, {.deep_checks = true});
+  REQUIRE(b);
+  CHECK(b->payload(untold::chunk_type::vertex_data).size() == 3 * 4 * 32);
+}
+
+TEST_CASE("to_untold: texture transforms and uv sets baked when uniform, reported when not") {
+  cv::scene s;
+  s.textures.push_back({.name = "t", .uri = "t.png"});
+  cv::material uniform{.name = "uniform"};
+  uniform.base_color_texture = {.texture = 0, .has_transform = true, .offset = {0.5f, 0.25f}, .scale = {2, 2}};
+  uniform.normal_texture = uniform.base_color_texture;
+  cv::material mixed{.name = "mixed"};
+  mixed.base_color_texture = uniform.base_color_texture;
+  mixed.normal_texture = {.texture = 0};
+  cv::material second_set{.name = "second"};
+  second_set.base_color_texture = {.texture = 0, .uv_set = 1};
+  s.materials = {uniform, mixed, second_set};
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    cv::mesh m = quad("q" + std::to_string(i), static_cast<float>(i));
+    m.uv1 = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
+    m.material = i;
+    s.meshes.push_back(m);
+    s.nodes.push_back({.name = "n" + std::to_string(i), .meshes = {i}});
+  }
+  cv::conversion_report report;
+  auto out = cv::to_untold(s, {}, report);
+  REQUIRE_MESSAGE(out, out.error().describe());
+  auto a = untold::open(out->file, {.deep_checks = true});
+  REQUIRE(a);
+  const auto uv = [&](std::size_t mesh, std::size_t vertex) {
+    const auto v = untold::pbr_vertex_view::from_bytes(a->vertices(a->meshes()[mesh]));
+    REQUIRE(v);
+    return (*v)[vertex].uv0;
+  };
+  // uniform: uv' = uv * 2 + (0.5, 0.25); vertex 2 has uv (1, 1).
+  CHECK(uv(0, 2)[0] == doctest::Approx(2.5f));
+  CHECK(uv(0, 2)[1] == doctest::Approx(2.25f));
+  CHECK(uv(1, 2)[0] == doctest::Approx(1.0f));  // mixed: not baked
+  CHECK(uv(2, 2)[0] == doctest::Approx(0.5f));  // second set moved into uv0
+  bool baked = false, dropped = false, moved = false;
+  for (const auto& e : report.entries) {
+    baked |= e.what == "texture transform" && e.severity == cv::report_entry::kind::changed && e.where == "mesh 'q0'";
+    dropped |= e.what == "texture transform" && e.severity == cv::report_entry::kind::dropped && e.where == "mesh 'q1'";
+    moved |= e.what == "texture uv set" && e.severity == cv::report_entry::kind::changed && e.where == "mesh 'q2'";
+  }
+  CHECK(baked);
+  CHECK(dropped);
+  CHECK(moved);
+}
+
+TEST_CASE("to_untold: uvs beyond the half-float range are shifted by whole units; imprecise ones reported") {
+  cv::scene s;
+  cv::mesh m = quad("far", 0);
+  m.uv0 = {70000, 0, 70001, 0, 70001, 1, 70000, 1};
+  s.meshes.push_back(m);
+  cv::mesh near = quad("near", 1);
+  near.uv0 = {100.3f, 0, 101, 0, 101, 1, 100, 1};
+  s.meshes.push_back(near);
+  cv::conversion_report report;
+  auto out = cv::to_untold(s, {}, report);
+  REQUIRE_MESSAGE(out, out.error().describe());
+  auto a = untold::open(out->file, {.deep_checks = true});
+  REQUIRE(a);
+  const auto v = untold::pbr_vertex_view::from_bytes(a->vertices(a->meshes()[0]));
+  REQUIRE(v);
+  CHECK((*v)[1].uv0[0] - (*v)[0].uv0[0] == doctest::Approx(1.0f));  // same fraction, same sampling
+  CHECK(std::fabs((*v)[0].uv0[0]) < 65504.0f);
+  REQUIRE(find(report, "uv0 range"));
+  CHECK(find(report, "uv0 range")->severity == cv::report_entry::kind::changed);
+  REQUIRE(find(report, "uv0 precision"));
+  CHECK(find(report, "uv0 precision")->where == "mesh 'near'");
+  CHECK(find(report, "uv0 precision")->count == 1);  // 100.3 rounds by 0.05; whole numbers are exact
+}
+
+TEST_CASE("to_untold: animations_only writes a fileType-animation file with the clips only") {
+  const cv::scene s = skinned_scene();
+  cv::to_untold_options o;
+  o.content = cv::untold_content::animations_only;
+  cv::conversion_report report;
+  auto out = cv::to_untold(s, o, report);
+  REQUIRE_MESSAGE(out, out.error().describe());
+  auto a = untold::open(out->file, {.deep_checks = true});
+  REQUIRE_MESSAGE(a, a.error().describe());
+  CHECK(a->header().file_type == static_cast<std::uint32_t>(untold::file_type::animation));
+  CHECK(a->meshes().size() == 0);
+  CHECK(a->table<untold::animation_clip_record>().size() == 1);
+  CHECK(out->lod_files.empty());
+  o.content = cv::untold_content::without_animations;
+  auto rest = cv::to_untold(s, o, report);
+  REQUIRE(rest);
+  auto b = untold::open(rest->file, {.deep_checks = true});
+  REQUIRE(b);
+  CHECK(b->table<untold::animation_clip_record>().size() == 0);
+  CHECK(b->meshes().size() == 2);
 }
 
 TEST_CASE("to_untold: deterministic output") {

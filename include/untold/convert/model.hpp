@@ -200,6 +200,7 @@ struct material {
   alpha_mode alpha = alpha_mode::opaque;
   float alpha_cutoff = 0.5f;
   bool double_sided = false;
+  float transmission = 0;  // KHR_materials_transmission factor
   texture_slot base_color_texture{}, metallic_roughness_texture{}, normal_texture{}, occlusion_texture{}, emissive_texture{};
   /// Source-specific slots with no PBR meaning (Urho3D technique units, UDM
   /// material properties): name -> texture. Writers report them as dropped.
