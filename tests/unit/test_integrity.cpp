@@ -1,10 +1,16 @@
-// Compressed chunks through the reader and writer, and the content hash
-// checked against an independent SHA-256 of the chunk bytes.
+// Integrity: compressed chunks through the reader and writer, the content
+// hash checked against an independent SHA-256 of the chunk bytes, and the
+// block digests of the untold.integrity chunk (integrity.hpp).
 #include "../support.hpp"
 
 #include <openssl/sha.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <thread>
+
+#include <untold/ranges.hpp>
 
 using test::bytes;
 
@@ -121,11 +127,6 @@ TEST_CASE("an all-zero contentHash means not hashed; hashing can be turned off")
 }
 
 // ---- block digests: the untold.integrity chunk (integrity.hpp) ------------------------
-
-#include <untold/ranges.hpp>
-
-#include <sys/mman.h>
-#include <unistd.h>
 
 namespace {
 
@@ -565,4 +566,24 @@ TEST_CASE("block digests: writer options") {
   auto refused = b.finish();
   REQUIRE_FALSE(refused.has_value());
   CHECK(rule_of(refused.error()) == "E-INVALID-ARGUMENT");
+}
+
+TEST_CASE("block digests: verified accessors from several threads agree") {
+  const bytes good = digest_scene();
+  bytes bad = good;
+  auto probe = untold::open(good);
+  REQUIRE(probe.has_value());
+  const auto vertex_row = *probe->find_chunk(untold::chunk_type::vertex_data);
+  bad[probe->chunks()[vertex_row].file_offset + 200000] ^= std::byte{0x01};
+  const bytes* const files[] = {&good, &bad};
+  for (const bytes* f : files) {
+    auto a = untold::open(*f);
+    REQUIRE(a.has_value());
+    std::vector<int> ok(4, -1);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < ok.size(); ++t)
+      threads.emplace_back([&, t] { ok[t] = untold::verify_all(*a).has_value() ? 1 : 0; });
+    for (std::thread& t : threads) t.join();
+    for (const int r : ok) CHECK(r == (f == &good ? 1 : 0));
+  }
 }
