@@ -8,7 +8,6 @@
 #pragma once
 
 #include <array>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -38,9 +37,10 @@ struct block_digest_state {
   byte_span block_digests;                 // 32 bytes per block, rows in table order
   std::vector<std::uint64_t> first_block;  // per row: index of its first block digest (rows + 1)
   bool defer_uncompressed = false;         // whole-file lazy open: uncompressed data waits for first access
-  // 1 = verified. Atomic so that const accessors may verify from several threads.
-  std::vector<std::atomic<std::uint8_t>> row_verified;    // the row's block digests vs its row digest
-  std::vector<std::atomic<std::uint8_t>> block_verified;  // the block's stored bytes vs its digest
+  // 1 = verified. Read and written only atomically (integrity.hpp
+  // detail::flag_*), so const accessors may verify from several threads.
+  std::vector<std::uint8_t> row_verified;    // the row's block digests vs its row digest
+  std::vector<std::uint8_t> block_verified;  // the block's stored bytes vs its digest
 };
 }  // namespace detail
 
