@@ -91,6 +91,19 @@ inline void write_bytes(const fs::path& p, untold::byte_span bytes) {
   REQUIRE(untold::write_file(p, bytes).has_value());
 }
 
+/// Overwrites one byte of a file in place: same inode, same size (what a
+/// bit flip on disk looks like to the cache's consistency checks).
+inline void flip_byte(const fs::path& p, std::uint64_t offset) {
+  std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+  REQUIRE(f.good());
+  f.seekg(static_cast<std::streamoff>(offset));
+  const int c = f.get();
+  REQUIRE(c != EOF);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.put(static_cast<char>(c ^ 0x20));
+  REQUIRE(f.good());
+}
+
 /// Spawns argv (stdout/stderr to `log` when given); returns the pid.
 inline pid_t spawn(const std::vector<std::string>& argv, const fs::path& log = {}, bool die_with_parent = true) {
   std::vector<char*> args;

@@ -201,7 +201,7 @@ TEST_CASE("remote manifest: missing fields, wrong types and escaping paths are r
   CHECK(ur::resolve_tile("https://cdn/x/s.json", lenient->tiles[0]).error().code == ur::remote_errc::path_escapes);
 }
 
-TEST_CASE("remote cache: SHA-256 keys, <hash>.<ext> files, ETag sidecars, relative texture paths") {
+TEST_CASE("remote cache: SHA-256 keys, <hash>.<ext> files, ETag and digest sidecars, textures keyed by URL") {
   rt::temp_dir dir;
   auto cache = ur::disk_cache::open({.directory = dir.path()});
   REQUIRE(cache.has_value());
@@ -219,6 +219,8 @@ TEST_CASE("remote cache: SHA-256 keys, <hash>.<ext> files, ETag sidecars, relati
   CHECK(sidecar["etag"] == "\"v1\"");
   CHECK(sidecar["key"] == url);
   CHECK(sidecar["file"] == hash + ".untold");
+  CHECK(sidecar["size"] == 10);
+  CHECK(sidecar["sha256"] == untold::to_hex(untold::sha256_portable_of(as_bytes("tile bytes"))));
   auto hit = cache->lookup(url);
   REQUIRE(hit.has_value());
   CHECK(hit->etag == "\"v1\"");
@@ -229,22 +231,18 @@ TEST_CASE("remote cache: SHA-256 keys, <hash>.<ext> files, ETag sidecars, relati
   CHECK(cache->lookup(url)->etag == "\"v2\"");
   CHECK(rt::read_text(cache->lookup(url)->path) == "tile bytes v2");
 
-  // Textures live at their relative URI; the sidecar is still <hash(url)>.meta.
+  // Textures are entries like any other, keyed by their absolute URL: two
+  // directories' (or hosts') Textures/wall.png are two files.
   const std::string tex = "https://cdn.example.com/x/tiles/Textures/wall.png";
-  auto t = cache->store(tex, as_bytes("png"), {.etag = "\"t\"", .relative_path = "Textures/wall.png"});
-  REQUIRE(t.has_value());
-  CHECK(t->path == dir.path() / "Textures" / "wall.png");
-  CHECK(rt::fs::exists(dir.path() / (ur::disk_cache::key_hash(tex) + ".meta")));
-  CHECK_FALSE(cache->store(tex, as_bytes("x"), {.relative_path = "../evil.png"}).has_value());
-  CHECK_FALSE(cache->store(tex, as_bytes("x"), {.relative_path = ".tmp/x.png"}).has_value());
-  CHECK_FALSE(cache->store(tex, as_bytes("x"), {.relative_path = hash + ".meta"}).has_value());
-
-  // Another URL with the same relative texture path overwrites the file; the
-  // first URL's sidecar no longer matches the inode and reads as a miss.
   const std::string tex2 = "https://cdn.example.com/y/Textures/wall.png";
-  REQUIRE(cache->store(tex2, as_bytes("other png"), {.relative_path = "Textures/wall.png"}).has_value());
-  CHECK_FALSE(cache->lookup(tex).has_value());
-  CHECK(cache->lookup(tex2).has_value());
+  auto t = cache->store(tex, as_bytes("png"), {.etag = "\"t\""});
+  auto t2 = cache->store(tex2, as_bytes("other png"));
+  REQUIRE(t.has_value());
+  REQUIRE(t2.has_value());
+  CHECK(t->path == dir.path() / (ur::disk_cache::key_hash(tex) + ".png"));
+  CHECK(t2->path != t->path);
+  CHECK(rt::read_text(cache->lookup(tex)->path) == "png");
+  CHECK(rt::read_text(cache->lookup(tex2)->path) == "other png");
 
   // No extension: <hash>.bin.
   auto plain = cache->store("https://cdn.example.com/blob", as_bytes("b"));
@@ -258,7 +256,6 @@ TEST_CASE("remote cache: SHA-256 keys, <hash>.<ext> files, ETag sidecars, relati
 
   REQUIRE(cache->clear().has_value());
   CHECK_FALSE(cache->lookup(url).has_value());
-  CHECK_FALSE(rt::fs::exists(dir.path() / "Textures"));
   CHECK(cache->usage() == 0);
   CHECK(cache->store(url, as_bytes("after clear")).has_value());
 }
@@ -331,6 +328,53 @@ TEST_CASE("remote cache: torn entries read as misses and stale temp files are re
   const path temp_path = ours->path();
   { auto gone = std::move(*ours); }
   CHECK_FALSE(rt::fs::exists(temp_path));
+}
+
+TEST_CASE("remote cache: a corrupted entry is a miss and is counted (SHA-256 in the sidecar)") {
+  // Regression (issue 18, item 3): a byte flipped in a cached file used to be
+  // served as a hit; the sidecar only knew the inode and the size.
+  rt::temp_dir dir;
+  const std::string url = "https://cdn.example.com/x.bin";
+  const std::string body = "0123456789";
+  path file;
+  {
+    auto cache = ur::disk_cache::open({.directory = dir.path()});
+    REQUIRE(cache.has_value());
+    auto e = cache->store(url, as_bytes(body));
+    REQUIRE(e.has_value());
+    file = e->path;
+  }
+  auto cache = ur::disk_cache::open({.directory = dir.path()});
+  REQUIRE(cache.has_value());
+  REQUIRE(cache->lookup(url).has_value());  // verified: this object trusts this version from now on
+  rt::flip_byte(file, 3);
+  CHECK(cache->lookup(url).has_value());  // the documented cost of verifying once per entry
+  CHECK(cache->corrupt_entries() == 0);
+  CHECK_FALSE(cache->read(url).has_value());  // read() hashes what it reads
+  CHECK(cache->corrupt_entries() == 1);
+  CHECK_FALSE(cache->lookup_verified(url).has_value());
+  CHECK(cache->corrupt_entries() == 2);
+  // The next process (another cache object) verifies at its first lookup.
+  auto next = ur::disk_cache::open({.directory = dir.path()});
+  REQUIRE(next.has_value());
+  CHECK_FALSE(next->lookup(url).has_value());
+  CHECK(next->corrupt_entries() == 1);
+  // Storing again replaces it; every_lookup re-hashes at each lookup.
+  REQUIRE(next->store(url, as_bytes(body)).has_value());
+  auto strict = ur::disk_cache::open({.directory = dir.path(), .verify = ur::cache_verify::every_lookup});
+  REQUIRE(strict.has_value());
+  file = strict->lookup(url)->path;
+  CHECK(rt::read_text(file) == body);
+  rt::flip_byte(file, 0);
+  CHECK_FALSE(strict->lookup(url).has_value());
+  CHECK(strict->corrupt_entries() == 1);
+  // A sidecar without a digest (an older cache) is not trusted either.
+  REQUIRE(strict->store(url, as_bytes(body)).has_value());
+  const path meta = dir.path() / (ur::disk_cache::key_hash(url) + ".meta");
+  auto sidecar = nlohmann::json::parse(rt::read_text(meta));
+  sidecar.erase("sha256");
+  rt::write_text(meta, sidecar.dump());
+  CHECK_FALSE(strict->lookup(url).has_value());
 }
 
 TEST_CASE("remote cache: many threads storing, reading and evicting stay consistent") {

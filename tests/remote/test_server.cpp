@@ -329,7 +329,7 @@ TEST_CASE("remote fetch: a Content-Length over the limit is refused at the heade
   CHECK(temp_files(f.cache_dir) == 0);
 }
 
-TEST_CASE("remote fetch: a downloaded tile's textures are prefetched by relative URI") {
+TEST_CASE("remote fetch: a downloaded tile's textures are prefetched, keyed by absolute URL") {
   fixture f;
   const test::bytes tile = small_tile({"Textures/a.png", "Textures/sub/b.png", "Textures/missing.png", "../x.png"});
   f.put("scene/tiles/t.untold", tile);
@@ -347,10 +347,13 @@ TEST_CASE("remote fetch: a downloaded tile's textures are prefetched by relative
   auto r = dl->fetch(f.server.url("scene/tiles/t.untold"));
   REQUIRE_MESSAGE(r.has_value(), r.error().describe());
   dl->wait_idle();
-  CHECK(rt::read_text(f.cache_dir / "Textures/a.png") == "png a");
-  CHECK(rt::read_text(f.cache_dir / "Textures/sub/b.png") == "png b");
-  CHECK_FALSE(rt::fs::exists(f.cache_dir / "Textures/missing.png"));
-  CHECK(dl->cache().lookup(f.server.url("scene/tiles/Textures/a.png"))->path == f.cache_dir / "Textures/a.png");
+  const std::string a_url = f.server.url("scene/tiles/Textures/a.png");
+  REQUIRE(dl->cache().lookup(a_url).has_value());
+  CHECK(dl->cache().lookup(a_url)->path == f.cache_dir / (ur::disk_cache::key_hash(a_url) + ".png"));
+  CHECK(rt::read_text(dl->cache().lookup(a_url)->path) == "png a");
+  CHECK(rt::read_text(*dl->resolve(f.server.url("scene/tiles/Textures/sub/b.png"))) == "png b");
+  CHECK_FALSE(dl->cache().lookup(f.server.url("scene/tiles/Textures/missing.png")).has_value());
+  CHECK_FALSE(rt::fs::exists(f.cache_dir / "Textures"));
   const auto stats = dl->stats();
   CHECK(stats.prefetch_ok == 2);
   CHECK(stats.prefetch_failed == 1);
@@ -366,6 +369,81 @@ TEST_CASE("remote fetch: a downloaded tile's textures are prefetched by relative
   CHECK(dl->fetch(f.server.url("scene/tiles/t.untold"))->outcome == ur::fetch_outcome::hit);
   dl->wait_idle();
   CHECK(dl->stats().prefetch_ok == 2);
+}
+
+TEST_CASE("remote fetch: two tiles' Textures/wall.png from other directories or hosts are separate entries") {
+  // Regression (issue 18, item 4): textures were stored at their relative
+  // URI, so the second tile's Textures/wall.png replaced the first one's.
+  fixture f;
+  f.put("a/t.untold", small_tile({"Textures/wall.png"}));
+  f.put("b/t.untold", small_tile({"Textures/wall.png"}, 1.0f));
+  f.put("a/Textures/wall.png", std::string("wall of a"));
+  f.put("b/Textures/wall.png", std::string("wall of b"));
+  auto o = f.options();
+  o.prefetch_textures = true;
+  auto dl = rt::make_downloader(o);
+  // The same server under another host name (the certificate names both).
+  const std::string other_host = "https://localhost:" + std::to_string(f.server.port()) + "/";
+  const std::vector<std::string> tiles = {f.server.url("a/t.untold"), f.server.url("b/t.untold"), other_host + "a/t.untold"};
+  for (const std::string& tile : tiles) {
+    auto r = dl->fetch(tile);
+    REQUIRE_MESSAGE(r.has_value(), r.error().describe());
+    dl->wait_idle();
+  }
+  CHECK(dl->stats().prefetch_ok == 3);
+  const std::vector<std::string> walls = {f.server.url("a/Textures/wall.png"), f.server.url("b/Textures/wall.png"),
+                                          other_host + "a/Textures/wall.png"};
+  std::set<path> paths;
+  for (const std::string& wall : walls) {
+    CAPTURE(wall);
+    const auto e = dl->cache().lookup(wall);
+    REQUIRE(e.has_value());
+    paths.insert(e->path);
+  }
+  CHECK(paths.size() == 3);
+  CHECK(rt::read_text(dl->cache().lookup(walls[0])->path) == "wall of a");
+  CHECK(rt::read_text(dl->cache().lookup(walls[1])->path) == "wall of b");
+  CHECK(rt::read_text(dl->cache().lookup(walls[2])->path) == "wall of a");
+}
+
+TEST_CASE("remote fetch: a corrupted cache entry is downloaded again, on a hit and instead of a 304") {
+  // Regression (issue 18, item 3): a byte flipped in a cached file was served
+  // on a hit and again after a 304 revalidation.
+  fixture f;
+  const test::bytes tile = small_tile();
+  f.put("t.untold", tile);
+  const std::string url = f.server.url("t.untold");
+  {
+    auto dl = rt::make_downloader(f.options());
+    auto first = dl->fetch(url);
+    REQUIRE(first.has_value());
+    CHECK(dl->fetch(url)->outcome == ur::fetch_outcome::hit);  // verified once: trusted by this downloader
+    rt::flip_byte(first->path, tile.size() / 2);
+    // Revalidation re-hashes before it would reuse the entry: the server gets
+    // an unconditional GET instead of If-None-Match.
+    auto again = dl->fetch(url, ur::fetch_policy::revalidate);
+    REQUIRE(again.has_value());
+    CHECK(again->outcome == ur::fetch_outcome::downloaded);
+    CHECK(same(file_bytes(again->path), tile));
+    CHECK(dl->stats().cache_corrupt == 1);
+    CHECK(dl->stats().not_modified == 0);
+    const auto log = f.server.wait_log_for("t.untold", 2);
+    REQUIRE(log.size() == 2);
+    CHECK(log[1].status == 200);
+    CHECK(log[1].if_none_match.empty());
+  }
+  // The next session: its first hit verifies the entry, finds the flip and downloads.
+  const path cached = (f.cache_dir / (ur::disk_cache::key_hash(url) + ".untold"));
+  rt::flip_byte(cached, 10);
+  auto dl = rt::make_downloader(f.options());
+  auto r = dl->fetch(url);
+  REQUIRE(r.has_value());
+  CHECK(r->outcome == ur::fetch_outcome::downloaded);
+  CHECK(same(file_bytes(r->path), tile));
+  CHECK(dl->stats().cache_corrupt == 1);
+  CHECK(dl->stats().hits == 0);
+  CHECK(f.server.wait_log_for("t.untold", 3).size() == 3);
+  CHECK(dl->fetch(url)->outcome == ur::fetch_outcome::hit);
 }
 
 TEST_CASE("remote fetch: a file that fails validation is not cached") {

@@ -7,9 +7,7 @@
 // Layout under the cache directory (docs/remote.md):
 //   <sha256(key)>.<ext>   an entry's bytes; key = the absolute URL string,
 //                         ext = the URL's extension ("bin" when none)
-//   <sha256(key)>.meta    its sidecar (JSON): key, etag, size, file, inode, ...
-//   <relative/uri>        a texture's bytes, stored by the URI its .untold names
-//                         (the sidecar is still <sha256(url)>.meta)
+//   <sha256(key)>.meta    its sidecar (JSON): key, etag, size, sha256, file, inode, ...
 //   .tmp/                 downloads in progress: <hash>.<pid>.<n>.part
 //   .lock                 the lock file (flock: shared for reads, exclusive
 //                         for commits, eviction and clear)
@@ -17,10 +15,18 @@
 // Crash safety: bytes are written to .tmp, fsynced, then renamed into place
 // and the directory fsynced; the sidecar likewise, after the data. A sidecar
 // names the inode and size of its data file, and lookup() accepts the pair
-// only when both match, so a crash between the two renames, a texture
-// overwritten by another URL's texture of the same relative path, or a
+// only when both match, so a crash between the two renames or a
 // half-finished eviction reads as a miss - never as a wrong or torn entry.
 // Temp files of dead processes are removed when a cache is opened.
+//
+// Integrity: the sidecar also holds the SHA-256 of the data. A data file
+// whose bytes no longer match it (a flipped bit on disk, a file edited in
+// place) is a miss, counted by corrupt_entries(); the caller downloads it
+// again, which replaces it. read() verifies every time (it reads the whole
+// entry anyway); lookup() verifies an entry version (inode) the first time
+// this cache object returns it, or every time with
+// cache_options::verify = cache_verify::every_lookup; lookup_verified()
+// always verifies (the downloader calls it before reusing an entry on a 304).
 //
 // LRU: an entry's last access is its data file's mtime, set explicitly (with
 // nanoseconds, strictly increasing within a process) on every store and hit.
@@ -53,6 +59,8 @@
 #include <ctime>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -71,8 +79,16 @@
 
 namespace untold::remote {
 
+/// When lookup() re-hashes an entry's data against its sidecar's SHA-256.
+enum class cache_verify : std::uint8_t {
+  once_per_entry,  // the first lookup of each entry version by this cache object
+  every_lookup,    // every lookup (the whole file is read each time)
+};
+
 struct cache_options {
   std::filesystem::path directory;
+  /// When lookup() re-hashes an entry (read() and lookup_verified() always do).
+  cache_verify verify = cache_verify::once_per_entry;
   /// Usage above which store() evicts (default 500 MiB).
   std::uint64_t budget_bytes = std::uint64_t{500} * 1024 * 1024;
   /// Eviction stops once usage is at most this fraction of the budget.
@@ -96,9 +112,6 @@ struct store_info {
   std::string etag{};
   /// Data file name: "<hash>.<extension>"; empty = the key's URL extension, or "bin".
   std::string extension{};
-  /// Store the bytes at this path relative to the cache root instead (a
-  /// texture URI); checked like a manifest path.
-  std::string relative_path{};
   /// 0 = the entry's own size.
   std::uint64_t resource_size = 0;
 };
@@ -219,7 +232,7 @@ inline bool set_last_access(const std::filesystem::path& path, std::int64_t stam
 
 /// A parsed sidecar.
 struct sidecar {
-  std::string key, etag, file;
+  std::string key, etag, file, sha256;
   std::uint64_t size = 0, resource_size = 0, inode = 0;
 };
 
@@ -239,13 +252,45 @@ struct sidecar {
     out = it->get<std::uint64_t>();
     return true;
   };
+  // A sidecar without a digest (an older cache) is not trusted: a miss.
   if (!str("key", s.key) || !str("etag", s.etag) || !str("file", s.file) || !num("size", s.size) ||
-      !num("inode", s.inode) || !num("resource_size", s.resource_size))
+      !num("inode", s.inode) || !num("resource_size", s.resource_size) || !str("sha256", s.sha256) ||
+      !is_hex_name(s.sha256))
     return std::nullopt;
-  // The data file is "<hash>.<ext>" or a checked relative path: never outside.
-  if (!check_relative_path(s.file) || s.file.find_first_of("?#") != std::string::npos) return std::nullopt;
+  // The data file is "<hash>.<ext>" in the root: never anything else.
+  if (s.file.size() < 66 || !is_hex_name(std::string_view(s.file).substr(0, 64)) || s.file[64] != '.' ||
+      s.file.find_first_of("/\\") != std::string::npos || s.file.ends_with(".meta"))
+    return std::nullopt;
   return s;
 }
+
+/// Lower-case hex SHA-256 of the first `size` bytes of `fd` (read with
+/// pread: the file offset is untouched); nullopt when the file is shorter or
+/// a read or the hash fails.
+[[nodiscard]] inline std::optional<std::string> file_sha256(int fd, std::uint64_t size) {
+  untold::sha256 h;
+  std::vector<std::byte> buf(static_cast<std::size_t>(std::min<std::uint64_t>(size, 1 << 20)));
+  std::uint64_t done = 0;
+  while (done < size) {
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), size - done));
+    const ssize_t n = ::pread(fd, buf.data(), want, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    h.update(byte_span(buf.data(), static_cast<std::size_t>(n)));
+    done += static_cast<std::uint64_t>(n);
+  }
+  auto digest = h.finish();
+  if (!digest) return std::nullopt;
+  return to_hex(*digest);
+}
+
+/// Entries one cache object has verified, and the corrupt ones it found.
+/// Shared by moved-from copies (the object is movable; this is not).
+struct integrity_state {
+  std::mutex mutex;
+  std::set<std::string> verified;  // key + '\n' + inode + '\n' + sha256
+  std::atomic<std::uint64_t> corrupt{0};
+};
 
 }  // namespace detail
 
@@ -301,6 +346,7 @@ class disk_cache {
     std::filesystem::create_directories(options.directory / ".tmp", ec);
     if (ec) return make_error(remote_errc::cache_io, "create " + options.directory.string() + ": " + ec.message());
     disk_cache cache(options);
+    cache.integrity_ = std::make_unique<detail::integrity_state>();
     cache.root_ = std::filesystem::absolute(options.directory, ec);
     if (ec) return make_error(remote_errc::cache_io, ec.message());
     auto lock = cache.lock(true);
@@ -318,28 +364,32 @@ class disk_cache {
   }
 
   /// The entry for `key` when present and consistent (sidecar and data
-  /// agree); marks it as just used. Any problem reads as a miss.
+  /// agree, and the data's SHA-256 matches the sidecar when this lookup
+  /// verifies: see cache_options::verify); marks it as just used. Any
+  /// problem reads as a miss.
   [[nodiscard]] std::optional<cache_entry> lookup(std::string_view key) const {
-    auto lock = this->lock(false);
-    if (!lock) return std::nullopt;
-    auto entry = lookup_locked(key);
-    if (entry) detail::set_last_access(entry->path, detail::access_stamp());
-    return entry;
+    return lookup_and_touch(key, options_.verify == cache_verify::every_lookup ? check::always : check::once);
   }
 
-  /// Whether `rel` can name a data file under the root (store_info::relative_path):
-  /// a clean relative path with no query, no dot-segment and no clash with
-  /// the cache's own <hash> files.
-  [[nodiscard]] static bool is_storable_relative_path(std::string_view rel) {
-    auto clean = check_relative_path(rel);
-    return clean && *clean == rel && rel.find_first_of("?#") == std::string_view::npos && !is_reserved(rel);
+  /// lookup() that always re-hashes the data (before reusing an entry that
+  /// a 304 declared current, or when the caller wants certainty).
+  [[nodiscard]] std::optional<cache_entry> lookup_verified(std::string_view key) const {
+    return lookup_and_touch(key, check::always);
   }
 
-  /// lookup() and read the whole entry while the lock is held.
+  /// Entries this object found corrupt (data no longer matching the
+  /// sidecar's SHA-256), each counted once per lookup or read that met it.
+  [[nodiscard]] std::uint64_t corrupt_entries() const noexcept {
+    return integrity_->corrupt.load(std::memory_order_relaxed);
+  }
+
+  /// lookup() and read the whole entry while the lock is held; the bytes
+  /// are always checked against the sidecar's SHA-256 (a mismatch is a miss).
   [[nodiscard]] std::optional<std::vector<std::byte>> read(std::string_view key) const {
     auto lock = this->lock(false);
     if (!lock) return std::nullopt;
-    auto entry = lookup_locked(key);
+    std::string digest;
+    auto entry = lookup_locked(key, check::never, &digest);
     if (!entry) return std::nullopt;
     const detail::unique_fd fd(detail::open_retry(entry->path, O_RDONLY));
     if (fd.get() < 0) return std::nullopt;
@@ -350,6 +400,11 @@ class disk_cache {
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return std::nullopt;
       done += static_cast<std::size_t>(n);
+    }
+    auto actual = sha256_of(bytes);
+    if (!actual || to_hex(*actual) != digest) {
+      integrity_->corrupt.fetch_add(1, std::memory_order_relaxed);
+      return std::nullopt;
     }
     detail::set_last_access(entry->path, detail::access_stamp());
     return bytes;
@@ -371,21 +426,20 @@ class disk_cache {
   [[nodiscard]] result<cache_entry> commit(temp_file&& temp, std::string_view key, const store_info& info) {
     temp_file data = std::move(temp);
     const std::string hash = key_hash(key);
-    std::string file = info.relative_path;
-    if (!file.empty()) {
-      if (!is_storable_relative_path(file)) return make_error(remote_errc::path_escapes, file);
-    } else {
-      std::string ext = info.extension.empty() ? url_extension(key) : info.extension;
-      file = hash + "." + (ext.empty() || ext == "meta" || ext == "part" ? std::string("bin") : ext);
-    }
+    const std::string ext = info.extension.empty() ? url_extension(key) : info.extension;
+    const std::string file = hash + "." + (ext.empty() || ext == "meta" || ext == "part" ? std::string("bin") : ext);
     struct stat st {};
     if (::fsync(data.fd()) != 0 || ::fstat(data.fd(), &st) != 0) return detail::os_error("fsync", data.path());
     const auto size = static_cast<std::uint64_t>(st.st_size);
+    // The digest of what is on disk now (read back: the page cache has it).
+    const auto digest = detail::file_sha256(data.fd(), size);
+    if (!digest) return detail::os_error("read", data.path());
 
     nlohmann::json meta = {{"key", std::string(key)},
                            {"etag", info.etag},
                            {"file", file},
                            {"size", size},
+                           {"sha256", *digest},
                            {"resource_size", info.resource_size != 0 ? info.resource_size : size},
                            {"inode", static_cast<std::uint64_t>(st.st_ino)},
                            {"stored", static_cast<std::uint64_t>(std::time(nullptr))}};
@@ -397,8 +451,6 @@ class disk_cache {
       return detail::os_error("write", meta_temp->path());
 
     const std::filesystem::path dest = root_ / file;
-    std::error_code ec;
-    if (dest.parent_path() != root_) std::filesystem::create_directories(dest.parent_path(), ec);
     auto lock = this->lock(true);
     if (!lock) return lock.error();
     if (::rename(data.path().c_str(), dest.c_str()) != 0) return detail::os_error("rename", dest);
@@ -407,8 +459,7 @@ class disk_cache {
     const std::filesystem::path meta_path = root_ / (hash + ".meta");
     if (::rename(meta_temp->path().c_str(), meta_path.c_str()) != 0) return detail::os_error("rename", meta_path);
     meta_temp->path_.clear();
-    if (!detail::fsync_path(root_) || (dest.parent_path() != root_ && !detail::fsync_path(dest.parent_path())))
-      return detail::os_error("fsync", root_);
+    if (!detail::fsync_path(root_)) return detail::os_error("fsync", root_);
     evict_locked(options_.budget_bytes, hash);
     return cache_entry{dest, std::string(key), info.etag, size, info.resource_size != 0 ? info.resource_size : size};
   }
@@ -441,8 +492,8 @@ class disk_cache {
     return {};
   }
 
-  /// Removes every entry (all files but .lock and .tmp, and the texture
-  /// directories); downloads in progress still commit afterwards.
+  /// Removes every entry (all files and directories but .lock and .tmp);
+  /// downloads in progress still commit afterwards.
   status clear() {
     auto lock = this->lock(true);
     if (!lock) return lock.error();
@@ -489,15 +540,21 @@ class disk_cache {
     return detail::dir_lock::acquire(root_ / ".lock", exclusive);
   }
 
-  // A relative path that would collide with the cache's own files.
-  [[nodiscard]] static bool is_reserved(std::string_view rel) {
-    if (rel.front() == '.' || rel.find("/.") != std::string_view::npos) return true;
-    const std::string_view name = rel.substr(rel.rfind('/') == std::string_view::npos ? 0 : rel.rfind('/') + 1);
-    const std::size_t dot = name.find('.');
-    return rel.find('/') == std::string_view::npos && detail::is_hex_name(name.substr(0, dot));
+  enum class check : std::uint8_t { never, once, always };
+
+  [[nodiscard]] std::optional<cache_entry> lookup_and_touch(std::string_view key, check mode) const {
+    auto lock = this->lock(false);
+    if (!lock) return std::nullopt;
+    auto entry = lookup_locked(key, mode);
+    if (entry) detail::set_last_access(entry->path, detail::access_stamp());
+    return entry;
   }
 
-  [[nodiscard]] std::optional<cache_entry> lookup_locked(std::string_view key) const {
+  // The consistent entry for `key`. `mode` says whether to re-hash the data
+  // (once: unless this object verified the same key, inode and digest
+  // before); with never, *digest receives the sidecar's for the caller to check.
+  [[nodiscard]] std::optional<cache_entry> lookup_locked(std::string_view key, check mode,
+                                                         std::string* digest = nullptr) const {
     const std::string hash = key_hash(key);
     auto text = detail::read_small_file(root_ / (hash + ".meta"));
     if (!text) return std::nullopt;
@@ -508,6 +565,26 @@ class disk_cache {
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
     if (static_cast<std::uint64_t>(st.st_ino) != meta->inode || static_cast<std::uint64_t>(st.st_size) != meta->size)
       return std::nullopt;
+    if (digest != nullptr) *digest = meta->sha256;
+    if (mode != check::never) {
+      const std::string id = meta->key + "\n" + std::to_string(meta->inode) + "\n" + meta->sha256;
+      bool known = false;
+      if (mode == check::once) {
+        std::lock_guard guard(integrity_->mutex);
+        known = integrity_->verified.count(id) != 0;
+      }
+      if (!known) {
+        const detail::unique_fd fd(detail::open_retry(path, O_RDONLY));
+        const auto actual = fd.get() >= 0 ? detail::file_sha256(fd.get(), meta->size) : std::nullopt;
+        if (!actual) return std::nullopt;  // gone or unreadable: a plain miss
+        if (*actual != meta->sha256) {
+          integrity_->corrupt.fetch_add(1, std::memory_order_relaxed);
+          return std::nullopt;
+        }
+        std::lock_guard guard(integrity_->mutex);
+        integrity_->verified.insert(id);
+      }
+    }
     return cache_entry{path, meta->key, meta->etag, meta->size, meta->resource_size};
   }
 
@@ -576,7 +653,8 @@ class disk_cache {
       if (!hash.empty()) ::unlink((root_ / (hash + ".meta")).c_str());  // sidecar first
       if (item.path.filename().string() != hash + ".meta") ::unlink(item.path.c_str());
       total -= std::min(total, item.bytes);
-      // Texture directories left empty go too (best effort, never the root).
+      // Directories left empty go too (best effort, never the root): stray
+      // files in subdirectories, e.g. textures an older version stored by URI.
       for (std::filesystem::path dir = item.path.parent_path(); dir != root_ && dir.string().size() > root_.string().size();
            dir = dir.parent_path())
         if (::rmdir(dir.c_str()) != 0) break;
@@ -606,6 +684,7 @@ class disk_cache {
 
   cache_options options_;
   std::filesystem::path root_;
+  std::unique_ptr<detail::integrity_state> integrity_;
 };
 
 }  // namespace untold::remote

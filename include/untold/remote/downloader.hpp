@@ -21,8 +21,13 @@
 //   received; resource_timeout bounds the whole fetch, retries included.
 // - a downloaded .untold is validated (untold::open_file) before it enters
 //   the cache, then its textures (URIs relative to the file's URL) are
-//   fetched in the background into the cache, stored by their relative URI;
-//   failures there are logged and skipped.
+//   fetched in the background into the cache, each keyed by its absolute URL
+//   like any entry (two tiles' "Textures/wall.png" from different
+//   directories or hosts are two entries); failures are logged and skipped.
+//   Find a texture with fetch()/resolve() of resolve_relative(tile_url, uri).
+// - cached entries are checked against the SHA-256 in their sidecar
+//   (disk_cache.hpp): a corrupt one is a miss and is downloaded again, and
+//   revalidate re-hashes the entry before it asks for a 304 to reuse it.
 //
 // Thread safety: every member function may be called from any thread. The
 // downloader must outlive the calls; destroying it cancels transfers still
@@ -95,6 +100,8 @@ struct downloader_options {
   std::filesystem::path cache_dir;
   std::uint64_t cache_budget = std::uint64_t{500} * 1024 * 1024;
   double cache_evict_to = 0.75;
+  /// When a cache_first hit re-hashes the entry (revalidate always does).
+  cache_verify cache_verify_mode = cache_verify::once_per_entry;
   client_options client{};
   std::chrono::milliseconds request_timeout{30'000};
   std::chrono::milliseconds resource_timeout{300'000};
@@ -133,6 +140,7 @@ struct downloader_stats {
   std::uint64_t prefetch_ok = 0;
   std::uint64_t prefetch_failed = 0;
   std::uint64_t bytes_received = 0;    // body bytes over the network
+  std::uint64_t cache_corrupt = 0;     // cache entries whose data failed their SHA-256 (then re-downloaded)
 };
 
 /// Classification of one finished try.
@@ -145,6 +153,7 @@ class downloader {
  public:
   [[nodiscard]] static result<std::unique_ptr<downloader>> create(downloader_options options) {
     auto cache = disk_cache::open({.directory = options.cache_dir,
+                                   .verify = options.cache_verify_mode,
                                    .budget_bytes = options.cache_budget,
                                    .evict_to = options.cache_evict_to});
     if (!cache) return cache.error();
@@ -167,7 +176,7 @@ class downloader {
 
   /// The local copy of an https:// URL (see the top of this file).
   [[nodiscard]] result<fetch_info> fetch(std::string_view url, fetch_policy policy = fetch_policy::cache_first) {
-    return fetch_as(url, policy, {});
+    return fetch_as(url, policy);
   }
 
   /// What the engine does before it opens an asset: http:// -> insecure_scheme
@@ -190,13 +199,12 @@ class downloader {
     return std::filesystem::path(std::string(location));
   }
 
-  /// Queues a background fetch (cache_first) of `url`, stored at
-  /// `relative_path` under the cache root when given (texture URIs).
-  void prefetch(std::string url, std::string relative_path = {}) {
+  /// Queues a background fetch (cache_first) of `url`.
+  void prefetch(std::string url) {
     {
       std::lock_guard lock(mutex_);
       if (stopping_) return;
-      queue_.push_back({std::move(url), std::move(relative_path)});
+      queue_.push_back(std::move(url));
       if (workers_.size() < std::max<std::uint32_t>(1, options_.prefetch_threads) && idle_workers_ == 0)
         workers_.emplace_back([this] { prefetch_loop(); });
     }
@@ -258,6 +266,7 @@ class downloader {
     std::lock_guard lock(stats_mutex_);
     downloader_stats s = stats_;
     s.bytes_received = bytes_received_.load(std::memory_order_relaxed);
+    s.cache_corrupt = cache_.corrupt_entries();
     return s;
   }
 
@@ -281,10 +290,6 @@ class downloader {
     std::condition_variable done_cv;
     bool done = false;
     std::optional<result<fetch_info>> outcome;
-  };
-  struct prefetch_job {
-    std::string url;
-    std::string relative_path;
   };
 
   downloader(downloader_options options, disk_cache cache)
@@ -340,7 +345,7 @@ class downloader {
     return {};
   }
 
-  result<fetch_info> fetch_as(std::string_view url, fetch_policy policy, const std::string& relative_path) {
+  result<fetch_info> fetch_as(std::string_view url, fetch_policy policy) {
     if (auto s = require_https(url); !s) {  // before any network I/O
       count(&downloader_stats::failures);
       return s.error();
@@ -364,7 +369,7 @@ class downloader {
       f = std::make_shared<flight>();
       flights_.emplace(key, f);
     }
-    result<fetch_info> out = fetch_uncached(key, policy, relative_path);
+    result<fetch_info> out = fetch_uncached(key, policy);
     if (!out) count(&downloader_stats::failures);
     {
       std::lock_guard lock(flights_mutex_);
@@ -376,8 +381,12 @@ class downloader {
     return out;
   }
 
-  result<fetch_info> fetch_uncached(const std::string& url, fetch_policy policy, const std::string& relative_path) {
-    const std::optional<cache_entry> cached = policy == fetch_policy::reload ? std::nullopt : cache_.lookup(url);
+  result<fetch_info> fetch_uncached(const std::string& url, fetch_policy policy) {
+    // A 304 reuses the entry's bytes: revalidation always re-hashes them first,
+    // so a corrupt entry is downloaded unconditionally instead.
+    const std::optional<cache_entry> cached = policy == fetch_policy::reload       ? std::nullopt
+                                              : policy == fetch_policy::revalidate ? cache_.lookup_verified(url)
+                                                                                   : cache_.lookup(url);
     if (cached && policy == fetch_policy::cache_first) {
       count(&downloader_stats::hits);
       return fetch_info{url, cached->path, cached->etag, cached->size, fetch_outcome::hit, 0, false};
@@ -403,7 +412,7 @@ class downloader {
       return fetch_info{url, cached->path, cached->etag, cached->size, fetch_outcome::not_modified, r->attempts, false};
     }
     // 200: validate, commit, then prefetch the textures.
-    std::vector<std::pair<std::string, std::string>> textures;
+    std::vector<std::string> textures;
     const bool is_untold = url_extension(url) == "untold";
     if (is_untold && (options_.validate_untold || options_.prefetch_textures)) {
       auto asset = open_file(temp->path(), options_.validation);
@@ -415,36 +424,33 @@ class downloader {
       }
       if (asset && options_.prefetch_textures) textures = texture_urls(url, asset->asset);
     }
-    auto entry = cache_.commit(std::move(*temp), url, {.etag = r->etag, .relative_path = relative_path});
+    auto entry = cache_.commit(std::move(*temp), url, {.etag = r->etag});
     if (!entry) return entry.error();
     count(&downloader_stats::downloads);
-    for (auto& [texture_url, rel] : textures) prefetch(std::move(texture_url), std::move(rel));
+    for (std::string& texture_url : textures) prefetch(std::move(texture_url));
     return fetch_info{url, entry->path, entry->etag, entry->size, fetch_outcome::downloaded, r->attempts, false};
   }
 
-  // (absolute URL, relative storage path) of every texture an asset names.
-  std::vector<std::pair<std::string, std::string>> texture_urls(const std::string& base, const asset& a) const {
-    std::vector<std::pair<std::string, std::string>> out;
+  // The absolute URL of every texture an asset names (the cache key: a
+  // relative URI alone would make two tiles' Textures/wall.png one entry).
+  std::vector<std::string> texture_urls(const std::string& base, const asset& a) const {
+    std::vector<std::string> out;
     for (const texture_record& t : a.textures()) {
       const std::string_view uri = a.string(t.uri_offset);
       if (uri.empty()) continue;
       auto resolved = resolve_relative(base, uri);
-      auto rel = check_relative_path(uri);
-      if (!resolved || !rel) {
-        log("texture prefetch skipped: " + (resolved ? rel.error() : resolved.error()).describe());
+      if (!resolved) {
+        log("texture prefetch skipped: " + resolved.error().describe());
         continue;
       }
-      // The query or fragment is not part of the stored file name.
-      std::string path = rel->substr(0, rel->find_first_of("?#"));
-      if (!disk_cache::is_storable_relative_path(path)) path.clear();  // falls back to <hash>.<ext>
-      out.emplace_back(std::move(*resolved), std::move(path));
+      out.push_back(std::move(*resolved));
     }
     return out;
   }
 
   void prefetch_loop() {
     for (;;) {
-      prefetch_job job;
+      std::string job;
       {
         std::unique_lock lock(mutex_);
         ++idle_workers_;
@@ -458,7 +464,7 @@ class downloader {
         queue_.pop_front();
         ++busy_workers_;
       }
-      auto r = fetch_as(job.url, fetch_policy::cache_first, job.relative_path);
+      auto r = fetch_as(job, fetch_policy::cache_first);
       if (r) {
         count(&downloader_stats::prefetch_ok);
       } else {
@@ -488,7 +494,7 @@ class downloader {
   std::mutex mutex_;  // prefetch queue, workers, stopping_
   std::condition_variable wake_;
   std::condition_variable idle_;
-  std::deque<prefetch_job> queue_;
+  std::deque<std::string> queue_;  // texture URLs to prefetch
   std::vector<std::thread> workers_;
   std::uint32_t idle_workers_ = 0;
   std::uint32_t busy_workers_ = 0;
