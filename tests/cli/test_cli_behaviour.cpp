@@ -222,14 +222,14 @@ TEST_CASE("--progress: one plain line per step off a terminal, nothing without i
   const run_result with = run_untold("cook --progress " + quoted(sample_model()) + " -o " + quoted(dir / "a.untold"));
   REQUIRE_MESSAGE(with.exit_code == 0, with.err);
   CHECK(with.err.find('\r') == std::string::npos);
-  const auto import = with.err.find("cook: import\n"), meshes = with.err.find("cook: meshes\n"),
+  const auto import = with.err.find("cook: import\n"), meshes = with.err.find("cook: convert\n"),
              write = with.err.find("cook: write\n");
   CHECK(import != std::string::npos);
   CHECK(meshes != std::string::npos);
   CHECK(write != std::string::npos);
   CHECK((import < meshes && meshes < write));
   // Each step once, however often the percentage moves.
-  CHECK(with.err.find("cook: meshes\n", meshes + 1) == std::string::npos);
+  CHECK(with.err.find("cook: convert\n", meshes + 1) == std::string::npos);
 
   const run_result without = run_untold("cook " + quoted(sample_model()) + " -o " + quoted(dir / "b.untold"));
   CHECK(without.exit_code == 0);
