@@ -234,9 +234,11 @@ hlod_result build_hlod(std::span<const hlod_part> parts, const hlod_options& opt
   if (count / 3 > std::max<std::size_t>(1, wanted)) {
     std::vector<std::uint32_t> sloppy(indices.size());
     float sloppy_error = 0;
-    const std::size_t n = meshopt_simplifySloppy(sloppy.data(), indices.data(), indices.size(), positions, unique,
-                                                 sizeof(proxy_vertex), target, std::numeric_limits<float>::max(),
-                                                 &sloppy_error);
+    // On a small input the grid that meets the target can collapse everything: ask for more until something is left.
+    std::size_t n = 0;
+    for (std::size_t t = target; n == 0 && t < count; t *= 2)
+      n = meshopt_simplifySloppy(sloppy.data(), indices.data(), indices.size(), positions, unique, sizeof(proxy_vertex), t,
+                                 std::numeric_limits<float>::max(), &sloppy_error);
     if (n > 0 && n < count) {
       result.swap(sloppy);
       count = n;
