@@ -396,7 +396,18 @@ void add_cook_command(CLI::App& app, context& ctx) {
   cmd->add_flag("--animations-only", a->animations_only, "write only the clips, as one fileType-animation file")
       ->excludes(split);
   add_common_flags(*cmd, ctx.flags, "print a JSON report (also on failure)");
-  cmd->callback([a, &ctx] { ctx.exit_code = run_cook(*a, ctx.flags); });
+  const auto tiles = add_cook_tiles_options(*cmd);  // --tiles: the partitioning cook (cli_cook_tiles.cpp)
+  cmd->callback([a, tiles, &ctx] {
+    if (!cook_tiles_requested(*tiles)) {
+      ctx.exit_code = run_cook(*a, ctx.flags);
+      return;
+    }
+    progress_display progress(!ctx.flags.quiet && (a->progress || ctx.flags.verbose || ::isatty(STDERR_FILENO) != 0),
+                              ::isatty(STDERR_FILENO) != 0);
+    ctx.exit_code = run_cook_tiles(*tiles, {a->input, a->output, a->compress}, ctx.flags,
+                                   [&progress](std::string_view stage, float f) { progress.update(stage, f); });
+    progress.finish();
+  });
 }
 
 }  // namespace untold::tools::cli
