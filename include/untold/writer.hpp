@@ -124,8 +124,6 @@ struct material_desc {
   float transmission_factor = 0.0f;
 };
 
-
-
 struct texture_desc {
   std::string_view name{};
   std::string_view uri{};  // relative to the .untold file's directory
@@ -908,7 +906,6 @@ class basic_builder {
     std::vector<morph_target_entry> entries;
     std::optional<morph_driver_record> driver;  // targetIndex filled at finish
   };
-
   struct core_tables {
     std::vector<pending_chunk> chunks;
     std::vector<std::uint32_t> mesh_rows;  // per mesh handle: its row in the mesh table

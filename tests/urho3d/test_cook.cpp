@@ -62,7 +62,13 @@ TEST_CASE("urho3d cook: a skinned, morphed model with an animation keeps skeleto
   CHECK(a->table<untold::skeleton_joint_record>().size() == 2);
   CHECK(a->table<untold::skin_record>().size() == 1);
   CHECK(a->table<untold::animation_clip_record>().size() == 1);
-  CHECK(a->table<untold::animation_channel_record>().size() == 3);  // root T+R, child R
+  // One channel per joint (the cook's rule): root with 2 translation and 2 rotation keys, child with 1 rotation key.
+  const auto channels = a->table<untold::animation_channel_record>();
+  REQUIRE(channels.size() == 2);
+  CHECK(channels[0].translation_count + channels[1].translation_count == 2);
+  CHECK(channels[0].rotation_count + channels[1].rotation_count == 3);
+  CHECK(a->table<untold::translation_keyframe_record>().size() == 2);
+  CHECK(a->table<untold::rotation_keyframe_record>().size() == 3);
   CHECK(a->meshes().size() == 1);
   CHECK(a->meshes()[0].vertex_count == 3);
 }
