@@ -22,7 +22,7 @@
 //   unloaded -> fetching -> parsing -> parsed -> (unload) -> unloaded
 //      ^          |  \________|______ cancel __> unloading --(old request ends)--^
 //      |          v           v
-//      +-- (backoff over) -- failed      backoff 5 s, 10 s, 20 s, 40 s, then 60 s
+//      +-- (backoff over) -- failed      backoff 5 s, 10 s, 20 s, then 60 s each time
 //
 // Distances are from the camera to the tile's centre. Per tile:
 // - full tile: shown inside streaming_radius; fetched from prefetch_radius
@@ -166,9 +166,12 @@ struct planner_options {
   std::uint32_t max_unloads_per_tick = 2;
   /// Seconds a parsed level stays after leaving its keep range.
   double grace_period = 3.0;
-  /// Failure backoff: initial * 2^(failures - 1), at most backoff_max.
-  double backoff_initial = 5.0;
-  double backoff_max = 60.0;
+  /// Failure backoff in seconds: the n-th consecutive failure of a level
+  /// waits backoff_schedule[n - 1], the last step repeating. The default is
+  /// the reference engine's documented sequence, 5 s -> 10 s -> 20 s -> 60 s
+  /// max (a step table, not a doubling, which would insert 40 s). Empty =
+  /// the default; negative or non-finite steps become 0.
+  std::vector<double> backoff_schedule{5.0, 10.0, 20.0, 60.0};
   /// The shown level changes only when the camera is this fraction of the
   /// boundary distance past the band edge.
   double switch_hysteresis = 0.1;
@@ -194,7 +197,7 @@ class planner {
   /// Takes the tiles (see tile_desc); values are normalised: non-finite
   /// numbers become 0, radii are ordered streaming <= prefetch <= unload.
   /// Safe on untrusted values. Level counts above 0xFFFD are cut (level ids are 16 bits).
-  explicit planner(std::vector<tile_desc> tiles, planner_options options = {}) : options_(options) {
+  explicit planner(std::vector<tile_desc> tiles, planner_options options = {}) : options_(std::move(options)) {
     sanitize_options();
     tiles_.reserve(tiles.size());
     for (tile_desc& t : tiles) add_tile(std::move(t));
@@ -255,11 +258,11 @@ class planner {
   }
   [[nodiscard]] const planner_stats& stats() const noexcept { return stats_; }
   [[nodiscard]] const planner_options& options() const noexcept { return options_; }
-  /// The failure backoff after `failures` consecutive failures (>= 1).
+  /// The failure backoff after `failures` consecutive failures (0 counts as 1).
   [[nodiscard]] double backoff(std::uint32_t failures) const noexcept {
-    double d = options_.backoff_initial;
-    for (std::uint32_t i = 1; i < failures && d < options_.backoff_max; ++i) d *= 2;
-    return std::min(d, options_.backoff_max);
+    const std::vector<double>& steps = options_.backoff_schedule;  // never empty after sanitize_options
+    const std::size_t step = std::min<std::size_t>(std::max<std::uint32_t>(failures, 1), steps.size());
+    return steps[step - 1];
   }
 
  private:
@@ -300,8 +303,8 @@ class planner {
   void sanitize_options() {
     auto non_negative = [](double& v, double fallback) { v = std::isfinite(v) && v >= 0 ? v : fallback; };
     non_negative(options_.grace_period, 3.0);
-    non_negative(options_.backoff_initial, 5.0);
-    non_negative(options_.backoff_max, 60.0);
+    if (options_.backoff_schedule.empty()) options_.backoff_schedule = planner_options{}.backoff_schedule;
+    for (double& step : options_.backoff_schedule) non_negative(step, 0.0);
     non_negative(options_.switch_hysteresis, 0.1);
     non_negative(options_.eviction_hysteresis, 0.5);
     if (std::isnan(options_.max_distance) || options_.max_distance < 0)

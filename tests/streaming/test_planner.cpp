@@ -181,7 +181,7 @@ TEST_CASE("planner: an explicit prefetch radius is used and clamped between stre
   CHECK(!e2.step({119, 0, 0}, 0).empty());
 }
 
-TEST_CASE("planner: failure backoff is exactly 5, 10, 20, 40, then 60 s") {
+TEST_CASE("planner: failure backoff is exactly 5, 10, 20, then 60 s (the reference sequence)") {
   us::planner_options o;
   o.mode = us::transfer_mode::whole_file;
   engine e({single()}, o);
@@ -189,14 +189,15 @@ TEST_CASE("planner: failure backoff is exactly 5, 10, 20, 40, then 60 s") {
   CHECK(e.plan.backoff(1) == 5);
   CHECK(e.plan.backoff(2) == 10);
   CHECK(e.plan.backoff(3) == 20);
-  CHECK(e.plan.backoff(4) == 40);
+  CHECK(e.plan.backoff(4) == 60);
   CHECK(e.plan.backoff(5) == 60);
   CHECK(e.plan.backoff(9) == 60);
+  CHECK(e.plan.backoff(0xFFFFFFFFu) == 60);
   // Fetch at t=0; the failure arrives at t=1: retry not before 6, then 10 s later, ...
   double t = 0;
   e.step({0, 0, 0}, t);
   std::vector<double> retries;
-  const double expected_delay[] = {5, 10, 20, 40, 60, 60};
+  const double expected_delay[] = {5, 10, 20, 60, 60, 60};
   for (int failure = 1; failure <= 6; ++failure) {
     t += 1;
     e.step({0, 0, 0}, t);  // the failure is reported now
@@ -222,6 +223,30 @@ TEST_CASE("planner: failure backoff is exactly 5, 10, 20, 40, then 60 s") {
   e.step({0, 0, 0}, t + 63);
   CHECK(e.plan.state(0, 0) == us::level_state::parsed);
   CHECK(e.plan.failures(0, 0) == 0);
+}
+
+TEST_CASE("planner: the backoff schedule is a configurable step table") {
+  us::planner_options o;
+  o.mode = us::transfer_mode::whole_file;
+  o.backoff_schedule = {1, 3};
+  engine e({single()}, o);
+  CHECK(e.plan.backoff(1) == 1);
+  CHECK(e.plan.backoff(2) == 3);
+  CHECK(e.plan.backoff(3) == 3);
+  e.failing.push_back({0, 0});
+  e.step({0, 0, 0}, 0);
+  e.step({0, 0, 0}, 1);  // first failure: retry at 2
+  CHECK(e.plan.retry_at(0, 0) == doctest::Approx(2));
+  // Empty = the default; negative and non-finite steps become 0 (retry at once).
+  us::planner_options empty;
+  empty.backoff_schedule.clear();
+  CHECK(us::planner({single()}, empty).backoff(4) == 60);
+  us::planner_options wild;
+  wild.backoff_schedule = {-5, std::numeric_limits<double>::quiet_NaN(), 7};
+  const us::planner w({single()}, wild);
+  CHECK(w.backoff(1) == 0);
+  CHECK(w.backoff(2) == 0);
+  CHECK(w.backoff(3) == 7);
 }
 
 TEST_CASE("planner: a tile leaving its unload radius cancels its in-flight fetch") {
