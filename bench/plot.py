@@ -3,9 +3,8 @@
 the peers, from untold_bench's JSON output (run with --benchmark_repetitions
 so there are medians; single runs are used when there are none).
 
-    untold_bench --benchmark_filter='^load/|open_file_bench/file_warm' \
-        --benchmark_repetitions=3 --benchmark_out=results.json --benchmark_out_format=json
-    python3 bench/plot.py results.json open_time.png
+    bench/run.sh       # runs the suite and this script (docs/bench/open_time.png)
+    python3 bench/plot.py docs/bench/results.json docs/bench/open_time.png
 
 Needs matplotlib (Debian: apt-get install python3-matplotlib).
 """
@@ -78,14 +77,16 @@ def main():
     # The same 1000-mesh metadata mapped from disk (page cache warm), 1 MiB and 1 GiB of geometry.
     for prefix, label, style in (
             ("open_file_bench/file_warm/", "untold open_file, mmap, warm (wall time)", "*:"),
-            ("open_file_bench/file_warm_hash/", "untold open_file + content hash, warm (wall time)", "X:")):
+            ("open_file_bench/file_warm_hash/", "untold open_file + content hash, warm (wall time)", "X:"),
+            ("open_default/digests/", "untold open_file, default options, block digests, warm (wall time)", "P:"),
+            ("open_default/plain/", "untold open_file, default options, no block digests, warm (wall time)", "h:")):
         warm = [(b["file_mb"], seconds(b, "real_time") * 1e3) for name, b in runs.items() if name.startswith(prefix)]
         if warm:
             xs, ys = zip(*sorted(warm))
             left.plot(xs, ys, style, color="black", markersize=10, label=label)
 
     left.set_title("Load time vs file size (1000 meshes)")
-    left.set_xlabel("file size (MiB; .glb files are ~1.4x the .untold of the same scene)")
+    left.set_xlabel("file size (MiB; a .glb is larger than the .untold of the same scene)")
     right.set_title("Load time vs mesh count (16 MiB of geometry)")
     right.set_xlabel("meshes")
     for ax in (left, right):
