@@ -103,6 +103,11 @@ enum class alpha_mode : std::uint32_t { opaque = 0, mask = 1, blend = 2 };
 namespace material_flags {
 /// The alpha-mode bits of a material's flags (alpha_mode values).
 inline constexpr std::uint32_t alpha_mode_mask = 3u;
+/// Double-sided (no back-face culling). An untold library convention, not
+/// the reference engine's (it defines no material flag bits beyond the
+/// alpha mode and writes 0): an engine that ignores the bit culls back faces
+/// as for any material. docs/format.md, "Material flags".
+inline constexpr std::uint32_t double_sided = 1u << 2;
 }  // namespace material_flags
 
 namespace morph_flags {

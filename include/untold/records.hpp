@@ -115,7 +115,8 @@ struct mesh_record {
 /// Material record; its size depends on the file's formatVersion (88/88/100/108).
 /// Fields absent from older versions decode to the spec defaults. Flags bits
 /// 0-1 are the alpha mode (alpha_mode(), as the reference exporter writes
-/// them); the other bits pass through.
+/// them), bit 2 is untold's double-sided convention (double_sided()); the
+/// other bits pass through.
 struct material_record {
   std::uint32_t name_offset = none;
   std::uint32_t flags = 0;
@@ -153,6 +154,11 @@ struct material_record {
   constexpr void set_alpha_mode(untold::alpha_mode mode) noexcept {
     flags = (flags & ~material_flags::alpha_mode_mask) |
             (static_cast<std::uint32_t>(mode) & material_flags::alpha_mode_mask);
+  }
+  /// Flags bit 2: untold's double-sided convention (material_flags::double_sided).
+  [[nodiscard]] constexpr bool double_sided() const noexcept { return (flags & material_flags::double_sided) != 0; }
+  constexpr void set_double_sided(bool on) noexcept {
+    flags = on ? flags | material_flags::double_sided : flags & ~material_flags::double_sided;
   }
 
   [[nodiscard]] constexpr texture_channel roughness_channel() const noexcept {

@@ -38,6 +38,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -46,6 +48,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -122,6 +125,8 @@ struct material_desc {
   untold::alpha_mode alpha_mode = untold::alpha_mode::opaque;
   /// KHR_materials_transmission's factor, 0..1; needs 4 when not 0.
   float transmission_factor = 0.0f;
+  /// Sets flags bit 2, untold's double-sided convention (material_flags::double_sided).
+  bool double_sided = false;
 };
 
 struct texture_desc {
@@ -298,10 +303,21 @@ struct write_options {
   /// `digest_block_size` block of every chunk's stored bytes, so readers can
   /// verify at open only what they read and the rest on first access.
   /// Stored first, before the metadata (one prefix read holds it); costs
-  /// 32 bytes per block (0.05% at 64 KiB) and one more SHA-256 pass.
-  bool block_digests = false;
+  /// 32 bytes per block (0.05% at 64 KiB) and one more SHA-256 pass, which
+  /// runs on the other `threads` while the content hash is computed.
+  /// Default: off (SECURITY.md, "Integrity").
+  std::optional<bool> block_digests{};
   std::uint32_t digest_block_size = default_digest_block_size;
   compression_policy compression{};
+  /// Threads that compress chunks and compute block digests (the calling
+  /// thread is one of them); 0 = std::thread::hardware_concurrency(). The
+  /// output bytes are the same for every value: each chunk is compressed
+  /// whole, on its own, into its own slot. A thread that cannot be started
+  /// leaves its work to the others (with -fno-exceptions the standard
+  /// library aborts instead).
+  unsigned threads = 0;
+
+  [[nodiscard]] bool writes_block_digests() const noexcept { return block_digests.value_or(false); }
 };
 
 namespace detail {
@@ -343,6 +359,105 @@ namespace detail {
   }
   return out;
 }
+
+/// Zero bytes for padding written by views (alignment inside and between chunks).
+inline constexpr std::array<std::byte, chunk_alignment> zero_padding{};
+
+/// `requested` threads, or the hardware's when 0 (at least 1).
+[[nodiscard]] inline unsigned worker_threads(unsigned requested) noexcept {
+  return requested != 0 ? requested : std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// Runs task(i) for every i in [0, count) on up to `threads` threads, the
+/// calling thread among them; tasks are taken in index order from a shared
+/// counter, so which thread runs one never matters to the result. A thread
+/// that cannot be started leaves its share to the others.
+template <class Task>
+void run_tasks(std::size_t count, unsigned threads, Task&& task) {
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i = next.fetch_add(1, std::memory_order_relaxed); i < count;
+         i = next.fetch_add(1, std::memory_order_relaxed))
+      task(i);
+  };
+  std::vector<std::thread> helpers;
+  const std::size_t wanted = std::min<std::size_t>(threads, count);
+  for (std::size_t t = 1; t < wanted; ++t) {
+#if defined(__cpp_exceptions)
+    try {
+      helpers.emplace_back(work);
+    } catch (...) {
+      break;
+    }
+#else
+    helpers.emplace_back(work);
+#endif
+  }
+  work();
+  for (std::thread& helper : helpers) helper.join();
+}
+
+/// The stored bytes of a laid-out file (per row, in pieces) cut into the
+/// integrity chunk's digest blocks: rows in table order, the integrity
+/// chunk's own row holding none. Hashed in batches that threads share.
+class stored_blocks {
+ public:
+  static constexpr std::size_t batch_blocks = 64;  // 4 MiB at 64 KiB blocks
+
+  stored_blocks(std::span<const chunk_entry> table, std::span<const std::vector<byte_span>> stored,
+                std::uint32_t block_size)
+      : stored_(stored), table_(table), block_size_(block_size), first_block_(table.size() + 1, 0),
+        piece_starts_(table.size()) {
+    for (std::size_t row = 0; row < table.size(); ++row) {
+      const bool has_blocks = table[row].chunk_type != integrity_chunk_type;
+      first_block_[row + 1] =
+          first_block_[row] + (has_blocks ? digest_block_count(table[row].compressed_size, block_size) : 0);
+      std::uint64_t at = 0;
+      for (const byte_span piece : stored[row]) {
+        piece_starts_[row].push_back(at);
+        at += piece.size();
+      }
+    }
+  }
+
+  [[nodiscard]] std::uint64_t count() const noexcept { return first_block_.back(); }
+  [[nodiscard]] std::size_t tasks() const noexcept {
+    return static_cast<std::size_t>((count() + batch_blocks - 1) / batch_blocks);
+  }
+
+  /// Writes the digests of batch `batch`'s blocks into `digests` (32 bytes
+  /// per block, block order); false when SHA-256 failed.
+  bool digest_batch(std::size_t batch, std::span<std::byte> digests) const {
+    sha256 hasher;
+    const std::uint64_t end = std::min<std::uint64_t>(count(), std::uint64_t{batch + 1} * batch_blocks);
+    for (std::uint64_t g = std::uint64_t{batch} * batch_blocks; g < end; ++g) {
+      const auto row = static_cast<std::size_t>(std::upper_bound(first_block_.begin(), first_block_.end(), g) -
+                                                first_block_.begin() - 1);
+      const std::uint64_t offset = (g - first_block_[row]) * block_size_;
+      const std::uint64_t block_end = std::min<std::uint64_t>(offset + block_size_, table_[row].compressed_size);
+      const std::vector<std::uint64_t>& starts = piece_starts_[row];
+      auto piece = static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), offset) - starts.begin() - 1);
+      for (std::uint64_t at = offset; at < block_end; ++piece) {
+        const byte_span bytes = stored_[row][piece];
+        const auto from = static_cast<std::size_t>(at - starts[piece]);
+        const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(bytes.size() - from, block_end - at));
+        hasher.update(bytes.subspan(from, take));
+        at += take;
+      }
+      const auto digest = hasher.finish();
+      if (!digest) return false;
+      std::memcpy(digests.data() + g * digest_size, digest->data(), digest_size);
+    }
+    return true;
+  }
+
+ private:
+  std::span<const std::vector<byte_span>> stored_;
+  std::span<const chunk_entry> table_;
+  std::uint32_t block_size_;
+  std::vector<std::uint64_t> first_block_;                 // per row, and the total last
+  std::vector<std::vector<std::uint64_t>> piece_starts_;  // per row: each piece's offset in the stored bytes
+};
 
 [[nodiscard]] inline bool is_valid_utf8(std::string_view s) noexcept {
   const byte_span bytes = std::as_bytes(std::span(s.data(), s.size()));
@@ -451,17 +566,22 @@ class basic_builder {
     if (index_size(static_cast<std::uint32_t>(type)) == 0) fail_here("indexType", static_cast<std::uint32_t>(type));
     if (d.indices.size() > 0xFFFFFFFFu || d.indices.size() % 3 != 0) fail_here("indices", d.indices.size());
     if (d.edge_indices.size() > 0xFFFFFFFFu) fail_here("edgeIndices", d.edge_indices.size());
-    for (const std::uint32_t i : d.indices)
-      if (i >= vertex_count || i > max_index) { fail_here("indices", i); break; }
-    for (const std::uint32_t i : d.edge_indices)
-      if (i >= vertex_count || i > max_index) { fail_here("edgeIndices", i); break; }
+    // Every index below vertexCount and representable: one max per array
+    // (vectorises), the offending index searched only on failure.
+    const std::uint64_t limit = std::min<std::uint64_t>(vertex_count, std::uint64_t{max_index} + 1);
+    for (const auto& [list, field] : {std::pair{d.indices, "indices"}, std::pair{d.edge_indices, "edgeIndices"}})
+      if (!list.empty() && *std::max_element(list.begin(), list.end()) >= limit)
+        fail_here(field, *std::find_if(list.begin(), list.end(), [&](std::uint32_t i) { return i >= limit; }));
 
     m.record.index_type = static_cast<std::uint32_t>(type);
     m.record.vertex_count = vertex_count;
     m.record.index_count = static_cast<std::uint32_t>(d.indices.size());
+    // The builder's one copy of the geometry, already in stored form: the
+    // file is written from these bytes without copying them again.
     m.vertices.assign(d.vertices.begin(), d.vertices.end());
-    m.indices.assign(d.indices.begin(), d.indices.end());
-    m.edge_indices.assign(d.edge_indices.begin(), d.edge_indices.end());
+    m.indices = encode_indices(d.indices, type);
+    m.edge_indices = encode_indices(d.edge_indices, type);
+    m.edge_index_count = static_cast<std::uint32_t>(d.edge_indices.size());
 
     // localBounds from the positions; a writer never emits a non-finite one.
     aabb bounds{};
@@ -506,6 +626,7 @@ class basic_builder {
     if (mode > static_cast<std::uint32_t>(untold::alpha_mode::blend) || (mode != 0 && flag_mode != 0 && flag_mode != mode))
       fail(errc::invalid_argument, chunk_type::material_table, handle, "alphaMode", mode);
     m.flags |= mode;
+    if (d.double_sided) m.set_double_sided(true);
     m.transmission_factor = d.transmission_factor;
     if (!(d.transmission_factor >= 0.0f && d.transmission_factor <= 1.0f))
       fail(errc::invalid_argument, chunk_type::material_table, handle, "transmissionFactor", 0);
@@ -822,67 +943,66 @@ class basic_builder {
     return v;
   }
 
-  /// Lays out the file and passes its bytes to `sink(byte_span) -> bool`
-  /// (e.g. a file writer); a sink that returns false gives errc::io_write_failed.
+  /// Lays out the file and streams its bytes to `sink(byte_span) -> bool`
+  /// (e.g. write_file_with's file sink) in order, piece by piece: header and
+  /// table, then each chunk where it lies in the builder (geometry is never
+  /// gathered into a whole-file buffer) with zero padding between. Peak
+  /// memory beyond the builder's own: the tables, compressed chunks and the
+  /// block digests. A sink that returns false gives errc::io_write_failed
+  /// (nothing more is passed to it). Same bytes as finish().
   template <class Sink>
   status write(Sink&& sink, const write_options& options = {}) const {
-    auto file = finish(options);
+    auto file = lay_out_file(options);
     if (!file) return file.error();
-    if (!sink(byte_span(*file))) return make_error(errc::io_write_failed, {.field = "sink"});
+    if (!emit(*file, sink)) return make_error(errc::io_write_failed, {.field = "sink"});
     return {};
   }
 
-  /// Lays out the whole file in memory.
+  /// The whole file in memory (one copy of every byte into the result).
   [[nodiscard]] result<std::vector<std::byte>> finish(const write_options& options = {}) const {
-    if (error_.code != errc::ok) return error_;
-    const std::uint32_t version = options.format_version.value_or(max_format_version);
-    if (version < min_format_version || version > max_format_version)
-      return make_error(errc::invalid_argument, {.field = "formatVersion", .value = version, .has_value = true});
-    for (std::uint32_t i = 0; i < materials_.size(); ++i)  // the first material the version cannot store
-      if (const auto [needed, field] = detail::material_version(materials_[i]); needed > version)
-        return make_error(errc::format_version_too_low,
-                          {.chunk_type = static_cast<std::uint32_t>(chunk_type::material_table), .record_index = i,
-                           .field = field, .value = version, .has_value = true, .limit = needed, .has_limit = true});
-
-    file_header h;
-    h.format_version = version;
-    h.file_type = static_cast<std::uint32_t>(type_);
-    h.flags = options.flags;
-    h.root_transform = options.root_transform;
-    if (!detail::all_finite(options.root_transform))
-      return make_error(errc::invalid_argument, {.field = "rootTransform"});
-
-    auto core = build_core_tables(h, options);
-    if (!core) return core.error();
-    auto extensions = build_extension_tables(h.format_version, core->mesh_rows);
-    if (!extensions) return extensions.error();
-    std::vector<pending_chunk>& chunks = core->chunks;
-    for (pending_chunk& c : *extensions) chunks.push_back(std::move(c));
-    // Spec 7: metadata in type order, then data in type order; empty chunks
-    // only when the file type requires them; raw chunks last, in call order.
-    std::erase_if(chunks, [&](const pending_chunk& c) {
-      return c.payload.empty() && !is_required_chunk(type_, c.type);
-    });
-    std::stable_sort(chunks.begin(), chunks.end(), [](const pending_chunk& a, const pending_chunk& b) {
-      return std::pair{is_data_chunk(a.type), a.type} < std::pair{is_data_chunk(b.type), b.type};
-    });
-    for (const pending_chunk& raw : raw_chunks_) chunks.push_back(raw);
-    return lay_out(h, std::move(chunks), options);
+    auto file = lay_out_file(options);
+    if (!file) return file.error();
+    std::vector<std::byte> out;
+    out.reserve(static_cast<std::size_t>(file->size));
+    const auto append = [&out](byte_span piece) {
+      out.insert(out.end(), piece.begin(), piece.end());
+      return true;
+    };
+    emit(*file, append);
+    return out;
   }
 
  private:
   struct pending_mesh {
     std::uint32_t entity = none;
     mesh_record record;
-    std::vector<std::byte> vertices;
-    std::vector<std::uint32_t> indices;
-    std::vector<std::uint32_t> edge_indices;
+    std::vector<std::byte> vertices;      // as stored
+    std::vector<std::byte> indices;       // as stored (record.index_type)
+    std::vector<std::byte> edge_indices;  // as stored
+    std::uint32_t edge_index_count = 0;
     std::uint32_t geometry_of = none;  // the mesh whose bytes this one references
   };
+  // A chunk's payload: bytes it owns (encoded tables) or, when `parts` is
+  // not empty, those views of the builder's storage in order (geometry,
+  // strings, raw chunks: written where they lie, never gathered).
   struct pending_chunk {
     std::uint32_t type = 0;
     std::vector<std::byte> payload;
     std::uint32_t element_count = 0;
+    std::vector<byte_span> parts{};
+    std::uint64_t parts_size = 0;
+
+    [[nodiscard]] std::uint64_t size() const noexcept { return parts.empty() ? payload.size() : parts_size; }
+    void append(byte_span bytes) {
+      if (bytes.empty()) return;
+      parts.push_back(bytes);
+      parts_size += bytes.size();
+    }
+    // Zero bytes up to the next multiple of `alignment` (<= chunk_alignment).
+    void align(std::uint64_t alignment) {
+      if (const std::uint64_t r = parts_size % alignment; r != 0)
+        append(byte_span(detail::zero_padding).first(static_cast<std::size_t>(alignment - r)));
+    }
   };
   struct pending_skeleton {
     skeleton_record record;  // entity_id: the raw id, used when `entity` is none
@@ -910,6 +1030,70 @@ class basic_builder {
     std::vector<pending_chunk> chunks;
     std::vector<std::uint32_t> mesh_rows;  // per mesh handle: its row in the mesh table
   };
+  // A laid-out file: everything but the bytes that stay where they are.
+  struct laid_out_file_t {
+    std::vector<pending_chunk> chunks;                    // owners of the table payloads
+    std::vector<std::vector<std::byte>> owned;            // per row: compressed bytes / the integrity chunk
+    std::vector<std::vector<byte_span>> stored;           // per row: its stored bytes, in pieces
+    std::vector<std::byte> directory;                     // header and chunk table
+    std::vector<chunk_entry> table;
+    std::uint64_t size = 0;
+  };
+
+  template <class Sink>
+  static bool emit(const laid_out_file_t& f, Sink& sink) {
+    if (!sink(byte_span(f.directory))) return false;
+    std::uint64_t at = f.directory.size();
+    for (std::size_t row = 0; row < f.table.size(); ++row) {
+      if (f.table[row].compressed_size == 0) continue;  // offsets of empty chunks need no padding
+      const std::uint64_t gap = f.table[row].file_offset - at;  // < chunk_alignment
+      if (gap != 0 && !sink(byte_span(detail::zero_padding).first(static_cast<std::size_t>(gap)))) return false;
+      for (const byte_span piece : f.stored[row])
+        if (!sink(piece)) return false;
+      at = f.table[row].file_offset + f.table[row].compressed_size;
+    }
+    return at == f.size || sink(byte_span(detail::zero_padding).first(static_cast<std::size_t>(f.size - at)));
+  }
+
+  result<laid_out_file_t> lay_out_file(const write_options& options) const {
+    if (error_.code != errc::ok) return error_;
+    const std::uint32_t version = options.format_version.value_or(max_format_version);
+    if (version < min_format_version || version > max_format_version)
+      return make_error(errc::invalid_argument, {.field = "formatVersion", .value = version, .has_value = true});
+    for (std::uint32_t i = 0; i < materials_.size(); ++i)  // the first material the version cannot store
+      if (const auto [needed, field] = detail::material_version(materials_[i]); needed > version)
+        return make_error(errc::format_version_too_low,
+                          {.chunk_type = static_cast<std::uint32_t>(chunk_type::material_table), .record_index = i,
+                           .field = field, .value = version, .has_value = true, .limit = needed, .has_limit = true});
+
+    file_header h;
+    h.format_version = version;
+    h.file_type = static_cast<std::uint32_t>(type_);
+    h.flags = options.flags;
+    h.root_transform = options.root_transform;
+    if (!detail::all_finite(options.root_transform))
+      return make_error(errc::invalid_argument, {.field = "rootTransform"});
+
+    auto core = build_core_tables(h, options);
+    if (!core) return core.error();
+    auto extensions = build_extension_tables(h.format_version, core->mesh_rows);
+    if (!extensions) return extensions.error();
+    std::vector<pending_chunk>& chunks = core->chunks;
+    for (pending_chunk& c : *extensions) chunks.push_back(std::move(c));
+    // Spec 7: metadata in type order, then data in type order; empty chunks
+    // only when the file type requires them; raw chunks last, in call order.
+    std::erase_if(chunks, [&](const pending_chunk& c) {
+      return c.size() == 0 && !is_required_chunk(type_, c.type);
+    });
+    std::stable_sort(chunks.begin(), chunks.end(), [](const pending_chunk& a, const pending_chunk& b) {
+      return std::pair{is_data_chunk(a.type), a.type} < std::pair{is_data_chunk(b.type), b.type};
+    });
+    for (const pending_chunk& raw : raw_chunks_) {
+      chunks.push_back({raw.type, {}, raw.element_count});
+      chunks.back().append(raw.payload);
+    }
+    return lay_out(h, std::move(chunks), options);
+  }
 
   // Appends a channel's keys after checking them (finite fields, times in
   // order; an error names the channel and the key); returns the last key time.
@@ -959,16 +1143,24 @@ class basic_builder {
     return c;
   }
 
-  static void append_indices(std::vector<std::byte>& out, std::span<const std::uint32_t> indices, index_type type) {
+  // `indices` as stored with `type` (little-endian uint16 or uint32). An
+  // unknown type (already an error) gives nothing.
+  static std::vector<std::byte> encode_indices(std::span<const std::uint32_t> indices, index_type type) {
     const std::size_t isize = index_size(static_cast<std::uint32_t>(type));
-    const std::size_t at = out.size();
-    out.resize(at + indices.size() * isize);
-    for (std::size_t i = 0; i < indices.size(); ++i) {
-      if (type == index_type::uint16)
-        store_le_unchecked<std::uint16_t>(out.data() + at + 2 * i, static_cast<std::uint16_t>(indices[i]));
-      else
-        store_le_unchecked<std::uint32_t>(out.data() + at + 4 * i, indices[i]);
+    std::vector<std::byte> out;
+    if (isize == 4 && std::endian::native == std::endian::little) {
+      const byte_span raw = std::as_bytes(indices);
+      out.assign(raw.begin(), raw.end());
+    } else if (isize != 0) {
+      out.resize(indices.size() * isize);
+      for (std::size_t i = 0; i < indices.size(); ++i) {
+        if (isize == 2)
+          store_le_unchecked<std::uint16_t>(out.data() + 2 * i, static_cast<std::uint16_t>(indices[i]));
+        else
+          store_le_unchecked<std::uint32_t>(out.data() + 4 * i, indices[i]);
+      }
     }
+    return out;
   }
 
   // Resolves handles, fills bounds and offsets, and encodes the core tables
@@ -1023,7 +1215,6 @@ class basic_builder {
       owner.local_bounds = has_bounds[pm.entity] ? detail::merge(owner.local_bounds, m.local_bounds) : m.local_bounds;
       has_bounds[pm.entity] = true;
 
-      const auto type = static_cast<index_type>(m.index_type);
       const std::uint32_t isize = index_size(m.index_type);
       m.entity_id = owner.entity_id;
       m.vertex_stride_bytes = vertex_stride_pbr_static_v1;
@@ -1038,21 +1229,20 @@ class basic_builder {
         m.reserved0 = first.reserved0;
       } else {
         const pending_mesh& data = meshes_[bytes_of];
-        m.vertex_data_offset = vertex_data.payload.size();
+        m.vertex_data_offset = vertex_data.size();
         m.vertex_data_size_bytes = data.vertices.size();
-        vertex_data.payload.insert(vertex_data.payload.end(), data.vertices.begin(), data.vertices.end());
+        vertex_data.append(data.vertices);
         // Index ranges start 4-byte aligned so a GPU upload can take them as is.
-        index_data.payload.resize(*checked_align_up(index_data.payload.size(), 4));
-        m.index_data_offset = index_data.payload.size();
-        m.index_data_size_bytes = std::uint64_t{m.index_count} * isize;
-        append_indices(index_data.payload, data.indices, type);
+        index_data.align(4);
+        m.index_data_offset = index_data.size();
+        m.index_data_size_bytes = data.indices.size();
+        index_data.append(data.indices);
         if (!data.edge_indices.empty()) {
-          edge_data.payload.resize(*checked_align_up(edge_data.payload.size(), 4));
-          if (edge_data.payload.size() > 0xFFFFFFFFu)
+          edge_data.align(4);
+          if (edge_data.size() > 0xFFFFFFFFu)
             return make_error(errc::invalid_argument, {.chunk_type = 18, .record_index = source, .field = "edgeIndices"});
-          m.set_edge_indices(static_cast<std::uint32_t>(edge_data.payload.size()),
-                             static_cast<std::uint32_t>(data.edge_indices.size()));
-          append_indices(edge_data.payload, data.edge_indices, type);
+          m.set_edge_indices(static_cast<std::uint32_t>(edge_data.size()), data.edge_index_count);
+          edge_data.append(data.edge_indices);
         }
         stored.emplace(bytes_of, m);
       }
@@ -1097,7 +1287,8 @@ class basic_builder {
     out.mesh_rows.resize(order.size());
     for (std::uint32_t row = 0; row < order.size(); ++row) out.mesh_rows[order[row]] = row;
     std::vector<pending_chunk>& chunks = out.chunks;
-    chunks.push_back({static_cast<std::uint32_t>(chunk_type::string_table), strings_.bytes(), 0});
+    chunks.push_back({static_cast<std::uint32_t>(chunk_type::string_table), {}, 0});
+    chunks.back().append(strings_.bytes());
     chunks.push_back(encode_table<entity_record>(entities, h.format_version));
     chunks.push_back(encode_table<mesh_record>(meshes, h.format_version));
     chunks.push_back(encode_table<material_record>(materials_, h.format_version));
@@ -1262,78 +1453,130 @@ class basic_builder {
       codec<R>::encode(make(values[i]), mutable_byte_span(out).subspan(at + i * stride, stride));
   }
 
-  // Compresses per policy, places chunks 16-byte aligned, hashes, writes.
-  static result<std::vector<std::byte>> lay_out(file_header& h, std::vector<pending_chunk> chunks,
-                                                const write_options& options) {
+  // Compresses per policy (chunks in parallel), places chunks 16-byte
+  // aligned, computes the block digests (in parallel) and the content hash
+  // (at the same time, on one thread), and encodes header and table.
+  static result<laid_out_file_t> lay_out(file_header& h, std::vector<pending_chunk> chunks,
+                                         const write_options& options) {
     for (const pending_chunk& c : chunks)  // derived data: the library writes it (block_digests)
       if (c.type == integrity_chunk_type)
         return make_error(errc::invalid_argument, {.chunk_type = c.type, .field = "chunkType", .value = c.type, .has_value = true});
+    const bool digests = options.writes_block_digests();
     const std::uint32_t block_size = options.digest_block_size;
-    if (options.block_digests) {
+    if (digests) {
       if (block_size < min_digest_block_size || block_size > max_digest_block_size || (block_size & (block_size - 1)) != 0)
         return make_error(errc::invalid_argument, {.field = "digestBlockSize", .value = block_size, .has_value = true});
       chunks.insert(chunks.begin(), pending_chunk{integrity_chunk_type, {}, 0});  // row 0, stored first
     }
     if (chunks.size() > 0xFFFFFFFFu) return make_error(errc::invalid_argument, {.field = "chunkCount"});
+    const unsigned threads = detail::worker_threads(options.threads);
     h.chunk_count = static_cast<std::uint32_t>(chunks.size());
-    std::vector<chunk_entry> table(chunks.size());
-    std::vector<std::vector<std::byte>> stored(chunks.size());
-    std::uint64_t cursor = std::uint64_t{header_size} + std::uint64_t{chunk_entry_size} * chunks.size();
-    for (std::size_t i = 0; i < chunks.size(); ++i) {
-      pending_chunk& c = chunks[i];
-      chunk_entry& e = table[i];
+    laid_out_file_t f;
+    f.table.resize(chunks.size());
+    f.owned.resize(chunks.size());
+    f.stored.resize(chunks.size());
+    std::vector<std::uint32_t> to_compress;
+    for (std::uint32_t i = 0; i < chunks.size(); ++i) {
+      const pending_chunk& c = chunks[i];
+      chunk_entry& e = f.table[i];
       e.chunk_type = c.type;
       e.element_count = c.element_count;
-      e.uncompressed_size = c.payload.size();
-      const chunk_compression policy = options.compression.for_chunk(c.type);
-      stored[i] = std::move(c.payload);
-      if (policy.method != compression::none && !stored[i].empty()) {
-        auto packed = compress(policy.method, policy.level, stored[i]);
-        if (!packed) {
-          error err = packed.error();
-          err.context.chunk_index = static_cast<std::uint32_t>(i);
-          err.context.chunk_type = c.type;
-          return err;
-        }
-        if (packed->size() < stored[i].size()) {  // keep compression only when it pays
-          e.compression_type = static_cast<std::uint32_t>(policy.method);
-          stored[i] = std::move(*packed);
-        }
-      }
-      e.compressed_size = stored[i].size();
+      e.uncompressed_size = e.compressed_size = c.size();
+      if (!c.parts.empty()) f.stored[i] = c.parts;
+      else if (!c.payload.empty()) f.stored[i] = {byte_span(c.payload)};
+      if (options.compression.for_chunk(c.type).method != compression::none && c.size() != 0) to_compress.push_back(i);
     }
-    if (options.block_digests)  // its size follows from the others' stored sizes
-      table[0].compressed_size = table[0].uncompressed_size = integrity_chunk_size(table, 0, block_size);
-    for (chunk_entry& e : table) {
+
+    // Each chunk whole and on its own into its own slot: the bytes do not
+    // depend on the thread count. Geometry views are gathered per chunk here
+    // (the codecs take one buffer), and only while that chunk is compressed.
+    std::vector<error> failures(chunks.size());
+    detail::run_tasks(to_compress.size(), threads, [&](std::size_t task) {
+      const std::uint32_t i = to_compress[task];
+      const chunk_compression policy = options.compression.for_chunk(chunks[i].type);
+      std::vector<std::byte> gathered;
+      byte_span raw = chunks[i].payload;
+      if (!chunks[i].parts.empty()) {
+        gathered.reserve(static_cast<std::size_t>(chunks[i].size()));
+        for (const byte_span piece : chunks[i].parts) gathered.insert(gathered.end(), piece.begin(), piece.end());
+        raw = gathered;
+      }
+      auto packed = compress(policy.method, policy.level, raw);
+      if (!packed) {
+        failures[i] = packed.error();
+        failures[i].context.chunk_index = i;
+        failures[i].context.chunk_type = chunks[i].type;
+      } else if (packed->size() < raw.size()) {  // keep compression only when it pays
+        f.table[i].compression_type = static_cast<std::uint32_t>(policy.method);
+        f.table[i].compressed_size = packed->size();
+        f.owned[i] = std::move(*packed);
+        f.stored[i] = {byte_span(f.owned[i])};
+      }
+    });
+    for (const error& failure : failures)  // the first failing row, whatever finished first
+      if (failure.code != errc::ok) return failure;
+
+    if (digests)  // its size follows from the others' stored sizes
+      f.table[0].compressed_size = f.table[0].uncompressed_size = integrity_chunk_size(f.table, 0, block_size);
+    std::uint64_t cursor = std::uint64_t{header_size} + std::uint64_t{chunk_entry_size} * chunks.size();
+    for (chunk_entry& e : f.table) {
       cursor = *checked_align_up(cursor, chunk_alignment);
       e.file_offset = cursor;
       cursor += e.compressed_size;
     }
-    if (options.block_digests) {  // the directory digest covers header and table (contentHash excluded)
-      std::vector<std::byte> directory(header_size + std::size_t{chunk_entry_size} * table.size());
-      codec<file_header>::encode(h, directory);
-      for (std::size_t i = 0; i < table.size(); ++i)
-        codec<chunk_entry>::encode(table[i], mutable_byte_span(directory).subspan(header_size + i * chunk_entry_size));
-      auto digests = encode_integrity_chunk(directory, table, 0, block_size,
-                                            [&](std::uint32_t row) { return byte_span(stored[row]); });
-      if (!digests) return digests.error();
-      stored[0] = std::move(*digests);
-    }
+    f.size = cursor;
+    f.directory.resize(header_size + std::size_t{chunk_entry_size} * f.table.size());
+    codec<file_header>::encode(h, f.directory);  // contentHash is patched in below
+    for (std::size_t i = 0; i < f.table.size(); ++i)
+      codec<chunk_entry>::encode(f.table[i], mutable_byte_span(f.directory).subspan(header_size + i * chunk_entry_size));
 
-    if (options.content_hash) {
-      auto digest = compute_content_hash(std::span<const chunk_entry>(table),
-                                         [&](std::uint32_t row) { return byte_span(stored[row]); });
-      if (!digest) return digest.error();
-      h.content_hash = *digest;
-    }
+    UNTOLD_TRY(hash_stored_bytes(h, f, digests ? block_size : 0, options.content_hash, threads));
+    f.chunks = std::move(chunks);  // the owned payloads the pieces view (moving keeps their buffers)
+    return f;
+  }
 
-    std::vector<std::byte> file(static_cast<std::size_t>(cursor), std::byte{0});
-    codec<file_header>::encode(h, file);
-    for (std::size_t i = 0; i < table.size(); ++i) {
-      codec<chunk_entry>::encode(table[i], mutable_byte_span(file).subspan(header_size + i * chunk_entry_size));
-      if (!stored[i].empty()) std::memcpy(file.data() + table[i].file_offset, stored[i].data(), stored[i].size());
+  // Block digests (when block_size != 0) in parallel with the content hash;
+  // then the integrity chunk (row 0), the rest of the content hash, and the
+  // hash in the header. The content hash takes rows in chunkType order: the
+  // integrity chunk's high type puts it (and rows of higher types) last.
+  static status hash_stored_bytes(file_header& h, laid_out_file_t& f, std::uint32_t block_size, bool content_hash,
+                                  unsigned threads) {
+    const std::vector<std::uint32_t> order = content_hash_order(f.table);
+    const std::size_t before_integrity =
+        block_size == 0 ? order.size() : static_cast<std::size_t>(std::find(order.begin(), order.end(), 0u) - order.begin());
+    sha256 content;
+    const auto hash_rows = [&](std::size_t from, std::size_t to) {
+      for (std::size_t k = from; k < to; ++k)
+        for (const byte_span piece : f.stored[order[k]]) content.update(piece);
+    };
+    if (block_size == 0) {
+      if (content_hash) hash_rows(0, order.size());
+    } else {
+      detail::stored_blocks blocks(f.table, f.stored, block_size);
+      std::vector<std::byte> block_digests(blocks.count() * digest_size);
+      std::vector<std::uint8_t> failed(blocks.tasks());
+      // Task 0 is the content hash (the longest), the others batches of blocks.
+      detail::run_tasks(blocks.tasks() + (content_hash ? 1 : 0), threads, [&](std::size_t task) {
+        if (content_hash && task == 0) return hash_rows(0, before_integrity);
+        const std::size_t batch = task - (content_hash ? 1 : 0);
+        failed[batch] = !blocks.digest_batch(batch, block_digests);
+      });
+      if (std::find(failed.begin(), failed.end(), std::uint8_t{1}) != failed.end())
+        return make_error(errc::encode_failed, {.chunk_type = integrity_chunk_type, .field = "block"});
+      auto chunk = encode_integrity_chunk(f.directory, f.table, 0, block_size, block_digests);
+      if (!chunk) return chunk.error();
+      if (chunk->size() != f.table[0].compressed_size)  // integrity_chunk_size() and the encoder disagree
+        return make_error(errc::encode_failed, {.chunk_type = integrity_chunk_type, .field = "size"});
+      f.owned[0] = std::move(*chunk);
+      f.stored[0] = {byte_span(f.owned[0])};
+      if (content_hash) hash_rows(before_integrity, order.size());
     }
-    return file;
+    if (!content_hash) return {};
+    auto digest = content.finish();
+    if (!digest) return digest.error();
+    h.content_hash = *digest;
+    codec<file_header>::encode(h, f.directory);
+    return {};
   }
 
   untold::file_type type_;

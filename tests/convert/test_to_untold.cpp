@@ -3,10 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
 #include <untold/convert/to_untold.hpp>
+#include <untold/images.hpp>
 #include <untold/reader.hpp>
 #include <untold/scene.hpp>
 
@@ -48,6 +50,7 @@ cv::scene skinned_scene() {
   mat.emissive = {1, 0.5f, 0};
   mat.emissive_strength = 2;
   mat.transmission = 0.25f;
+  mat.double_sided = true;
   s.materials.push_back(mat);
 
   cv::mesh m = quad("body", 0);
@@ -152,6 +155,11 @@ TEST_CASE("to_untold: a skinned, animated scene reads back deep-valid with every
   CHECK(!find(report, "morph targets"));
   CHECK((mat.flags & untold::material_flags::alpha_mode_mask) == static_cast<std::uint32_t>(untold::alpha_mode::blend));
   CHECK(!find(report, "alpha mode"));
+  // Double-sided: flags bit 2 (untold's convention), next to the alpha bits.
+  CHECK(mat.double_sided());
+  CHECK(mat.flags == (untold::material_flags::double_sided | static_cast<std::uint32_t>(untold::alpha_mode::blend)));
+  CHECK(mat.alpha_mode() == untold::alpha_mode::blend);
+  CHECK(!find(report, "double-sided flag"));
   CHECK(mat.transmission_factor == 0.25f);
   CHECK(a->header().format_version == 4);
   REQUIRE(find(report, "scale channels"));
@@ -242,28 +250,311 @@ TEST_CASE("to_untold: texture transforms and uv sets baked when uniform, reporte
   CHECK(moved);
 }
 
-TEST_CASE("to_untold: uvs beyond the half-float range are shifted by whole units; imprecise ones reported") {
+namespace {
+
+/// One quad per sampler setup, its uvs far beyond binary16 (70000 = 65504 + 4496).
+struct far_uv_result {
+  untold::result<cv::untold_output> out;
+  cv::conversion_report report;
+};
+far_uv_result cook_far_uvs(bool uv_wrap, cv::wrap_mode u, cv::wrap_mode v, bool textured = true) {
   cv::scene s;
+  s.textures.push_back({.name = "t", .uri = "t.png"});
+  cv::material mat{.name = "m"};
+  mat.base_color_texture = {.texture = 0, .wrap = {u, v}};
+  s.materials.push_back(mat);
   cv::mesh m = quad("far", 0);
-  m.uv0 = {70000, 0, 70001, 0, 70001, 1, 70000, 1};
+  m.uv0 = {70000.5f, -70001, 70001.5f, -70001, 70001.5f, -70000, 70000.5f, -70000};
+  if (textured) m.material = 0;
   s.meshes.push_back(m);
+  s.nodes.push_back({.name = "n", .meshes = {0}});
+  cv::to_untold_options o;
+  o.uv_wrap = uv_wrap;
+  far_uv_result r{cv::untold_output{}, {}};
+  r.out = cv::to_untold(s, o, r.report);
+  return r;
+}
+
+std::array<float, 2> first_uv(const cv::untold_output& out) {
+  auto a = untold::open(out.file, {.deep_checks = true});
+  REQUIRE(a);
+  const auto v = untold::pbr_vertex_view::from_bytes(a->vertices(a->meshes()[0]));
+  REQUIRE(v);
+  return {(*v)[0].uv0[0], (*v)[0].uv0[1]};
+}
+
+}  // namespace
+
+TEST_CASE("to_untold: uvs beyond the half-float range: clamped and reported, or shifted with uv_wrap where sampling allows") {
+  using cv::wrap_mode;
+  using kind = cv::report_entry::kind;
+  SUBCASE("default: clamped, reported as dropped per axis") {
+    auto r = cook_far_uvs(false, wrap_mode::repeat, wrap_mode::repeat);
+    REQUIRE(r.out);
+    const auto uv = first_uv(*r.out);
+    CHECK(uv[0] == 65504.0f);
+    CHECK(uv[1] == -65504.0f);
+    REQUIRE(find(r.report, "uv0 range"));
+    CHECK(find(r.report, "uv0 range")->severity == kind::dropped);
+    CHECK(find(r.report, "uv0 range")->count == 4);  // the four u values of the first axis
+  }
+  SUBCASE("uv_wrap, repeat: shifted by whole units, the fraction kept") {
+    auto r = cook_far_uvs(true, wrap_mode::repeat, wrap_mode::repeat);
+    REQUIRE(r.out);
+    const auto uv = first_uv(*r.out);
+    CHECK(uv[0] == -0.5f);  // 70000.5 - floor((70000.5 + 70001.5) / 2) = 70000.5 - 70001
+    CHECK(uv[0] - std::floor(uv[0]) == 0.5f);  // the same fraction: the same texel under repeat
+    CHECK(uv[1] == 0.0f);   // -70001 - floor(-70000.5) = -70001 + 70001
+    REQUIRE(find(r.report, "uv0 range"));
+    CHECK(find(r.report, "uv0 range")->severity == kind::changed);
+    CHECK(!r.report.lost_anything());
+  }
+  SUBCASE("uv_wrap, mirror on u: an even shift; clamp on v: v clamped") {
+    auto r = cook_far_uvs(true, wrap_mode::mirror, wrap_mode::clamp);
+    REQUIRE(r.out);
+    const auto uv = first_uv(*r.out);
+    CHECK(uv[0] == 0.5f);  // the even shift 70000 keeps mirrored sampling (70001 would flip it)
+    CHECK(uv[1] == -65504.0f);
+    bool shifted_u = false, clamped_v = false;
+    for (const auto& e : r.report.entries) {
+      shifted_u |= e.what == "uv0 range" && e.severity == kind::changed;
+      clamped_v |= e.what == "uv0 range" && e.severity == kind::dropped && e.reason.find("clamping sampler") != std::string::npos;
+    }
+    CHECK(shifted_u);
+    CHECK(clamped_v);
+    REQUIRE(find(r.report, "clamp/mirror sampler wrap"));  // the format has no sampler state
+    CHECK(find(r.report, "clamp/mirror sampler wrap")->severity == kind::dropped);
+  }
+  SUBCASE("uv_wrap without textures: nothing samples them, shifted") {
+    auto r = cook_far_uvs(true, wrap_mode::clamp, wrap_mode::clamp, false);
+    REQUIRE(r.out);
+    CHECK(first_uv(*r.out)[0] == -0.5f);
+  }
+}
+
+TEST_CASE("to_untold: uvs that lose precision in binary16 are reported") {
+  cv::scene s;
   cv::mesh near = quad("near", 1);
   near.uv0 = {100.3f, 0, 101, 0, 101, 1, 100, 1};
   s.meshes.push_back(near);
   cv::conversion_report report;
   auto out = cv::to_untold(s, {}, report);
   REQUIRE_MESSAGE(out, out.error().describe());
-  auto a = untold::open(out->file, {.deep_checks = true});
-  REQUIRE(a);
-  const auto v = untold::pbr_vertex_view::from_bytes(a->vertices(a->meshes()[0]));
-  REQUIRE(v);
-  CHECK((*v)[1].uv0[0] - (*v)[0].uv0[0] == doctest::Approx(1.0f));  // same fraction, same sampling
-  CHECK(std::fabs((*v)[0].uv0[0]) < 65504.0f);
-  REQUIRE(find(report, "uv0 range"));
-  CHECK(find(report, "uv0 range")->severity == cv::report_entry::kind::changed);
   REQUIRE(find(report, "uv0 precision"));
   CHECK(find(report, "uv0 precision")->where == "mesh 'near'");
   CHECK(find(report, "uv0 precision")->count == 1);  // 100.3 rounds by 0.05; whole numbers are exact
+  CHECK(!find(report, "uv0 range"));
+}
+
+TEST_CASE("to_untold: double_sided false leaves flags bit 2 clear; the record accessor round-trips every version") {
+  cv::scene s;
+  s.materials.push_back({.name = "one", .alpha = cv::alpha_mode::mask});
+  s.materials.push_back({.name = "two", .double_sided = true});
+  cv::mesh m = quad("q", 0);
+  m.material = 0;
+  s.meshes.push_back(m);
+  cv::conversion_report report;
+  auto out = cv::to_untold(s, {}, report);
+  REQUIRE(out);
+  auto a = untold::open(out->file);
+  REQUIRE(a);
+  REQUIRE(a->materials().size() == 2);
+  CHECK(!a->materials()[0].double_sided());
+  CHECK(a->materials()[0].flags == 1u);  // mask only
+  CHECK(a->materials()[1].double_sided());
+  CHECK(a->materials()[1].flags == 4u);
+  for (std::uint32_t version = 1; version <= 4; ++version) {
+    untold::material_record r;
+    r.set_alpha_mode(untold::alpha_mode::blend);
+    r.set_double_sided(true);
+    std::vector<std::byte> bytes(untold::codec<untold::material_record>::size(version));
+    untold::codec<untold::material_record>::encode(r, bytes, version);
+    CHECK(std::to_integer<int>(bytes[4]) == 6);  // flags at offset 4: bit 2 + blend (2)
+    const auto back = untold::codec<untold::material_record>::decode(bytes, version);
+    CHECK(back.double_sided());
+    CHECK(back.alpha_mode() == untold::alpha_mode::blend);
+    r.set_double_sided(false);
+    CHECK(r.flags == 2u);
+  }
+}
+
+TEST_CASE("to_untold: embed_images stores the image bytes in the untold.images chunk, URIs '#name'") {
+  cv::scene s;
+  std::vector<std::byte> png(300);
+  for (std::size_t i = 0; i < png.size(); ++i) png[i] = static_cast<std::byte>(i * 7 + 1);
+  std::vector<std::byte> other = png;
+  other[10] = std::byte{0};
+  s.textures.push_back({.name = "a", .uri = "wood.png", .embedded = png});
+  s.textures.push_back({.name = "b", .uri = "wood.png", .embedded = other});  // same name, other bytes
+  s.textures.push_back({.name = "c", .uri = "wood.png", .embedded = png});    // same name, same bytes
+  s.textures.push_back({.name = "d", .embedded = other});                     // no uri
+  s.textures.push_back({.name = "e", .uri = "stone.png"});                    // a file reference
+  cv::material mat{.name = "m"};
+  mat.base_color_texture.texture = 0;
+  s.materials.push_back(mat);
+  cv::mesh m = quad("q", 0);
+  m.material = 0;
+  s.meshes.push_back(m);
+  cv::to_untold_options o;
+  o.embed_images = true;
+  cv::conversion_report report;
+  auto out = cv::to_untold(s, o, report);
+  REQUIRE_MESSAGE(out, out.error().describe());
+  CHECK(!report.lost_anything());
+  auto a = untold::open(out->file, {.deep_checks = true});
+  REQUIRE_MESSAGE(a, a.error().describe());
+  REQUIRE(a->textures().size() == 5);
+  const auto uri = [&](std::size_t i) { return a->string(a->textures()[i].uri_offset); };
+  CHECK(uri(0) == "#wood.png");
+  CHECK(uri(1) == "#wood_1.png");
+  CHECK(uri(2) == "#wood.png");
+  CHECK(uri(3) == "#image3");
+  CHECK(uri(4) == "stone.png");
+  auto images = untold::embedded_images(*a);
+  REQUIRE_MESSAGE(images, images.error().describe());
+  REQUIRE(images->size() == 3);
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto bytes = untold::find_embedded_image(*images, uri(i));
+    REQUIRE(bytes);
+    const auto& want = s.textures[i].embedded;
+    CHECK(std::equal(bytes->begin(), bytes->end(), want.begin(), want.end()));  // exact bytes
+  }
+  CHECK(!untold::find_embedded_image(*images, uri(4)));
+  CHECK(!untold::find_embedded_image(*images, "wood.png"));  // no mark: a file reference
+  // Without embed_images, a texture with bytes but no uri is a reported loss.
+  cv::conversion_report plain;
+  auto without = cv::to_untold(s, {}, plain);
+  REQUIRE(without);
+  REQUIRE(find(plain, "embedded image"));
+  auto b = untold::open(without->file);
+  REQUIRE(b);
+  auto none = untold::embedded_images(*b);
+  REQUIRE(none);
+  CHECK(none->empty());
+}
+
+TEST_CASE("images chunk: encode/parse round trip and one crafted body per rejection") {
+  const std::vector<std::byte> png = {std::byte{0x89}, std::byte{'P'}, std::byte{'N'}, std::byte{'G'}};
+  const std::vector<untold::embedded_image> images = {{"a.png", png}, {"b.jpg", {}}};
+  auto body = untold::encode_images_chunk(images);
+  REQUIRE(body);
+  // 8 header + 2 x 24 directory + names "a.png" "b.jpg" + 4 data bytes.
+  CHECK(body->size() == 8 + 48 + 10 + 4);
+  auto back = untold::parse_images_chunk(*body);
+  REQUIRE(back);
+  REQUIRE(back->size() == 2);
+  CHECK((*back)[0].name == "a.png");
+  CHECK(std::equal((*back)[0].bytes.begin(), (*back)[0].bytes.end(), png.begin(), png.end()));
+  CHECK((*back)[1].bytes.empty());
+
+  const auto put32 = [](std::vector<std::byte>& b, std::size_t at, std::uint32_t v) {
+    untold::store_le_unchecked<std::uint32_t>(b.data() + at, v);
+  };
+  const auto put64 = [](std::vector<std::byte>& b, std::size_t at, std::uint64_t v) {
+    untold::store_le_unchecked<std::uint64_t>(b.data() + at, v);
+  };
+  const auto rejected = [](const std::vector<std::byte>& b, const char* field, untold::limits caps = {}) {
+    auto r = untold::parse_images_chunk(b, caps);
+    REQUIRE(!r);
+    CHECK(r.error().code == untold::errc::extension_range);
+    CHECK(std::string_view(r.error().context.field) == field);
+  };
+  {
+    auto b = *body;
+    put32(b, 0, 3);  // a third directory row does not fit
+    rejected(b, "imageCount");
+  }
+  {
+    auto b = *body;
+    put32(b, 0, 0xFFFFFFFFu);  // a count that would overflow count x 24 on 32 bits
+    rejected(b, "imageCount");
+  }
+  rejected(*body, "imageCount", untold::limits{.max_records = 1});
+  rejected(std::vector<std::byte>(body->begin(), body->begin() + 6), "reserved");
+  {
+    auto b = *body;
+    put32(b, 4, 1);
+    rejected(b, "reserved");
+  }
+  {
+    auto b = *body;
+    put32(b, 8, static_cast<std::uint32_t>(b.size() - 2));  // name runs past the body
+    rejected(b, "nameOffset");
+  }
+  {
+    auto b = *body;
+    put32(b, 8, 0xFFFFFFFFu);
+    put32(b, 12, 0xFFFFFFFFu);  // offset + length overflows 32 bits, not 64
+    rejected(b, "nameOffset");
+  }
+  {
+    auto b = *body;
+    put32(b, 12, 0);  // empty name
+    rejected(b, "name");
+  }
+  {
+    auto b = *body;
+    b[56] = std::byte{0};  // a NUL in "a.png"
+    rejected(b, "name");
+  }
+  {
+    auto b = *body;
+    put32(b, 8 + 24, 56);  // the second entry names "a.png" too
+    rejected(b, "name");
+  }
+  {
+    auto b = *body;
+    put64(b, 16, ~std::uint64_t{0});  // dataOffset + dataSize overflows
+    rejected(b, "dataOffset");
+  }
+  {
+    auto b = *body;
+    put64(b, 24, 5);  // 4 bytes of data left
+    rejected(b, "dataOffset");
+  }
+  // The writer refuses what the reader would reject.
+  const std::vector<untold::embedded_image> twice = {{"x", png}, {"x", png}};
+  CHECK(!untold::encode_images_chunk(twice));
+  const std::vector<untold::embedded_image> blank = {{" ", png}};
+  CHECK(!untold::encode_images_chunk(blank));
+}
+
+TEST_CASE("images chunk in a file: a second chunk, another kind and a broken body are rejected by embedded_images") {
+  const std::vector<std::byte> png = {std::byte{1}, std::byte{2}};
+  const std::vector<untold::embedded_image> images = {{"a.png", png}};
+  auto body = untold::encode_images_chunk(images);
+  REQUIRE(body);
+  const auto file = [&](auto&& add) {
+    untold::builder b{untold::file_type::tile};
+    add(b);
+    auto bytes = b.finish();
+    REQUIRE(bytes);
+    return *bytes;
+  };
+  const auto field_of = [](const std::vector<std::byte>& bytes) -> std::string {
+    auto a = untold::open(bytes);
+    REQUIRE(a);
+    auto r = untold::embedded_images(*a);
+    if (r) return "ok";
+    CHECK(r.error().code == untold::errc::extension_range);
+    CHECK(r.error().context.chunk_type == untold::images_chunk_type);
+    return r.error().context.field;
+  };
+  const auto add = [&](untold::builder& b, std::uint32_t kind, std::span<const std::byte> payload) {
+    b.add_plugin_chunk(untold::images_plugin_id, kind, untold::images_chunk_version, payload, untold::images_chunk_type);
+  };
+  CHECK(field_of(file([&](untold::builder& b) { add(b, untold::images_chunk_kind, *body); })) == "ok");
+  CHECK(field_of(file([&](untold::builder& b) {
+          add(b, untold::images_chunk_kind, *body);
+          add(b, untold::images_chunk_kind, *body);
+        })) == "chunkType");
+  CHECK(field_of(file([&](untold::builder& b) { add(b, 2, *body); })) == "chunkKind");
+  CHECK(field_of(file([&](untold::builder& b) {
+          b.add_plugin_chunk("com.example.other", 1, 1, *body, untold::images_chunk_type);
+        })) == "pluginId");
+  std::vector<std::byte> broken = *body;
+  broken.resize(broken.size() - 1);  // the image's last byte missing
+  CHECK(field_of(file([&](untold::builder& b) { add(b, untold::images_chunk_kind, broken); })) == "dataOffset");
 }
 
 TEST_CASE("to_untold: animations_only writes a fileType-animation file with the clips only") {

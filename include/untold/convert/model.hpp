@@ -179,10 +179,15 @@ struct texture {
   std::vector<std::byte> embedded{};  // image bytes when the source embeds them
 };
 
+/// A sampler's wrap mode on one axis (glTF's REPEAT, CLAMP_TO_EDGE,
+/// MIRRORED_REPEAT).
+enum class wrap_mode : std::uint8_t { repeat, clamp, mirror };
+
 /// A material's use of a texture.
 struct texture_slot {
   std::uint32_t texture = no_ref;
   std::uint32_t uv_set = 0;
+  std::array<wrap_mode, 2> wrap{wrap_mode::repeat, wrap_mode::repeat};  // u, v (glTF's default: repeat)
   bool has_transform = false;  // KHR_texture_transform
   std::array<float, 2> offset{0, 0}, scale{1, 1};
   float rotation = 0;

@@ -27,7 +27,8 @@
 //   occlusion/emissive textures (metallic from B and roughness from G of a
 //   glTF metallic-roughness texture); emissive strength is multiplied into
 //   the factor (`changed`); alpha mode (flags bits 0-1), alpha cutoff and
-//   transmission are written; double-sided has no field (`dropped`).
+//   transmission are written; double-sided sets flags bit 2 (untold's
+//   documented convention, material_flags::double_sided).
 //   skeleton -> skeleton + joints: jointPath = names from the root joined by
 //   '/', bindTransform = the joint's bind pose in skeleton space (the inverse
 //   of the inverse bind matrix), restTransform = local rest pose.
@@ -50,6 +51,8 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -60,6 +63,7 @@
 #include "../matrix.hpp"
 #include "../packing.hpp"
 #include "../vertex.hpp"
+#include "../images.hpp"
 #include "../writer.hpp"
 #include "model.hpp"
 
@@ -82,6 +86,17 @@ struct to_untold_options {
   /// vertices and indices are identical, store their bytes once; every
   /// drawing entity gets a mesh record referencing them.
   bool share_geometry = true;
+  /// Store the image bytes of textures that carry them (texture::embedded)
+  /// in the file's untold.images chunk (images.hpp; an untold convention),
+  /// the texture URI naming them "#name" (name = texture::uri, else
+  /// "imageN"). Off: such a texture is referenced by its uri (the caller
+  /// writes the image there), or dropped when it has none.
+  bool embed_images = false;
+  /// UVs beyond the half-float range: shift them by whole units (only where
+  /// that keeps the sampling: every texture the mesh's material samples
+  /// repeats on that axis, or mirrors and the shift is even). Off, or where
+  /// sampling would change: clamp, reported as dropped.
+  bool uv_wrap = false;
 };
 
 /// Largest UV rounding error (in UV units) the half-float encoding may add
@@ -143,19 +158,36 @@ namespace detail {
 
 /// The UV streams a mesh is written with: the set its material's textures
 /// sample moved into uv0, a KHR_texture_transform shared by all of them baked
-/// in, and values outside the half-float range shifted by whole units (the
-/// same sampling under repeat wrapping) or, failing that, clamped. Every
-/// step is reported.
+/// in, and values outside the half-float range shifted by whole units (with
+/// options.uv_wrap, where the samplers make that the same sampling) or
+/// clamped. Every step is reported.
 struct prepared_uvs {
   std::vector<float> uv0, uv1;
 };
 
+/// The shift by whole units that brings [lo, hi] into the binary16 range
+/// without changing what the slots' samplers fetch on `axis`: any whole
+/// number under repeat, an even one under mirror, none under clamp. No
+/// slots: nothing samples the set, any shift. nullopt when none fits.
+[[nodiscard]] inline std::optional<double> sampling_preserving_shift(std::span<const texture_slot* const> slots,
+                                                                     std::size_t axis, double lo, double hi) {
+  bool even = false;
+  for (const texture_slot* t : slots) {
+    if (t->wrap[axis] == wrap_mode::clamp) return std::nullopt;
+    even = even || t->wrap[axis] == wrap_mode::mirror;
+  }
+  const double step = even ? 2.0 : 1.0;
+  const double shift = std::floor((lo + hi) / 2 / step) * step;
+  if (lo - shift < -half_max || hi - shift > half_max) return std::nullopt;
+  return shift;
+}
+
 [[nodiscard]] inline prepared_uvs prepare_uvs(const scene& s, const mesh& m, const std::string& where,
-                                              conversion_report& report) {
+                                              const to_untold_options& options, conversion_report& report) {
   prepared_uvs out{m.uv0, m.uv1};
+  std::vector<const texture_slot*> slots;  // the textures the mesh's material samples
   if (m.material != no_ref) {
     const material& mat = s.materials[m.material];
-    std::vector<const texture_slot*> slots;
     for (const texture_slot* t : {&mat.base_color_texture, &mat.metallic_roughness_texture, &mat.normal_texture,
                                   &mat.occlusion_texture, &mat.emissive_texture})
       if (t->used()) slots.push_back(t);
@@ -208,12 +240,16 @@ struct prepared_uvs {
         hi = std::max(hi, (*uv)[i]);
       }
       if (!(lo < -half_max || hi > half_max)) continue;
-      const double shift = std::floor((static_cast<double>(lo) + hi) / 2);
-      if (static_cast<double>(hi) - lo <= 2 * half_max - 2) {
-        for (std::size_t i = axis; i < uv->size(); i += 2) (*uv)[i] = static_cast<float>((*uv)[i] - shift);
+      // Samplers of the slots that sample this set (uv0 after the moves above; uv1 none).
+      const std::span<const texture_slot* const> sampling =
+          uv == &out.uv0 ? std::span<const texture_slot* const>(slots) : std::span<const texture_slot* const>();
+      const auto shift = options.uv_wrap ? sampling_preserving_shift(sampling, axis, lo, hi) : std::nullopt;
+      if (shift) {
+        for (std::size_t i = axis; i < uv->size(); i += 2) (*uv)[i] = static_cast<float>((*uv)[i] - *shift);
         report.changed(std::string(set) + " range", where,
-                       "beyond the half-float range; shifted by " + std::to_string(static_cast<long long>(shift)) +
-                           " (the same sampling with repeat wrapping)");
+                       "beyond the half-float range; shifted by " + std::to_string(static_cast<long long>(*shift)) +
+                           " (--uv-wrap: the samplers " + (sampling.empty() ? "do not sample it" : "wrap, the same sampling") +
+                           ")");
       } else {
         std::uint64_t clamped = 0;
         for (std::size_t i = axis; i < uv->size(); i += 2) {
@@ -221,7 +257,12 @@ struct prepared_uvs {
           clamped += v != (*uv)[i];
           (*uv)[i] = v;
         }
-        report.dropped(std::string(set) + " range", where, "spans more than the half-float range: values clamped", clamped);
+        report.dropped(std::string(set) + " range", where,
+                       !options.uv_wrap ? "beyond the half-float range: values clamped (--uv-wrap shifts by whole units "
+                                          "where the samplers repeat)"
+                                        : "beyond the half-float range: values clamped (no whole-unit shift keeps the "
+                                          "sampling: a clamping sampler, or the values span more than the range)",
+                       clamped);
       }
     }
     std::uint64_t imprecise = 0;
@@ -239,6 +280,33 @@ struct prepared_uvs {
                      "half-float rounding exceeds 1/2048 (max error " + std::to_string(worst) + ")", imprecise);
   }
   return out;
+}
+
+/// The name each texture's image gets in the untold.images chunk ("" = not
+/// embedded): its uri, else "imageN"; a name another image already took
+/// gets "_N" before its extension. Textures with the same name and the same
+/// bytes share one image.
+[[nodiscard]] inline std::vector<std::string> embedded_names(const scene& s, const to_untold_options& options) {
+  std::vector<std::string> names(s.textures.size());
+  if (!options.embed_images) return names;
+  std::unordered_map<std::string, std::size_t> owner;  // name -> the texture whose bytes it holds
+  for (std::size_t i = 0; i < s.textures.size(); ++i) {
+    const texture& t = s.textures[i];
+    if (t.embedded.empty()) continue;
+    const std::string base = t.uri.empty() || !is_valid_plugin_id(t.uri) ? "image" + std::to_string(i) : t.uri;
+    std::string name = base;
+    for (int n = 1;; ++n) {
+      const auto it = owner.find(name);
+      if (it == owner.end() || s.textures[it->second].embedded == t.embedded) break;
+      const std::size_t dot = base.rfind('.');
+      const std::size_t cut = dot == std::string::npos || dot == 0 || base.find('/', dot) != std::string::npos
+                                  ? base.size() : dot;
+      name = base.substr(0, cut) + "_" + std::to_string(n) + base.substr(cut);
+    }
+    owner.emplace(name, i);
+    names[i] = std::move(name);
+  }
+  return names;
 }
 
 /// Geometry already given to the builder, found by content for instancing.
@@ -316,16 +384,20 @@ class geometry_pool {
   for (std::size_t i = 0; i < s.materials.size() && geometry; ++i) {
     const material& m = s.materials[i];
     const std::string where = detail::quoted("material", m.name, i);
-    if (m.double_sided) report.dropped("double-sided flag", where, "the material record has no double-sided field");
     if (m.emissive_strength != 1.0f)
       report.changed("emissive strength", where, "multiplied into emissiveFactor");
     if (!m.other_textures.empty())
       report.dropped("other texture slots", where, "no matching PBR slot", m.other_textures.size());
+    std::uint64_t not_repeat = 0;
+    for (const texture_slot* t : {&m.base_color_texture, &m.metallic_roughness_texture, &m.normal_texture,
+                                  &m.occlusion_texture, &m.emissive_texture})
+      not_repeat += t->used() && (t->wrap[0] != wrap_mode::repeat || t->wrap[1] != wrap_mode::repeat);
+    report.dropped("clamp/mirror sampler wrap", where, "the texture record has no sampler state", not_repeat);
   }
   for (std::size_t i = 0; i < s.textures.size() && geometry; ++i)
-    if (s.textures[i].uri.empty())
+    if (s.textures[i].uri.empty() && (!options.embed_images || s.textures[i].embedded.empty()))
       report.dropped("embedded image", detail::quoted("texture", s.textures[i].name, i),
-                     "textures are referenced by URI; write the image next to the output first");
+                     "textures are referenced by URI; write the image next to the output first or embed it");
   if (!geometry) {
     const std::size_t left_out = s.meshes.size() + s.lights.size() + s.cameras.size() + s.skeletons.size();
     report.info("scene content other than animation clips", "", "not written to an animation file", left_out);
@@ -359,7 +431,7 @@ class geometry_pool {
   // UV streams per mesh, prepared (and reported) once for every file.
   std::vector<detail::prepared_uvs> uvs(geometry ? s.meshes.size() : 0);
   for (std::size_t i = 0; i < uvs.size(); ++i)
-    uvs[i] = detail::prepare_uvs(s, s.meshes[i], detail::quoted("mesh", s.meshes[i].name, i), report);
+    uvs[i] = detail::prepare_uvs(s, s.meshes[i], detail::quoted("mesh", s.meshes[i].name, i), options, report);
   std::uint64_t shared_records = 0, identical_meshes = 0;
 
   const auto build = [&](untold::file_type type, std::size_t lod, bool with_extensions) -> result<std::vector<std::byte>> {
@@ -368,12 +440,24 @@ class geometry_pool {
     std::vector<std::vector<std::uint32_t>> mesh_handles(s.meshes.size());
     if (geometry) {
       std::vector<std::uint32_t> textures(s.textures.size(), none);
+      const std::vector<std::string> names = detail::embedded_names(s, options);
+      std::vector<embedded_image> images;
       for (std::size_t i = 0; i < s.textures.size(); ++i) {
         const texture& t = s.textures[i];
-        if (t.uri.empty()) continue;
-        textures[i] = b.add_texture({.name = t.name, .uri = t.uri, .format = t.format,
+        const bool embed = !names[i].empty();
+        if (t.uri.empty() && !embed) continue;
+        const std::string uri = embed ? embedded_image_uri(names[i]) : t.uri;
+        textures[i] = b.add_texture({.name = t.name, .uri = uri, .format = t.format,
                                      .flags = t.srgb ? 1u : 0u, .width = t.width, .height = t.height,
                                      .mip_count = t.mip_count});
+        const bool stored = std::any_of(images.begin(), images.end(),
+                                        [&](const embedded_image& e) { return e.name == names[i]; });
+        if (embed && !stored) images.push_back({names[i], t.embedded});
+      }
+      if (!images.empty()) {
+        auto body = encode_images_chunk(images);
+        if (!body) return body.error();
+        b.add_plugin_chunk(images_plugin_id, images_chunk_kind, images_chunk_version, *body, images_chunk_type);
       }
       const auto tex = [&](const texture_slot& slot) { return slot.used() ? textures[slot.texture] : none; };
       std::vector<std::uint32_t> materials(s.materials.size());
@@ -401,6 +485,7 @@ class geometry_pool {
                        : m.alpha == alpha_mode::blend ? untold::alpha_mode::blend
                                                       : untold::alpha_mode::opaque;
         d.transmission_factor = m.transmission;
+        d.double_sided = m.double_sided;  // flags bit 2, untold's convention
         materials[i] = b.add_material(d);
       }
 
