@@ -152,19 +152,27 @@ def no_results(what):
 def machine_table(run):
     m, c = run.machine, run.context
     quick = " **Quick run** (`UNTOLD_BENCH_QUICK=1`): no 1 GiB cases." if m.get("quick") else ""
+    reps = m.get("repetitions", "?")
+    how = "medians" if isinstance(reps, int) and reps > 1 else "one run each, no medians"
+    caches = ", ".join(f"L{cache['level']}{' ' + cache['type'][0] if cache['type'] != 'Unified' else ''} "
+                       f"{mib_text(cache['size'] / 2**20)}" + (f" (shared by {cache['num_sharing']})"
+                                                               if cache.get("num_sharing", 1) > 1 else "")
+                       for cache in c.get("caches", []))
     rows = [
         ("date", f"{m.get('date_utc', c.get('date', '?'))} UTC, commit `{m.get('commit', '?')}`"),
         ("CPU", f"{m.get('cpu', '?')}, {m.get('cpus', c.get('num_cpus', '?'))} CPUs"
-                + (f", {m['hypervisor']} guest" if m.get("hypervisor") else "")),
+                + (f", {m['hypervisor']} guest" if m.get("hypervisor") else "")
+                + (f", {c['mhz_per_cpu']} MHz" if c.get("mhz_per_cpu") else "") + (f"; caches: {caches}" if caches else "")),
         ("memory", f"{m.get('memory_gib', '?')} GiB ({m.get('memory_available_gib', '?')} GiB available at the start)"),
         ("OS", m.get("os", "?")),
         ("compiler", f"{m.get('compiler', '?')}; {m.get('flags', '?')}"),
         ("libraries", f"lz4 {m.get('lz4', '?')}, zstd {m.get('zstd', '?')}, OpenSSL {m.get('openssl', '?')}, "
-                      f"google-benchmark {m.get('benchmark', '?')}"),
+                      f"google-benchmark {m.get('benchmark', '?')} (Debian's build reports itself as "
+                      f"\"{c.get('library_build_type', '?')}\": that is the timing harness, not the measured code)"),
         ("peers", f"tinygltf {m.get('tinygltf', '?')} (Debian's libtinygltf-dev), assimp {m.get('assimp', '?')}"),
         ("load average", f"{m.get('load_average_start', '?')} at the start, {m.get('load_average_end', '?')} "
                          f"at the end ({m.get('cpus', '?')} CPUs)"),
-        ("run", f"`bench/run.sh`, `--benchmark_repetitions={m.get('repetitions', '?')}`, medians; the suite took "
+        ("run", f"`bench/run.sh`, `--benchmark_repetitions={reps}`, {how}; the suite took "
                 f"{sig((m.get('suite_seconds') or 0) / 60, 2)} min, the whole script "
                 f"{sig((m.get('total_seconds') or 0) / 60, 2)} min.{quick}"),
     ]
@@ -181,7 +189,7 @@ def goal_rows(run):
     plain_wall, plain_cpu = open_default_ratio("plain")
     digests_wall, digests_cpu = open_default_ratio("digests")
     nohash = counter(run.results.get("open_file_bench/file_warm/geometry_mb:1024/manual_time"), "vs_1mb")
-    one_gib = DASH if plain_wall is None and digests_wall is None else (
+    one_gib = "no 1 GiB case in this run" if plain_wall is None and digests_wall is None else (
         f"digests {x(digests_wall)} wall, {x(digests_cpu)} CPU; without digests (contentHash) "
         f"{x(plain_wall)} wall; `verify_hash = false` {x(nohash)} wall")
 
@@ -199,9 +207,8 @@ def goal_rows(run):
     rss_counters = [(n, counter(run.results[n], "rss_vs_output")) for n in run.order
                     if counter(run.results[n], "rss_vs_output") is not None]
     rss_parts = [f"{x(v, 2)} (`{n}`)" for n, v in rss_counters]
-    if run.writer_rss:
-        rss_parts.append(f"{x(run.writer_rss['peak_rss_bytes'] / run.writer_rss['output_bytes'], 2)} "
-                         "(`untold_make_scene`, 1 GiB, inputs included)")
+    for r in run.writer_rss or []:
+        rss_parts.append(f"{x(r['peak_rss_bytes'] / r['output_bytes'], 2)} (`{r['command'].split(' -o ')[0]}`)")
 
     lz4 = inverse(counter(run.results.get("codec_scene/lz4_untold_open"), "vs_raw"))
 
@@ -302,9 +309,11 @@ def integrity_table(run):
         return no_results("open_default")
     sizes = [counter(run.results.get(f"open_default/{k}/geometry_mb:1024/manual_time"), "file_mb")
              for k in ("plain", "digests")]
-    return (table(("default `open_file`", "1 MiB wall", "1 MiB CPU", "1 GiB wall", "1 GiB CPU",
-                   "vs_1mb (wall)", "1 GiB / 1 MiB (CPU)", "vs_no_digests (wall)"), rows) +
-            f"\n\nThe 1 GiB files: {mib_text(sizes[0])} without digests, {mib_text(sizes[1])} with them.")
+    text = table(("default `open_file`", "1 MiB wall", "1 MiB CPU", "1 GiB wall", "1 GiB CPU",
+                  "vs_1mb (wall)", "1 GiB / 1 MiB (CPU)", "vs_no_digests (wall)"), rows)
+    if all(sizes):
+        text += f"\n\nThe 1 GiB files: {mib_text(sizes[0])} without digests, {mib_text(sizes[1])} with them."
+    return text
 
 
 def cold_table(run):
@@ -368,7 +377,7 @@ def fresh_table(run):
     if not rows:
         return no_results("BM_fresh_")
     return table(("benchmark (output bytes / vertices / indices)", "throughput (output bytes)", "CPU per iteration",
-                  "vs_fresh_memcpy", "time / floor's"), rows)
+                  "vs_fresh_memcpy", "time / floor"), rows)
 
 
 def gpu_table(run):
@@ -399,13 +408,26 @@ def writer_table(run):
     if rows:
         parts.append(table(["benchmark", "throughput (output bytes)", "CPU per iteration"] + counters, rows))
     if run.writer_rss:
-        r = run.writer_rss
-        parts.append(table(("`untold_make_scene --meshes 1000 --geometry-mb 1024`", "peak RSS", "output",
+        parts.append(table(("peak RSS of one process (`/usr/bin/time`)", "command", "peak RSS", "output",
                             "peak RSS / output", "wall"),
-                           [("generate + encode + write (inputs included)", mib_text(r["peak_rss_bytes"] / 2**20),
+                           [(r["label"], f"`{r['command']}`", mib_text(r["peak_rss_bytes"] / 2**20),
                              mib_text(r["output_bytes"] / 2**20), x(r["peak_rss_bytes"] / r["output_bytes"]),
-                             seconds_text(r["seconds"]))]))
+                             seconds_text(r["seconds"])) for r in run.writer_rss], "llrrrr"))
     return "\n\n".join(parts) if parts else no_results("write_")
+
+
+def range_table(run):
+    rows = []
+    for name in run.matching(r"^range_"):
+        b = run.get(name)
+        ratios = ", ".join(f"{k} {x(v)}" for k, v in b.items() if (k.startswith("vs_") or k.startswith("x_"))
+                           and isinstance(v, (int, float)))
+        rows.append((f"`{name}`", seconds_text(wall(b)), seconds_text(cpu(b)), rate_text(counter(b, "bytes_per_second")),
+                     ratios or DASH))
+    if not rows:
+        return no_results("range_")
+    return table(("benchmark", "wall per load", "CPU per load", "throughput (file bytes, wall)", "ratio (wall)"),
+                 rows)
 
 
 PEERS = ("untold_open", "untold_deep", "untold_deep_decode", "tinygltf", "assimp")
@@ -503,7 +525,8 @@ def planner_table(run):
 
 def gltfpack_table(run):
     if not run.gltfpack:
-        return no_results("scripts/bench-gltfpack.sh was not run: no npm, or `UNTOLD_BENCH_GLTFPACK=0`")
+        return no_results("scripts/bench-gltfpack.sh did not run or failed: it needs npm and the untold CLI; "
+                          "`UNTOLD_BENCH_GLTFPACK=0` skips it")
     lines = run.gltfpack.strip().splitlines()
     rows = []
     for line in lines[2:]:
@@ -545,7 +568,7 @@ def other_table(run):
 TABLES = [
     ("machine", machine_table), ("goals", goals_table), ("open_metadata", open_metadata_table),
     ("open_warm", open_warm_table), ("integrity", integrity_table), ("cold", cold_table),
-    ("validate", validate_table), ("codecs", codecs_table), ("vertex", vertex_table), ("fresh", fresh_table),
+    ("validate", validate_table), ("range", range_table), ("codecs", codecs_table), ("vertex", vertex_table), ("fresh", fresh_table),
     ("gpu", gpu_table), ("writer", writer_table), ("peers", peers_table), ("foreign", foreign_table),
     ("planner", planner_table), ("gltfpack", gltfpack_table), ("other", other_table),
 ]

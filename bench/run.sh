@@ -8,8 +8,9 @@
 #      the end, kernel, compiler, library versions, commit, date) in
 #      OUTDIR/machine.json,
 #   3. runs untold_bench once with --benchmark_repetitions (medians) into
-#      OUTDIR/results.json, the writer's peak RSS for a 1 GiB file
-#      (untold_make_scene under /usr/bin/time) into OUTDIR/writer_rss.json, and
+#      OUTDIR/results.json (with UNTOLD_BENCH_1GIB=1: the 1 GiB in-memory
+#      cases), the writer's peak RSS for a 1 GiB file (untold_write_driver and
+#      untold_make_scene under /usr/bin/time) into OUTDIR/writer_rss.json, and
 #      scripts/bench-gltfpack.sh (when npm is there) into OUTDIR/gltfpack.txt,
 #   4. writes every generated table of docs/benchmarks.md (bench/report.py,
 #      python3 standard library only) and the plot OUTDIR/open_time.png
@@ -18,14 +19,15 @@
 # OUTDIR defaults to docs/bench. Environment:
 #   UNTOLD_BENCH_REPETITIONS  repetitions per benchmark (default 3; medians)
 #   UNTOLD_BENCH_QUICK=1      leave out the 1 GiB files (every geometry_mb:1024
-#                             case and the writer RSS run): a few minutes
-#                             instead of the full run; the page says so
+#                             case and the writer RSS runs): about half the
+#                             time of the full run; the page says so
 #   UNTOLD_BENCH_FILTER       a --benchmark_filter regex instead (debugging)
 #   UNTOLD_BENCH_GLTFPACK=0   skip the gltfpack comparison (it installs
 #                             gltfpack from npm into a temporary prefix)
 #   UNTOLD_BENCH_DIR          where the generated scene files go (default
 #                             /tmp/untold-bench; ~2.2 GB for the 1 GiB files)
 #   UNTOLD_BENCH_DOC          the page to update (default docs/benchmarks.md)
+#   UNTOLD_BENCH_SKIP_BUILD=1 run the binaries already in the build directory
 #
 # Nothing here is part of the library's build: peers and tools are found or
 # fetched by this script only.
@@ -41,10 +43,15 @@ doc=${UNTOLD_BENCH_DOC:-docs/benchmarks.md}
 mkdir -p "$out"
 started=$(date +%s)
 
-echo "== configure and build ($build, Release)"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DUNTOLD_BUILD_BENCH=ON -DUNTOLD_BUILD_TESTS=OFF \
-  -DUNTOLD_BUILD_EXAMPLES=OFF -DUNTOLD_BUILD_TOOLS=ON -DUNTOLD_DEVELOPER_MODE=OFF > "$out/configure.log"
-cmake --build "$build" --target untold_bench untold_make_scene untold_cli
+if [[ ${UNTOLD_BENCH_SKIP_BUILD:-0} != 1 ]]; then
+  echo "== configure and build ($build, Release)"
+  mkdir -p "$build"
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DUNTOLD_BUILD_BENCH=ON -DUNTOLD_BUILD_TESTS=OFF \
+    -DUNTOLD_BUILD_EXAMPLES=OFF -DUNTOLD_BUILD_TOOLS=ON -DUNTOLD_DEVELOPER_MODE=OFF > "$build/run-configure.log"
+  targets=(untold_bench untold_make_scene untold_cli)
+  if grep -q untold_write_driver bench/CMakeLists.txt; then targets+=(untold_write_driver); fi
+  cmake --build "$build" --target "${targets[@]}"
+fi
 
 # ---- the machine ------------------------------------------------------------------
 json_string() { python3 -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$1"; }
@@ -80,7 +87,9 @@ if ! git diff --quiet HEAD -- include bench 2> /dev/null; then commit="$commit+u
 
 # ---- the suite -----------------------------------------------------------------------
 filter=${UNTOLD_BENCH_FILTER:-}
-if [[ -z "$filter" && $quick == 1 ]]; then filter='^(?!.*geometry_mb:1024).*$'; fi
+if [[ -z "$filter" && $quick == 1 ]]; then filter='-geometry_mb:1024'; fi
+# The in-memory 1 GiB cases of bench_open.cpp (deep checks, range load_all) are opt-in there.
+if [[ $quick != 1 ]]; then export UNTOLD_BENCH_1GIB=1; fi
 echo "== untold_bench, $reps repetitions${filter:+, filter $filter} (load average $load_start)"
 bench_start=$(date +%s)
 "$build/bench/untold_bench" ${filter:+"--benchmark_filter=$filter"} --benchmark_repetitions="$reps" \
@@ -88,18 +97,38 @@ bench_start=$(date +%s)
   --benchmark_counters_tabular=true
 bench_seconds=$(($(date +%s) - bench_start))
 
-# ---- the writer's peak RSS: one 1 GiB file, inputs included ----------------------------
-if [[ $quick != 1 ]]; then
-  echo "== writer peak RSS (untold_make_scene, 1000 meshes, 1 GiB of geometry)"
+# ---- the writer's peak RSS for a 1 GiB file -----------------------------------------------
+# /usr/bin/time's maximum resident set size of one process writing 1000 meshes
+# with 1 GiB of geometry: untold_write_driver (when bench/ has it) streamed to
+# the file and the whole-file finish() way, each making and dropping one
+# mesh's inputs at a time; untold_make_scene, which holds every input array.
+rss_case() {  # label, then the command with OUT where the output file goes
+  local label=$1 tmp rss seconds command
+  shift
+  command="${*/OUT/out.untold}"
   tmp=$(mktemp -d)
-  /usr/bin/time -f '%M %e' -o "$tmp/time" "$build/bench/untold_make_scene" --meshes 1000 --geometry-mb 1024 \
-    -o "$tmp/scene.untold" > /dev/null
-  read -r rss_kib rss_seconds < "$tmp/time"
-  printf '{"peak_rss_bytes": %d, "output_bytes": %d, "seconds": %s}\n' "$((rss_kib * 1024))" \
-    "$(stat -c %s "$tmp/scene.untold")" "$rss_seconds" > "$out/writer_rss.json"
+  /usr/bin/time -f '%M %e' -o "$tmp/time" "${@/OUT/$tmp/scene.untold}" > /dev/null
+  read -r rss seconds < "$tmp/time"
+  printf '%s{"label": %s, "command": %s, "peak_rss_bytes": %d, "output_bytes": %d, "seconds": %s}\n' \
+    "$([[ -s "$out/writer_rss.json.part" ]] && echo ', ')" "$(json_string "$label")" \
+    "$(json_string "${command#"$build/bench/"}")" "$((rss * 1024))" "$(stat -c %s "$tmp/scene.untold")" "$seconds" \
+    >> "$out/writer_rss.json.part"
   rm -rf "$tmp"
-else
-  rm -f "$out/writer_rss.json"
+}
+rm -f "$out/writer_rss.json" "$out/writer_rss.json.part"
+if [[ $quick != 1 && -z ${UNTOLD_BENCH_FILTER:-} ]]; then
+  echo "== writer peak RSS (1000 meshes, 1 GiB of geometry)"
+  size=(--meshes 1000 --geometry-mb 1024)
+  if [[ -x "$build/bench/untold_write_driver" ]]; then
+    rss_case "untold_write_driver: builder::write streamed to the file, one mesh's inputs alive" \
+      "$build/bench/untold_write_driver" "${size[@]}" -o OUT
+    rss_case "untold_write_driver --in-memory: finish() + write_file, one mesh's inputs alive" \
+      "$build/bench/untold_write_driver" "${size[@]}" --in-memory -o OUT
+  fi
+  rss_case "untold_make_scene: every input array alive, then the writer" \
+    "$build/bench/untold_make_scene" "${size[@]}" -o OUT
+  { echo "["; cat "$out/writer_rss.json.part"; echo "]"; } > "$out/writer_rss.json"
+  rm -f "$out/writer_rss.json.part"
 fi
 
 # ---- cook vs gltfpack (npm, temporary prefix) ----------------------------------------
