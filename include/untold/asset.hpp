@@ -100,7 +100,7 @@ class asset {
   /// A typed view of a record table (empty when the chunk is absent).
   template <class R>
   [[nodiscard]] record_view<R> table() const noexcept {
-    return record_view<R>::make(payload(record_traits<R>::table), header_.format_version).value_or(record_view<R>{});
+    return record_view<R>::make_or_empty(payload(record_traits<R>::table), header_.format_version);
   }
   [[nodiscard]] record_view<entity_record> entities() const noexcept { return table<entity_record>(); }
   [[nodiscard]] record_view<mesh_record> meshes() const noexcept { return table<mesh_record>(); }
@@ -116,7 +116,7 @@ class asset {
     const auto offset = checked_mul(first, all.stride());  // `first` counts records, not bytes
     const auto range = offset ? checked_range(*offset, count, all.stride(), all.bytes().size()) : std::nullopt;
     if (!range) return {};
-    return record_view<R>::make(subspan(all.bytes(), *range), header_.format_version).value_or(record_view<R>{});
+    return record_view<R>::make_or_empty(subspan(all.bytes(), *range), header_.format_version);
   }
 
   /// A mesh's PBR_STATIC_V1 vertex bytes (vertexCount * 32). Empty when the

@@ -250,31 +250,86 @@ struct error {
 /// trapped by assert() in debug builds.
 /// E is any error type whose value-initialised `code` means "no error"
 /// (untold::error here, untold::remote::error for the remote layer).
+/// The value lives in a union rather than a std::optional<T>: every result<T>
+/// type instantiated std::optional's layered bases and traits, about 20 % of
+/// the compile time of the reader headers (docs/compile-time.md). Copy and
+/// move behave as std::optional's.
 template <class T, class E>
 class [[nodiscard]] basic_result {
  public:
-  basic_result(T value) noexcept(std::is_nothrow_move_constructible_v<T>) : value_(std::move(value)) {}  // NOLINT
-  basic_result(E e) noexcept : error_(std::move(e)) {}                                                    // NOLINT
+  basic_result(T value) noexcept(std::is_nothrow_move_constructible_v<T>) : has_value_(true) {  // NOLINT
+    construct(std::move(value));
+  }
+  basic_result(E e) noexcept : error_(std::move(e)) {}  // NOLINT
 
-  [[nodiscard]] bool has_value() const noexcept { return value_.has_value(); }
+  basic_result(const basic_result& other) noexcept(std::is_nothrow_copy_constructible_v<T>)
+    requires std::is_copy_constructible_v<T>
+      : error_(other.error_), has_value_(other.has_value_) {
+    if (has_value_) construct(other.value_);
+  }
+  basic_result(basic_result&& other) noexcept(std::is_nothrow_move_constructible_v<T>)
+    requires std::is_move_constructible_v<T>
+      : error_(std::move(other.error_)), has_value_(other.has_value_) {
+    if (has_value_) construct(std::move(other.value_));
+  }
+  basic_result& operator=(const basic_result& other)
+    requires std::is_copy_constructible_v<T> && std::is_copy_assignable_v<T>
+  {
+    assign(other.has_value_, other.value_);
+    error_ = other.error_;
+    return *this;
+  }
+  basic_result& operator=(basic_result&& other) noexcept(std::is_nothrow_move_constructible_v<T> &&
+                                                         std::is_nothrow_move_assignable_v<T>)
+    requires std::is_move_constructible_v<T> && std::is_move_assignable_v<T>
+  {
+    assign(other.has_value_, std::move(other.value_));
+    error_ = std::move(other.error_);
+    return *this;
+  }
+  ~basic_result() {
+    if (has_value_) value_.~T();
+  }
+
+  [[nodiscard]] bool has_value() const noexcept { return has_value_; }
   explicit operator bool() const noexcept { return has_value(); }
 
-  [[nodiscard]] T& value() & noexcept { return checked(), *value_; }
-  [[nodiscard]] const T& value() const& noexcept { return checked(), *value_; }
-  [[nodiscard]] T&& value() && noexcept { return checked(), std::move(*value_); }
-  T& operator*() & noexcept { return checked(), *value_; }
-  const T& operator*() const& noexcept { return checked(), *value_; }
-  T&& operator*() && noexcept { return checked(), std::move(*value_); }
-  T* operator->() noexcept { return checked(), &*value_; }
-  const T* operator->() const noexcept { return checked(), &*value_; }
+  [[nodiscard]] T& value() & noexcept { return checked(), value_; }
+  [[nodiscard]] const T& value() const& noexcept { return checked(), value_; }
+  [[nodiscard]] T&& value() && noexcept { return checked(), std::move(value_); }
+  T& operator*() & noexcept { return checked(), value_; }
+  const T& operator*() const& noexcept { return checked(), value_; }
+  T&& operator*() && noexcept { return checked(), std::move(value_); }
+  T* operator->() noexcept { return checked(), &value_; }
+  const T* operator->() const noexcept { return checked(), &value_; }
 
   [[nodiscard]] const E& error() const noexcept { return error_; }
 
  private:
-  void checked() const noexcept { assert(value_.has_value() && "untold: value of a failed result"); }
+  void checked() const noexcept { assert(has_value_ && "untold: value of a failed result"); }
+  template <class U>
+  void construct(U&& v) {
+    ::new (static_cast<void*>(&value_)) T(std::forward<U>(v));
+  }
+  // std::optional's assignment: assign value to value, else construct or destroy.
+  template <class U>
+  void assign(bool other_has_value, U&& v) {
+    if (has_value_ && other_has_value) {
+      value_ = std::forward<U>(v);
+    } else if (other_has_value) {
+      construct(std::forward<U>(v));
+      has_value_ = true;
+    } else if (has_value_) {
+      value_.~T();
+      has_value_ = false;
+    }
+  }
 
-  std::optional<T> value_;
+  union {
+    T value_;
+  };
   E error_{};
+  bool has_value_ = false;
 };
 
 /// Success or an error of type E.

@@ -668,7 +668,7 @@ static_assert(detail::field_lists_match_sizes<skeleton_record, skeleton_joint_re
                                                                        const skin_record& skin) noexcept {
   const auto bytes =
       a.slice(chunk_type::joint_index_data, skin.joint_index_data_offset, std::uint64_t{skin.vertex_count} * 8);
-  return record_view<skin_joint_indices>::make(bytes).value_or(record_view<skin_joint_indices>{});
+  return record_view<skin_joint_indices>::make_or_empty(bytes);
 }
 
 /// A skin's per-vertex joint weights (JOINT_WEIGHT_DATA, vertexCount x 16 B).
@@ -677,7 +677,7 @@ static_assert(detail::field_lists_match_sizes<skeleton_record, skeleton_joint_re
                                                                        const skin_record& skin) noexcept {
   const auto bytes =
       a.slice(chunk_type::joint_weight_data, skin.joint_weight_data_offset, std::uint64_t{skin.vertex_count} * 16);
-  return record_view<skin_joint_weights>::make(bytes).value_or(record_view<skin_joint_weights>{});
+  return record_view<skin_joint_weights>::make_or_empty(bytes);
 }
 
 /// A morph target's entries (MORPH_TARGET_DATA rows [firstEntryIndex, +
@@ -691,12 +691,12 @@ static_assert(detail::field_lists_match_sizes<skeleton_record, skeleton_joint_re
 /// A mesh's edge indices (EDGE_INDEX_DATA, edgeIndexCount of its indexType),
 /// empty when it has none. Safe for any record.
 [[nodiscard]] inline index_view view_edge_indices(const asset& a, const mesh_record& mesh) noexcept {
-  return index_view::make(a.edge_indices(mesh), mesh.index_type).value_or(index_view{});
+  return index_view::make_or_empty(a.edge_indices(mesh), mesh.index_type);
 }
 
 /// A mesh's triangle indices (INDEX_DATA). Safe for any record.
 [[nodiscard]] inline index_view view_indices(const asset& a, const mesh_record& mesh) noexcept {
-  return index_view::make(a.indices(mesh), mesh.index_type).value_or(index_view{});
+  return index_view::make_or_empty(a.indices(mesh), mesh.index_type);
 }
 
 // ---- plugin chunks ------------------------------------------------------------------
@@ -1038,8 +1038,9 @@ inline status validate_skeletons(const asset& a) {
 /// differ; an engine skins vertices [0, this) and leaves the others
 /// unskinned). 0 when meshRecordIndex names no mesh. Safe for any record.
 [[nodiscard]] inline std::uint32_t skinned_vertex_count(const asset& a, const skin_record& skin) noexcept {
-  const auto mesh = a.meshes().at(skin.mesh_record_index);
-  return mesh ? std::min(skin.vertex_count, mesh->vertex_count) : 0;
+  const auto meshes = a.meshes();
+  return skin.mesh_record_index < meshes.size() ? std::min(skin.vertex_count, meshes[skin.mesh_record_index].vertex_count)
+                                                : 0;
 }
 
 // R-EXT-RANGES (skins): meshRecordIndex < meshCount; the mapping range

@@ -70,9 +70,15 @@ class record_view {
   /// format version; nullopt otherwise. Safe on untrusted input.
   [[nodiscard]] static std::optional<record_view> make(byte_span table,
                                                        std::uint32_t format_version = max_format_version) noexcept {
-    const std::size_t stride = codec<R>::size(format_version);
-    if (table.size() % stride != 0) return std::nullopt;
+    if (!holds_whole_records(table, format_version)) return std::nullopt;
     return record_view(table, format_version);
+  }
+  /// make(table, format_version), or an empty view where make gives nullopt.
+  /// (The library's own accessors use this: it spares every translation unit
+  /// a std::optional<record_view<R>> per record type.) Safe on untrusted input.
+  [[nodiscard]] static record_view make_or_empty(byte_span table,
+                                                 std::uint32_t format_version = max_format_version) noexcept {
+    return holds_whole_records(table, format_version) ? record_view(table, format_version) : record_view{};
   }
 
   [[nodiscard]] std::size_t size() const noexcept { return bytes_.size() / codec<R>::size(format_version_); }
@@ -97,6 +103,9 @@ class record_view {
  private:
   record_view(byte_span bytes, std::uint32_t format_version) noexcept
       : bytes_(bytes), format_version_(format_version) {}
+  static bool holds_whole_records(byte_span table, std::uint32_t format_version) noexcept {
+    return table.size() % codec<R>::size(format_version) == 0;
+  }
   byte_span bytes_{};
   std::uint32_t format_version_ = max_format_version;
 };
@@ -117,6 +126,12 @@ class index_view {
     const std::uint32_t size = index_size(type);
     if (size == 0 || bytes.size() % size != 0) return std::nullopt;
     return index_view(bytes, size);
+  }
+  /// make(bytes, type), or an empty view where make gives nullopt. Safe on
+  /// untrusted input.
+  [[nodiscard]] static index_view make_or_empty(byte_span bytes, std::uint32_t type) noexcept {
+    const std::uint32_t size = index_size(type);
+    return size != 0 && bytes.size() % size == 0 ? index_view(bytes, size) : index_view{};
   }
 
   [[nodiscard]] std::size_t size() const noexcept { return bytes_.size() / index_bytes_; }
