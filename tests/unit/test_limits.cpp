@@ -59,7 +59,6 @@ using untold::compression;
 using untold::errc;
 using bytes = std::vector<std::byte>;
 
-constexpr bool has_lz4 = untold::compression_available(compression::lz4);
 constexpr bool has_zstd = untold::compression_available(compression::zstd);
 constexpr std::size_t MiB = std::size_t{1} << 20;
 
