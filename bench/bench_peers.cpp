@@ -23,6 +23,8 @@
 #include <cmath>
 #include <limits>
 
+#include <untold/vertex_decode.hpp>  // bulk decode; untold.hpp leaves it out
+
 #if defined(UNTOLD_BENCH_HAVE_TINYGLTF)
 #include <tiny_gltf.h>
 #endif

@@ -30,8 +30,22 @@ echo "| translation unit | preprocessed lines | -fsyntax-only, s (best of $runs)
 echo "|---|---:|---:|"
 measure "standard floor: vector span string_view optional cstring" \
   '#include <vector>' '#include <span>' '#include <string_view>' '#include <optional>' '#include <cstring>'
-measure "reader path: reader.hpp + view.hpp + vertex.hpp" \
-  '#include <untold/reader.hpp>' '#include <untold/view.hpp>' '#include <untold/vertex.hpp>'
+reader_path=('#include <untold/reader.hpp>' '#include <untold/view.hpp>' '#include <untold/vertex.hpp>')
+measure "reader path: reader.hpp + view.hpp + vertex.hpp" "${reader_path[@]}"
+# What a translation unit that opens files pays: open() and the validators
+# are inline functions, compiled by every includer whether it calls them or
+# not, so this row differs from the one above only by the caller's own code.
+measure "reader path + a function calling open() and reading vertices" "${reader_path[@]}" \
+  'std::size_t count_vertices(untold::byte_span file) {' \
+  '  auto a = untold::open(file);' \
+  '  std::size_t n = 0;' \
+  '  if (a)' \
+  '    for (const untold::mesh_record& m : a->meshes())' \
+  '      if (auto v = untold::pbr_vertex_view::from_bytes(a->vertices(m))) n += v->size();' \
+  '  return n;' \
+  '}'
+measure "asset user: asset.hpp + view.hpp + vertex.hpp (handed an opened asset)" \
+  '#include <untold/asset.hpp>' '#include <untold/view.hpp>' '#include <untold/vertex.hpp>'
 while IFS= read -r header; do
   measure "$header" "#include <$header>"
 done < <(cd include && find untold -name '*.hpp' ! -path 'untold/remote/*' ! -name 'rules.hpp' | sort)

@@ -31,7 +31,13 @@
 //   add_camera(...), set_color_management(...), add_plugin_chunk(id, kind, version, bytes)
 //   auto bytes = b.finish();                      // result<std::vector<std::byte>>
 //
-// Other formats and conversions (not included here; include what you use):
+// Not included here (include what you use):
+//   vertex_decode.hpp  bulk (SIMD) decode into float arrays: <immintrin.h>
+//                      and the decoders are a third of this header's compile
+//                      time, for the one translation unit that decodes
+//                      (docs/compile-time.md)
+//
+// Other formats and conversions (not included here either):
 //   urho3d/urho3d.hpp  Urho3D/rbfx .mdl .ani .pak shader caches (docs/urho3d.md)
 //   udm/udm.hpp        Pragma UDM binary + ASCII, PMDL models (docs/udm.md)
 //   assetc/assetc.hpp  assetc .hmesh .hmat .hman .hpack .hanim (docs/assetc.md)
@@ -60,7 +66,7 @@
 //   io.hpp           open_file(path), write_file(path, bytes)
 //   packing.hpp      10:10:10:2, half floats, unorm8, octahedral
 //   vertex.hpp       PBR_STATIC_V1 and GpuVertex views, encoders
-//   vertex_decode.hpp bulk (SIMD) decode into float arrays
+//   vertex_decode.hpp bulk (SIMD) decode into float arrays (not included here)
 //   gpu_formats.hpp  vertex-input formats per graphics API (docs/gpu.md)
 //   writer.hpp       builder
 #pragma once
@@ -85,5 +91,4 @@
 #include "io.hpp"
 #include "packing.hpp"
 #include "vertex.hpp"
-#include "vertex_decode.hpp"
 #include "gpu_formats.hpp"
