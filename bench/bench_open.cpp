@@ -16,10 +16,20 @@
 //                         anything that reads every byte); resident_500ms_after
 //                         = fraction of the file in the page cache 500 ms after
 //                         one more cold open (background readahead it caused).
-//   validate_*/256        deep checks and content hash of a 256 MiB scene;
+//   validate_*/MB         deep checks and content hash of a scene with 256
+//                         MiB of geometry (and 1 GiB with UNTOLD_BENCH_1GIB=1);
 //                         vs_memcpy = throughput / memcpy of the same bytes.
+//   range_bench/load_all_*/MB  streamed_asset::open + load_all with deep
+//                         checks, through a file_range_source (`pread`: every
+//                         chunk read into a fresh buffer) or over a mapping
+//                         of the file (`mapped`: streamed_asset::open(bytes),
+//                         chunks viewed in place), against
+//                         range_bench/deep_open_file_*: open_file of the same
+//                         file with deep checks (the same rules, the same hash
+//                         mode); vs_deep_open = time / that open's time. Warm
+//                         page cache, wall time; `nohash`: verify_hash = false.
 //
-//   untold_bench --benchmark_filter='open_|validate_'
+//   untold_bench --benchmark_filter='open_|validate_|range_'
 //
 // Files live in $UNTOLD_BENCH_DIR (default /tmp/untold-bench), written on
 // first use (the 1 GiB one needs about 1.1 GB of disk, and 3.4 GB of memory
@@ -228,14 +238,22 @@ BENCHMARK_CAPTURE(open_default, digests_verify_all, true, true)->Apply(file_size
 
 // ---- validation throughput (in memory) --------------------------------------------
 
-constexpr std::uint64_t validate_mb = 256;
+/// Geometry sizes (MiB) of the in-memory validation and range benchmarks:
+/// 256, and 1024 when UNTOLD_BENCH_1GIB is set (the 1 GiB figure; it
+/// takes a few GB of memory and about a minute more).
+void deep_sizes(benchmark::internal::Benchmark* b) {
+  b->ArgName("geometry_mb")->Arg(256);
+  if (const char* big = std::getenv("UNTOLD_BENCH_1GIB"); big && *big && *big != '0') b->Arg(1024);
+}
 
-const untold::asset& validate_asset() {
-  static const untold::asset a = [] {
-    auto opened = untold::open(untold_scene(scene_mb(file_meshes, validate_mb)), no_hash);
+const untold::asset& validate_asset(std::uint64_t mb) {
+  static std::map<std::uint64_t, untold::asset> assets;
+  auto& a = assets[mb];
+  if (a.chunks().empty()) {
+    auto opened = untold::open(untold_scene(scene_mb(file_meshes, mb)), no_hash);
     if (!opened) std::abort();
-    return std::move(*opened);
-  }();
+    a = std::move(*opened);
+  }
   return a;
 }
 std::size_t geometry_bytes(const untold::asset& a) {
@@ -243,36 +261,88 @@ std::size_t geometry_bytes(const untold::asset& a) {
 }
 
 void validate_memcpy(benchmark::State& state) {
-  const auto& a = validate_asset();
-  memcpy_baseline(state, "validate/memcpy",
+  const auto& a = validate_asset(static_cast<std::uint64_t>(state.range(0)));
+  memcpy_baseline(state, "validate/memcpy/" + std::to_string(state.range(0)),
                   {a.payload(untold::chunk_type::vertex_data), a.payload(untold::chunk_type::index_data)});
 }
 // R-INDEX-VALUE, R-FINITE, R-BOUNDS over every vertex and index.
 void validate_deep(benchmark::State& state) {
-  const auto& a = validate_asset();
+  const auto& a = validate_asset(static_cast<std::uint64_t>(state.range(0)));
   const double s = cpu_loop(state, [&] {
     const auto st = untold::validate_deep(a);
     if (!st) state.SkipWithError("deep checks failed");
     benchmark::DoNotOptimize(st);
   });
-  speed_ratio(state, "vs_memcpy", "validate/memcpy", s);
+  speed_ratio(state, "vs_memcpy", "validate/memcpy/" + std::to_string(state.range(0)), s);
   set_bytes(state, geometry_bytes(a));
 }
 // R-HASH: SHA-256 of every stored chunk (the whole file, in effect).
 void validate_hash(benchmark::State& state) {
-  const auto& file = untold_scene(scene_mb(file_meshes, validate_mb));
-  const auto& a = validate_asset();
+  const auto mb = static_cast<std::uint64_t>(state.range(0));
+  const auto& file = untold_scene(scene_mb(file_meshes, mb));
+  const auto& a = validate_asset(mb);
   const double s = cpu_loop(state, [&] {
     const auto st = untold::verify_content_hash(a.header(), a.chunks(), file);
     if (!st) state.SkipWithError("hash failed");
     benchmark::DoNotOptimize(st);
   });
-  speed_ratio(state, "vs_memcpy", "validate/memcpy", s,
+  speed_ratio(state, "vs_memcpy", "validate/memcpy/" + std::to_string(mb), s,
               static_cast<double>(file.size()) / static_cast<double>(geometry_bytes(a)));
   set_bytes(state, file.size());
 }
-BENCHMARK(validate_memcpy)->Arg(validate_mb)->ArgName("geometry_mb");
-BENCHMARK(validate_deep)->Arg(validate_mb)->ArgName("geometry_mb");
-BENCHMARK(validate_hash)->Arg(validate_mb)->ArgName("geometry_mb");
+BENCHMARK(validate_memcpy)->Apply(deep_sizes);
+BENCHMARK(validate_deep)->Apply(deep_sizes);
+BENCHMARK(validate_hash)->Apply(deep_sizes);
+
+// ---- byte-range load_all vs a whole-file deep open (on disk, warm) ----------------
+
+// open_file with deep checks: the baseline of range_load_all.
+bool open_deep(const std::filesystem::path& path, const untold::open_options& options) {
+  auto a = untold::open_file(path, options);
+  benchmark::DoNotOptimize(a);
+  return a.has_value();
+}
+// Every byte through a file_range_source: open (header, table, metadata), then load_all.
+bool load_all_ranges(const std::filesystem::path& path, const untold::open_options& options) {
+  auto source = untold::file_range_source::open(path);
+  if (!source) return false;
+  auto s = untold::streamed_asset::open(*source, {.open = options});
+  const bool ok = s && s->load_all();
+  benchmark::DoNotOptimize(s);
+  return ok;
+}
+
+// The same over a mapping of the file: streamed_asset::open(bytes) views the chunks in place.
+bool load_all_mapped(const std::filesystem::path& path, const untold::open_options& options) {
+  auto file = untold::mapped_file::open(path, untold::read_ahead::whole_file);  // as open_file does for deep checks
+  if (!file) return false;
+  auto s = untold::streamed_asset::open(file->bytes(), {.open = options});
+  const bool ok = s && s->load_all();
+  benchmark::DoNotOptimize(s);
+  return ok;
+}
+
+void range_bench(benchmark::State& state, open_fn fn, bool verify_hash) {
+  const std::string mb = std::to_string(state.range(0));
+  const std::filesystem::path path = untold_scene_file(scene_mb(file_meshes, static_cast<std::uint64_t>(state.range(0))));
+  const untold::open_options options{.verify_hash = verify_hash, .deep_checks = true};
+  (void)fn(path, options);  // warm the page cache
+  bool ok = true;
+  const double s = wall_loop(state, [] {}, [&] { ok = fn(path, options) && ok; });
+  if (!ok) state.SkipWithError("open or load failed");
+  const std::string key = std::string("range/deep_open/") + (verify_hash ? "hash/" : "nohash/") + mb;
+  if (fn == open_deep)
+    set_baseline(state, key, s);
+  else
+    time_ratio(state, "vs_deep_open", key, s);
+  set_bytes(state, std::filesystem::file_size(path));
+}
+void range_sizes(benchmark::internal::Benchmark* b) { deep_sizes(b); b->UseManualTime(); }
+BENCHMARK_CAPTURE(range_bench, deep_open_file_hash, open_deep, true)->Apply(range_sizes);
+BENCHMARK_CAPTURE(range_bench, load_all_mapped_hash, load_all_mapped, true)->Apply(range_sizes);
+BENCHMARK_CAPTURE(range_bench, load_all_pread_hash, load_all_ranges, true)->Apply(range_sizes);
+BENCHMARK_CAPTURE(range_bench, deep_open_file_nohash, open_deep, false)->Apply(range_sizes);
+BENCHMARK_CAPTURE(range_bench, load_all_mapped_nohash, load_all_mapped, false)->Apply(range_sizes);
+BENCHMARK_CAPTURE(range_bench, load_all_pread_nohash, load_all_ranges, false)->Apply(range_sizes);
 
 }  // namespace

@@ -11,6 +11,11 @@
 //   tile->ranges_for_mesh(3);                           // what mesh 3 will read
 //   auto mesh = tile->load_mesh(3);                     // vertices + indices
 //
+// A local file is better served from a mapping than by reads: open the
+// streamed asset over its bytes (streamed_asset::open(mapped->bytes())) and
+// chunks are viewed in place, not copied into fresh buffers (load_all then
+// costs what untold::open_file does; docs/benchmarks.md, range_bench).
+//
 // The same rules run as in untold::open: header, table and record rules at
 // open; R-DECOMPRESS per chunk as it loads (and the plugin envelope,
 // R-EXT-RANGES, of a plugin chunk as it loads); with open.deep_checks, a
@@ -34,6 +39,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "asset.hpp"
@@ -127,6 +133,20 @@ class streamed_asset {
     return s;
   }
 
+  /// The same over bytes already in memory, typically a mapped local file
+  /// (mapped_file::bytes()): ranges are served from them without a read, and
+  /// chunks (load_chunk, load_all) are viewed in place instead of copied, as
+  /// untold::open does. `bytes` must outlive the streamed_asset. Every rule
+  /// runs as over any other source. Safe on untrusted input.
+  static result<streamed_asset> open(byte_span bytes, const stream_options& options = {}) {
+    auto source = std::make_shared<memory_range_source>(bytes);
+    auto s = open(*source, options);
+    if (!s) return s.error();
+    s->owned_source_ = std::move(source);  // source_ points at it; it does not move with the streamed_asset
+    s->local_ = bytes;
+    return s;
+  }
+
   /// The asset: metadata tables are loaded and validated; data chunks are
   /// loaded by load_chunk/load_all (see asset::is_loaded).
   [[nodiscard]] const asset& metadata() const noexcept { return asset_; }
@@ -178,6 +198,10 @@ class streamed_asset {
     const chunk_entry& c = asset_.chunks()[row];
     if (c.file_offset + c.compressed_size <= prefix_.size()) {
       UNTOLD_TRY(load_from(prefix_, 0, row));
+    } else if (!local_.empty()) {
+      const auto stored = view_local(c.file_offset, c.compressed_size);
+      if (!stored) return stored.error();
+      UNTOLD_TRY(asset_loader::load_payload(asset_, row, *stored));
     } else {
       std::vector<std::byte> stored;
       UNTOLD_TRY(read_into(stored, c.file_offset, c.compressed_size));
@@ -219,7 +243,8 @@ class streamed_asset {
 
   /// Loads every chunk; then verifies the content hash (when open.verify_hash
   /// and the file is hashed) and runs the deep checks (when asked), exactly as
-  /// untold::open would. Reads each stored byte once more for the hash.
+  /// untold::open would. Reads each stored byte once more for the hash
+  /// (over bytes in memory: hashes them in place).
   status load_all() {
     const auto& chunks = asset_.chunks();
     const bool hash = options_.open.effective_integrity() != integrity::none && is_hashed(asset_.header());
@@ -232,6 +257,16 @@ class streamed_asset {
         continue;
       }
       if (!hash && asset_.is_loaded(row)) continue;
+      if (!local_.empty()) {  // in place: no buffer, no copy
+        const auto stored = view_local(c.file_offset, c.compressed_size);
+        if (!stored) return stored.error();
+        if (hash) hasher.update(*stored);
+        if (!asset_.is_loaded(row)) {
+          UNTOLD_TRY(asset_loader::load_payload(asset_, row, *stored));
+          UNTOLD_TRY(validate_plugin_chunk(asset_, row));
+        }
+        continue;
+      }
       std::vector<std::byte> stored;
       UNTOLD_TRY(read_into(stored, c.file_offset, c.compressed_size));
       if (hash) hasher.update(stored);
@@ -283,6 +318,15 @@ class streamed_asset {
     return {};
   }
 
+  // The bytes [offset, offset + size) of open(byte_span)'s bytes, in place;
+  // the same range check and count as read_into.
+  result<byte_span> view_local(std::uint64_t offset, std::uint64_t size) {
+    if (!checked_range(offset, size, 1, local_.size()))
+      return make_error(errc::io_read_failed, {.value = offset, .has_value = true});
+    bytes_read_ += size;
+    return subspan(local_, {offset, size});
+  }
+
   // Reads and checks the integrity chunk, if the file has one and
   // open.integrity asks for verification: from here on load_payload verifies
   // every chunk it is given (integrity.hpp).
@@ -320,6 +364,8 @@ class streamed_asset {
   }
 
   range_source* source_;
+  std::shared_ptr<range_source> owned_source_;  // open(byte_span)'s source
+  byte_span local_;                              // open(byte_span)'s bytes: chunks are viewed, not copied
   stream_options options_;
   std::vector<std::byte> prefix_;  // the first bytes of the file, during open
   asset asset_;

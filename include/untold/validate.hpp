@@ -9,10 +9,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "asset.hpp"
@@ -289,6 +291,46 @@ struct extrema {
   }
 };
 
+/// The reference scan: each element through Key::read, one at a time.
+template <class Key>
+void scan_reference(typename Key::value& e, const std::byte* p, std::size_t stride, std::size_t count) noexcept {
+  for (std::size_t i = 0; i < count; ++i) e.add(Key::read(p + i * stride));
+}
+
+// The deep rules' scans, fast and reference. The fast scans use GCC/Clang
+// generic vectors of 16 bytes (SSE2 on x86-64, NEON on AArch64; no
+// intrinsics header, so the reader path stays light): every lane keeps its
+// own minimum and maximum and a NaN flag, so the result is exactly the
+// reference's (one element at a time through Key::read) up to the sign of a
+// zero extremum, which compares equal. tests/unit/test_deep_fast.cpp checks
+// the two against each other.
+namespace simd {
+using f32x4 = float __attribute__((vector_size(16)));
+using u32x4 = std::uint32_t __attribute__((vector_size(16)));
+using u16x8 = std::uint16_t __attribute__((vector_size(16)));
+/// The vectors hold the file's little-endian values as they are.
+inline constexpr bool usable = std::endian::native == std::endian::little;
+template <class V>
+[[nodiscard]] inline V load(const std::byte* p) noexcept {  // unaligned
+  V v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class V, class T>
+[[nodiscard]] inline V splat(T x) noexcept {  // every lane x
+  return V{} + x;
+}
+// `<` is false for NaN lanes, so min/max never pick a NaN (callers flag them).
+template <class V>
+[[nodiscard]] inline V min(V a, V b) noexcept {
+  return b < a ? b : a;
+}
+template <class V>
+[[nodiscard]] inline V max(V a, V b) noexcept {
+  return a < b ? b : a;
+}
+}  // namespace simd
+
 /// A vertex position as extrema: a NaN coordinate widens to -inf..+inf, so a
 /// range holding any non-finite coordinate has a non-finite extremum.
 struct position_key {
@@ -301,6 +343,32 @@ struct position_key {
       e.hi[axis] = detail::is_nan(c) ? std::numeric_limits<float>::infinity() : c;
     }
     return e;
+  }
+  /// Adds `count` positions `stride` bytes apart from `p` to `e`, 16 bytes
+  /// per element (x, y, z and a lane ignored). Precondition: stride >= 16 and
+  /// the elements are readable. One pass gives R-FINITE and R-BOUNDS.
+  static void accumulate(value& e, const std::byte* p, std::size_t stride, std::size_t count) noexcept {
+    using simd::f32x4;
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    f32x4 lo0 = simd::splat<f32x4>(inf), lo1 = lo0, hi0 = -lo0, hi1 = hi0;
+    simd::u32x4 nan{};
+    std::size_t i = 0;
+    for (; i + 2 <= count; i += 2, p += 2 * stride) {  // two chains: the min/max latency overlaps
+      const f32x4 a = simd::load<f32x4>(p), b = simd::load<f32x4>(p + stride);
+      nan |= reinterpret_cast<simd::u32x4>(a != a) | reinterpret_cast<simd::u32x4>(b != b);
+      lo0 = simd::min(lo0, a), hi0 = simd::max(hi0, a);
+      lo1 = simd::min(lo1, b), hi1 = simd::max(hi1, b);
+    }
+    if (i < count) {
+      const f32x4 a = simd::load<f32x4>(p);
+      nan |= reinterpret_cast<simd::u32x4>(a != a);
+      lo0 = simd::min(lo0, a), hi0 = simd::max(hi0, a);
+    }
+    lo0 = simd::min(lo0, lo1), hi0 = simd::max(hi0, hi1);
+    for (std::size_t axis = 0; axis < 3; ++axis) {
+      e.lo[axis] = std::min(e.lo[axis], nan[axis] ? -inf : lo0[axis]);
+      e.hi[axis] = std::max(e.hi[axis], nan[axis] ? inf : hi0[axis]);
+    }
   }
 };
 /// N consecutive little-endian indices (e.g. the 4 joints of a skinned
@@ -316,7 +384,45 @@ struct index_key {
     }
     return e;
   }
+  /// Adds `count` elements `stride` bytes apart from `p` to `e`. Packed
+  /// elements (stride N x sizeof(Index)) are one run of indices, scanned 16
+  /// bytes at a time; others one at a time.
+  static void accumulate(value& e, const std::byte* p, std::size_t stride, std::size_t count) noexcept {
+    if (stride != N * sizeof(Index)) {
+      for (std::size_t i = 0; i < count; ++i) e.add(read(p + i * stride));
+      return;
+    }
+    using V = std::conditional_t<sizeof(Index) == 2, simd::u16x8, simd::u32x4>;
+    constexpr std::size_t lanes = 16 / sizeof(Index);
+    const std::size_t n = count * N;
+    V lo0 = simd::splat<V>(static_cast<Index>(~Index{0})), lo1 = lo0, hi0{}, hi1{};
+    std::size_t i = 0;
+    for (; i + 2 * lanes <= n; i += 2 * lanes) {
+      const V a = simd::load<V>(p + i * sizeof(Index)), b = simd::load<V>(p + (i + lanes) * sizeof(Index));
+      lo0 = simd::min(lo0, a), hi0 = simd::max(hi0, a);
+      lo1 = simd::min(lo1, b), hi1 = simd::max(hi1, b);
+    }
+    lo0 = simd::min(lo0, lo1), hi0 = simd::max(hi0, hi1);
+    value r = value::none();
+    for (std::size_t k = 0; k < lanes && n != 0; ++k) r.add({{lo0[k]}, {hi0[k]}});
+    for (; i < n; ++i) {
+      const std::uint32_t v = load_le_unchecked<Index>(p + i * sizeof(Index));
+      r.add({{v}, {v}});
+    }
+    if (n != 0) e.add(r);
+  }
 };
+
+/// Adds elements [0, count) of `stride` bytes from `p` to `e`: Key::accumulate
+/// (the fast scan) where the key has one and the host is little-endian,
+/// else scan_reference.
+template <class Key>
+void scan(typename Key::value& e, const std::byte* p, std::size_t stride, std::size_t count) noexcept {
+  if constexpr (simd::usable && requires { Key::accumulate(e, p, stride, count); })
+    Key::accumulate(e, p, stride, count);
+  else
+    scan_reference<Key>(e, p, stride, count);
+}
 
 /// Extrema of element ranges of one sequence (n elements, `stride` bytes
 /// apart, from `base`). Short ranges are scanned; long ones too until they
@@ -354,7 +460,7 @@ class range_extrema {
  private:
   static constexpr std::size_t block = 64;
   void scan(value& e, std::size_t begin, std::size_t end) const noexcept {
-    for (std::size_t i = begin; i < end; ++i) e.add(Key::read(base_ + i * stride_));
+    if (begin < end) detail::scan<Key>(e, base_ + begin * stride_, stride_, end - begin);
     validation_work += end - begin;
   }
   void build() {
@@ -405,6 +511,19 @@ class chunk_extrema {
   return largest * 1e-5f;
 }
 
+namespace detail {
+/// R-FINITE and R-BOUNDS of positions with extrema `e` (position_key) in a
+/// mesh with localBounds `b`: every extremum finite and inside b +- slack.
+[[nodiscard]] inline bool positions_inside(const extrema<float, 3>& e, const aabb& b) noexcept {
+  const float slack = bounds_tolerance(b);
+  bool inside = true;
+  for (std::size_t axis = 0; axis < 3; ++axis)
+    inside = inside && is_finite(e.lo[axis]) && is_finite(e.hi[axis]) && !(e.lo[axis] < b.min[axis] - slack) &&
+             !(e.hi[axis] > b.max[axis] + slack);
+  return inside;
+}
+}  // namespace detail
+
 /// The deep rules of mesh `row` of `a` over the given bytes, scanned
 /// directly: R-FINITE of its localBounds and vertex positions, R-BOUNDS
 /// (positions inside localBounds), R-INDEX-VALUE (indices and edge indices
@@ -425,16 +544,23 @@ inline status validate_mesh_deep(const asset& a, std::size_t row, byte_span vert
   };
   if (!detail::all_finite(m.local_bounds)) return fail(errc::not_finite, "localBounds", 0);
 
+  // The fast scans (detail::scan) prove the common case, a valid mesh, in one
+  // pass over the bytes; only a mesh they show to be bad is scanned again,
+  // element by element, to report its first bad element.
   const std::size_t vertex_count = vertices.size() / vertex_stride_pbr_static_v1;
-  const float slack = bounds_tolerance(m.local_bounds);
   detail::validation_work += vertex_count;
-  for (std::size_t v = 0; v < vertex_count; ++v) {
-    const std::byte* p = vertices.data() + v * vertex_stride_pbr_static_v1;
-    for (std::size_t axis = 0; axis < 3; ++axis) {
-      const float c = load_le_unchecked<float>(p + 4 * axis);
-      if (!detail::is_finite(c)) return fail(errc::not_finite, "position", v);
-      if (c < m.local_bounds.min[axis] - slack || c > m.local_bounds.max[axis] + slack)
-        return fail(errc::out_of_bounds, "position", v);
+  auto positions = detail::position_key::value::none();
+  detail::scan<detail::position_key>(positions, vertices.data(), vertex_stride_pbr_static_v1, vertex_count);
+  if (vertex_count != 0 && !detail::positions_inside(positions, m.local_bounds)) {
+    const float slack = bounds_tolerance(m.local_bounds);
+    for (std::size_t v = 0; v < vertex_count; ++v) {
+      const std::byte* p = vertices.data() + v * vertex_stride_pbr_static_v1;
+      for (std::size_t axis = 0; axis < 3; ++axis) {
+        const float c = load_le_unchecked<float>(p + 4 * axis);
+        if (!detail::is_finite(c)) return fail(errc::not_finite, "position", v);
+        if (c < m.local_bounds.min[axis] - slack || c > m.local_bounds.max[axis] + slack)
+          return fail(errc::out_of_bounds, "position", v);
+      }
     }
   }
 
@@ -442,6 +568,13 @@ inline status validate_mesh_deep(const asset& a, std::size_t row, byte_span vert
   const auto check_indices = [&](byte_span bytes, const char* field) -> status {
     const std::size_t count = isize == 0 ? 0 : bytes.size() / isize;
     detail::validation_work += count;
+    if (count == 0) return {};
+    auto largest = detail::extrema<std::uint32_t, 1>::none();
+    if (isize == 2)
+      detail::scan<detail::index_key<std::uint16_t>>(largest, bytes.data(), 2, count);
+    else
+      detail::scan<detail::index_key<std::uint32_t>>(largest, bytes.data(), 4, count);
+    if (largest.hi[0] < m.vertex_count) return {};
     for (std::size_t i = 0; i < count; ++i) {
       const std::uint32_t value = isize == 2 ? load_le_unchecked<std::uint16_t>(bytes.data() + 2 * i)
                                              : load_le_unchecked<std::uint32_t>(bytes.data() + 4 * i);
@@ -503,14 +636,8 @@ inline status validate_deep(const asset& a) {
     const byte_span vertices = a.vertices(m), indices = a.indices(m), edges = a.edge_indices(m);
     const auto positions_inside = [&] {
       const std::size_t vertex_count = vertices.size() / vertex_stride_pbr_static_v1;
-      if (vertex_count == 0) return true;
-      const float slack = bounds_tolerance(m.local_bounds);
-      const auto e = positions.query(m.vertex_data_offset, vertex_count);
-      bool inside = true;
-      for (std::size_t axis = 0; axis < 3; ++axis)
-        inside = inside && detail::is_finite(e.lo[axis]) && detail::is_finite(e.hi[axis]) &&
-                 !(e.lo[axis] < m.local_bounds.min[axis] - slack) && !(e.hi[axis] > m.local_bounds.max[axis] + slack);
-      return inside;
+      return vertex_count == 0 ||
+             detail::positions_inside(positions.query(m.vertex_data_offset, vertex_count), m.local_bounds);
     };
     const std::uint32_t isize = index_size(m.index_type);
     const auto indices_below = [&](byte_span bytes, std::uint64_t offset, auto& ranges16, auto& ranges32) {
