@@ -32,7 +32,7 @@ struct cook_args {
   std::string input, output, compress = "none";
   std::vector<std::string> animations;
   bool copy_textures = false, progress = false, no_optimize = false, mkdir = false, strict = false;
-  bool split_animations = false, animations_only = false;
+  bool split_animations = false, animations_only = false, embed = false, uv_wrap = false;
   std::uint32_t lods = 0, format_version = 0;
 };
 
@@ -164,6 +164,8 @@ void cook_foreign(const cook_args& args, const input& in, const format_handler& 
   options.write.compression = uniform_policy(parse_compression(args.compress, ignored).value_or(chunk_compression{}));
   if (args.format_version != 0) options.write.format_version = args.format_version;
   if (args.animations_only) options.content = convert::untold_content::animations_only;
+  options.embed_images = args.embed;
+  options.uv_wrap = args.uv_wrap;
   auto out = convert::to_untold(*scene, options, o.report);
   progress.update("convert", 1);
   if (!out) {
@@ -197,9 +199,10 @@ void cook_foreign(const cook_args& args, const input& in, const format_handler& 
     }
     o.written.push_back(p.string());
   }
-  // Embedded images have no file of their own: write them where the URI says.
+  // Embedded images have no file of their own: write them where the URI
+  // says (with --embed they are in the output already).
   for (const convert::texture& t : scene->textures) {
-    if (t.embedded.empty()) continue;
+    if (t.embedded.empty() || args.embed) continue;
     if (!portable_relative_uri(t.uri)) {
       o.warnings.push_back("embedded image '" + t.name + "' not written: its URI '" + t.uri + "' leaves the output directory");
       continue;
@@ -226,6 +229,8 @@ void cook_assimp(const cook_args& args, bool quiet, progress_display& progress, 
   c.compression = uniform_policy(parse_compression(args.compress, ignored).value_or(chunk_compression{}));
   c.format_version = args.format_version;
   c.copy_textures = args.copy_textures;
+  c.embed_textures = args.embed;
+  c.uv_wrap = args.uv_wrap;
   c.lod_count = args.lods;
   c.optimize = !args.no_optimize;
   c.strict = args.strict;
@@ -383,6 +388,11 @@ void add_cook_command(CLI::App& app, context& ctx) {
   cmd->add_option("--animations", a->animations, "animation clip files for formats that keep them apart (Urho3D .ani)")
       ->expected(1, -1);
   cmd->add_flag("--copy-textures", a->copy_textures, "copy referenced images next to the output (assimp inputs)");
+  cmd->add_flag("--embed", a->embed,
+                "store the images inside the output (untold.images chunk, URIs '#name'; an untold convention) "
+                "instead of next to it");
+  cmd->add_flag("--uv-wrap", a->uv_wrap,
+                "shift UVs beyond the half-float range by whole units where the samplers repeat (else clamped, reported)");
   cmd->add_option("--lod", a->lods, "also write N simplified LOD files OUT.lod1.untold ... (assimp inputs)")
       ->check(CLI::Range(0, 8));
   cmd->add_flag("--progress", a->progress, "show progress on stderr also when it is not a terminal (one line per step)");

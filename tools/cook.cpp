@@ -14,6 +14,7 @@
 #include <untold/convert/to_untold.hpp>
 #include <untold/io.hpp>
 #include <untold/reader.hpp>
+#include <untold/source.hpp>
 
 #include "image_info.hpp"
 #include "import_assimp.hpp"
@@ -167,6 +168,12 @@ void place_textures(scene& s, const cook_options& options, cook_report& r, std::
       const std::string ext = image_extension(t.embedded, t.format);
       t.uri = unique_name(stem + "_tex" + std::to_string(i), "." + ext);
       if (t.format == texture_format::unknown) t.format = format_from_extension("." + ext);
+      if (auto size = sniff_image_size(t.embedded)) {
+        t.width = size->width;
+        t.height = size->height;
+        t.mip_count = 1;
+      }
+      if (options.embed_textures) continue;  // to_untold stores the bytes (embed_images)
       files.push_back({output_dir / t.uri, std::move(t.embedded), {}});
       t.embedded.clear();
       continue;
@@ -188,17 +195,33 @@ void place_textures(scene& s, const cook_options& options, cook_report& r, std::
         t.mip_count = 1;
       }
     }
-    if (options.copy_textures && exists) {
+    // --copy-textures and --embed: one normalised name per source file; true
+    // when the file already has one (copied or stored once).
+    const auto name_next_to_output = [&]() {
       const fs::path absolute = fs::absolute(file, ec).lexically_normal();
       if (auto it = copied.find(absolute); it != copied.end()) {
         t.uri = it->second;
-        continue;
+        return true;
       }
       std::string uri = unique_name(sanitized_utf8(file.stem().string()), sanitized_utf8(file.extension().string()));
       if (!portable_relative_uri(uri)) uri = unique_name("image" + std::to_string(i), file.extension().string());
       copied.emplace(absolute, uri);
       t.uri = uri;
-      if (!fs::equivalent(file, output_dir / uri, ec)) files.push_back({output_dir / uri, {}, file});
+      return false;
+    };
+    if (options.embed_textures && exists) {
+      auto mapped = mapped_file::open(file);
+      if (!mapped) {
+        r.warnings.push_back("image " + t.uri + " cannot be read (" + file.string() + "): " + mapped.error().describe());
+      } else if (!mapped->bytes().empty()) {  // an empty file stays a reference, like a missing one
+        t.embedded.assign(mapped->bytes().begin(), mapped->bytes().end());
+        (void)name_next_to_output();  // the same file twice: the same image in the chunk
+        continue;
+      }
+    }
+    if (options.copy_textures && exists) {
+      if (!name_next_to_output() && !fs::equivalent(file, output_dir / t.uri, ec))
+        files.push_back({output_dir / t.uri, {}, file});
       continue;
     }
     const fs::path absolute = fs::absolute(file, ec).lexically_normal();
@@ -293,6 +316,8 @@ cook_report cook(const cook_options& options) {
 
   to_untold_options o;
   o.write.compression = options.compression;
+  o.embed_images = options.embed_textures;
+  o.uv_wrap = options.uv_wrap;
   if (options.format_version != 0) o.write.format_version = options.format_version;
   o.content = options.animations == cook_animations::only    ? untold_content::animations_only
               : options.animations == cook_animations::split ? untold_content::without_animations

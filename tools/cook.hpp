@@ -11,7 +11,8 @@
 // Steps: import_assimp (tools/import_assimp.hpp) into the neutral scene;
 // resolve the images (embedded ones are written next to the output, files
 // are referenced by a URI relative to the output or copied next to it; a URI
-// that would leave the output directory is refused); optimise each triangle
+// that would leave the output directory is refused; with embed_textures all
+// of them are stored in the output instead); optimise each triangle
 // mesh for the vertex cache and vertex fetch (meshoptimizer); optionally
 // generate LOD levels (tools/simplify.hpp); write with convert::to_untold
 // (instancing, extension tables, clips). Every loss is in `conversion`;
@@ -48,6 +49,15 @@ struct cook_options {
   /// default: reference them by a path relative to the output's directory,
   /// refused (and reported) when that path leaves the directory.
   bool copy_textures = false;
+  /// Store every image (files found and images the source embeds) inside
+  /// the output, in its untold.images chunk (untold/images.hpp), the texture
+  /// URIs naming them "#name"; nothing is written next to the output. A
+  /// missing image stays a relative reference (and a warning).
+  bool embed_textures = false;
+  /// UVs beyond the half-float range are shifted by whole units where the
+  /// samplers keep the same sampling (convert::to_untold_options::uv_wrap);
+  /// otherwise (and by default) clamped and reported.
+  bool uv_wrap = false;
   /// Write this many LOD files (OUT.lod1.untold ...), each level simplified
   /// from LOD0 to 1/2, 1/4, ... of its triangles; levels that do not reduce
   /// are not written (tools/simplify.hpp).

@@ -192,7 +192,7 @@ struct gltf_facts {
   };
   std::vector<std::vector<channel>> animations;
   std::vector<std::string> extensions_used;
-  std::uint64_t nondefault_samplers = 0;
+  std::uint64_t filtered_samplers = 0;
   std::vector<std::string> buffer_uris;
   struct light {
     std::string node, type;
@@ -363,8 +363,8 @@ gltf_facts read_gltf_facts(const fs::path& path) {
     if (e.is_string()) f.extensions_used.push_back(e.get<std::string>());
   for (const auto& s : array("samplers")) {
     if (!s.is_object()) continue;
-    const bool wrap_default = s.value("wrapS", 10497) == 10497 && s.value("wrapT", 10497) == 10497;
-    if (!wrap_default || s.contains("magFilter") || s.contains("minFilter")) ++f.nondefault_samplers;
+    // Wrap modes reach the texture slots (AI_MATKEY_MAPPINGMODE_*); filters have no place.
+    if (s.contains("magFilter") || s.contains("minFilter")) ++f.filtered_samplers;
   }
   for (const auto& b : array("buffers"))
     if (b.is_object() && !str(b, "uri").empty() && str(b, "uri").rfind("data:", 0) != 0) f.buffer_uris.push_back(str(b, "uri"));
@@ -716,6 +716,14 @@ class converter {
         used.insert({type, 0});
         s.texture = texture_for(path);
         if (m.Get(AI_MATKEY_UVWSRC(type, 0), ivalue) == AI_SUCCESS && ivalue >= 0) s.uv_set = static_cast<std::uint32_t>(ivalue);
+        // Sampler wrap (glTF wrapS/wrapT; decal = a border colour outside [0, 1], no repetition either).
+        const auto wrap = [](int mode) {
+          return mode == aiTextureMapMode_Mirror ? convert::wrap_mode::mirror
+                 : mode == aiTextureMapMode_Clamp || mode == aiTextureMapMode_Decal ? convert::wrap_mode::clamp
+                                                                                     : convert::wrap_mode::repeat;
+        };
+        if (m.Get(AI_MATKEY_MAPPINGMODE_U(type, 0), ivalue) == AI_SUCCESS) s.wrap[0] = wrap(ivalue);
+        if (m.Get(AI_MATKEY_MAPPINGMODE_V(type, 0), ivalue) == AI_SUCCESS) s.wrap[1] = wrap(ivalue);
         aiUVTransform tr;
         if (m.Get(AI_MATKEY_UVTRANSFORM(type, 0), tr) == AI_SUCCESS) {
           s.has_transform = true;
@@ -1303,7 +1311,8 @@ class converter {
                                                     "KHR_lights_punctual", "KHR_mesh_quantization"};
       for (const std::string& e : gltf.extensions_used)
         if (carried.count(e) == 0) rep_.dropped("glTF extension " + e, "", "not carried by the scene model");
-      rep_.dropped("texture samplers (wrap/filter)", "", "the scene model has no sampler state", gltf.nondefault_samplers);
+      rep_.dropped("texture sampler filters", "", "the scene model has no filter state (wrap modes are carried)",
+                   gltf.filtered_samplers);
     }
     if (in_.mMetaData != nullptr && in_.mMetaData->mNumProperties > 0)
       rep_.info("scene metadata", "", "not carried", in_.mMetaData->mNumProperties);

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <untold/images.hpp>
 #include <untold/untold.hpp>
 
 #include "cook.hpp"
@@ -224,4 +225,39 @@ TEST_CASE("cook: glTF morph targets reach the morph target tables (AnimatedMorph
   const json* weights = entry(j["report"], "morph weight channels");
   REQUIRE(weights != nullptr);
   CHECK((*weights)["count"] == 1);
+}
+
+TEST_CASE("cook --embed stores the image inside the output; doubleSided reaches material flags bit 2") {
+  const fs::path dir = scratch("cook_embed");
+  fs::create_directories(dir / "src");
+  fs::copy_file(fs::path(UNTOLD_SAMPLE_DIR) / "checker.png", dir / "src" / "checker.png",
+                fs::copy_options::overwrite_existing);
+  const fs::path model = sample_with_image(dir / "src", "checker.png");
+  {
+    auto gltf = json::parse(read_text(model));
+    REQUIRE(!gltf["materials"].empty());
+    gltf["materials"][0]["doubleSided"] = true;
+    std::ofstream(model) << gltf.dump();
+  }
+  const fs::path out = dir / "out" / "embedded.untold";
+  const run_result r = run_untold("cook --json --mkdir --embed " + quoted(model) + " -o " + quoted(out));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const json j = json::parse(r.out);
+  CHECK(entry(j["report"], "double-sided flag") == nullptr);
+  CHECK(j["written"].size() == 1);              // the .untold file only
+  CHECK(!fs::exists(dir / "out" / "checker.png"));  // nothing next to it
+  CHECK(texture_uri(out) == "#checker.png");
+  auto opened = untold::open_file(out);
+  REQUIRE(opened.has_value());
+  const untold::asset& a = opened->asset;
+  REQUIRE(!a.materials().empty());
+  CHECK(a.materials()[0].double_sided());
+  auto images = untold::embedded_images(a);
+  REQUIRE(images);
+  const auto bytes = untold::find_embedded_image(*images, texture_uri(out));
+  REQUIRE(bytes);
+  const std::string want = read_text(dir / "src" / "checker.png");
+  CHECK(std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size()) == want);  // exact bytes
+  CHECK(a.textures()[0].width > 0);  // from the PNG header
+  CHECK(run_untold("validate --deep " + quoted(out)).exit_code == 0);
 }

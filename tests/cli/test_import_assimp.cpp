@@ -183,7 +183,13 @@ TEST_CASE("import_assimp: glTF materials and images keep their glTF indices; KHR
   CHECK_FALSE(s.materials[6].base_color_texture.has_transform);
   // Dependencies: the source, its .bin and every image.
   CHECK(r.dependencies.size() == 7);
-  CHECK(count_of(s, "texture samplers") > 0);
+  CHECK(count_of(s, "texture sampler filters") == 1);  // the one sampler sets min/mag filters
+  // Its CLAMP_TO_EDGE wrap reaches the slots that use it (textures 0 and 1); the others repeat.
+  CHECK(all.wrap[0] == uc::wrap_mode::clamp);
+  CHECK(all.wrap[1] == uc::wrap_mode::clamp);
+  for (const uc::material& m : s.materials)
+    if (m.base_color_texture.used() && m.base_color_texture.texture >= 2)
+      CHECK(m.base_color_texture.wrap == std::array{uc::wrap_mode::repeat, uc::wrap_mode::repeat});
 }
 
 TEST_CASE("import_assimp: embedded images, duplicate material names, cameras") {

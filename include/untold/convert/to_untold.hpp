@@ -19,8 +19,10 @@
 //   points are `dropped`; extra UV sets are `dropped`; the UV set a
 //   material's textures all sample becomes uv0 and a texture transform they
 //   share is baked into it (`changed`, else `dropped`); UVs beyond binary16
-//   are shifted by whole units or clamped, and rounding beyond
-//   uv_precision_tolerance is reported. Morph targets -> morph target
+//   are clamped (`dropped`), or with uv_wrap shifted by whole units where
+//   the samplers keep the same sampling (`changed`); rounding beyond
+//   uv_precision_tolerance is reported; clamp/mirror samplers are `dropped`
+//   (no sampler state in the texture record). Morph targets -> morph target
 //   tables (position and normal deltas). LOD levels go to separate
 //   fileType-lod files.
 //   material -> material record: base colour/metallic-roughness/normal/
@@ -29,6 +31,9 @@
 //   the factor (`changed`); alpha mode (flags bits 0-1), alpha cutoff and
 //   transmission are written; double-sided sets flags bit 2 (untold's
 //   documented convention, material_flags::double_sided).
+//   texture -> texture record; with embed_images, image bytes the scene
+//   carries go to the untold.images chunk (images.hpp) and the URI is
+//   "#name".
 //   skeleton -> skeleton + joints: jointPath = names from the root joined by
 //   '/', bindTransform = the joint's bind pose in skeleton space (the inverse
 //   of the inverse bind matrix), restTransform = local rest pose.
@@ -627,7 +632,8 @@ class geometry_pool {
                      "the format animates translation and rotation only (" + std::to_string(scale_keys) + " keyframes)",
                      dropped_scale);
       report.dropped("morph weight channels", where,
-                     "no morph targets in the format (" + std::to_string(weight_keys) + " keyframes)", dropped_weights);
+                     "channels animate joints; morph targets have no weight keyframes (" + std::to_string(weight_keys) +
+                         " keyframes)", dropped_weights);
       report.dropped("node channels", where, "channels address skeleton joints by path", dropped_node);
       report.dropped("duplicate channels", where, "a second channel of one path on one joint", merged);
       report.changed("cubic-spline channels", where, "key values kept, tangents dropped (linear)", cubic);
