@@ -5,6 +5,11 @@
 # that header (docs/compile-time.md keeps the latest table).
 #
 # Usage: scripts/compile-time.sh [runs]     (CXX defaults to g++; runs to 5)
+#
+# INSTRUCTIONS=1 adds a column with the instructions the compiler executes
+# (valgrind --tool=cachegrind, about 15 s per row): unlike CPU time it does
+# not change with the load of a shared machine, so it compares two versions
+# of a header exactly. ROWS=paths measures only the paths and the umbrella.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cxx="${CXX:-g++}"
@@ -23,11 +28,22 @@ measure() {  # name, lines of the translation unit...
     t=$( { /usr/bin/time -f "%U" "$cxx" "${flags[@]}" -fsyntax-only "$tmp/tu.cpp"; } 2>&1 )
     if [[ -z "$best" ]] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best="$t"; fi
   done
-  printf '| %s | %s | %s |\n' "$name" "$lines" "$best"
+  local instructions=""
+  if [[ -n "${INSTRUCTIONS:-}" ]]; then
+    instructions=$(valgrind --tool=cachegrind --cache-sim=no --trace-children=yes --cachegrind-out-file=/dev/null \
+                     "$cxx" "${flags[@]}" -fsyntax-only "$tmp/tu.cpp" 2>&1 |
+                   awk '/I +refs:/ { gsub(",", "", $NF); if ($NF + 0 > m) m = $NF + 0 } END { printf " %.0f |", m / 1e6 }')
+  fi
+  printf '| %s | %s | %s |%s\n' "$name" "$lines" "$best" "$instructions"
 }
 
-echo "| translation unit | preprocessed lines | -fsyntax-only, s (best of $runs) |"
-echo "|---|---:|---:|"
+if [[ -n "${INSTRUCTIONS:-}" ]]; then
+  echo "| translation unit | preprocessed lines | -fsyntax-only, s (best of $runs) | million instructions |"
+  echo "|---|---:|---:|---:|"
+else
+  echo "| translation unit | preprocessed lines | -fsyntax-only, s (best of $runs) |"
+  echo "|---|---:|---:|"
+fi
 measure "standard floor: vector span string_view optional cstring" \
   '#include <vector>' '#include <span>' '#include <string_view>' '#include <optional>' '#include <cstring>'
 reader_path=('#include <untold/reader.hpp>' '#include <untold/view.hpp>' '#include <untold/vertex.hpp>')
@@ -46,8 +62,12 @@ measure "reader path + a function calling open() and reading vertices" "${reader
   '}'
 measure "asset user: asset.hpp + view.hpp + vertex.hpp (handed an opened asset)" \
   '#include <untold/asset.hpp>' '#include <untold/view.hpp>' '#include <untold/vertex.hpp>'
-while IFS= read -r header; do
-  measure "$header" "#include <$header>"
-done < <(cd include && find untold -name '*.hpp' ! -path 'untold/remote/*' ! -name 'rules.hpp' | sort)
+if [[ "${ROWS:-all}" == paths ]]; then  # the rows above and the umbrella only
+  measure "untold/untold.hpp" "#include <untold/untold.hpp>"
+else
+  while IFS= read -r header; do
+    measure "$header" "#include <$header>"
+  done < <(cd include && find untold -name '*.hpp' ! -path 'untold/remote/*' ! -name 'rules.hpp' | sort)
+fi
 echo
 echo "Measured with $("$cxx" --version | head -n 1) on $(nproc) cores, $(date -u +%Y-%m-%d)."
