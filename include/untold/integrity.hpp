@@ -212,38 +212,59 @@ inline void set_flag(std::uint8_t& flag) noexcept { __atomic_store_n(&flag, std:
   return d;
 }
 
-/// The stored bytes of an integrity chunk for a file whose header and chunk
-/// table are `directory` (contentHash ignored) and whose chunk `row`
-/// (`stored_bytes(row)` -> byte_span) are final. `integrity_row` is the
-/// integrity chunk's own row; its table entry must already hold the size
-/// this returns: integrity_chunk_size(). Precondition: block_size is valid.
+/// The block digests of a file's chunks (rows in table order, each row's
+/// blocks in order, `integrity_row` holding none), where
+/// `stored_bytes(row)` -> byte_span are chunk `row`'s final stored bytes.
+/// Single-threaded; the builder spreads the same work over threads.
+/// Precondition: block_size is valid.
 template <class StoredBytes>
-[[nodiscard]] result<std::vector<std::byte>> encode_integrity_chunk(byte_span directory,
-                                                                   std::span<const chunk_entry> chunks,
-                                                                   std::uint32_t integrity_row, std::uint32_t block_size,
-                                                                   StoredBytes&& stored_bytes) {
-  std::vector<std::byte> blocks;  // the block digests, rows in table order
-  std::vector<std::byte> rows;    // the row digests
-  sha256 block_hasher, row_hasher;
+[[nodiscard]] result<std::vector<std::byte>> compute_block_digests(std::span<const chunk_entry> chunks,
+                                                                  std::uint32_t integrity_row, std::uint32_t block_size,
+                                                                  StoredBytes&& stored_bytes) {
+  std::vector<std::byte> blocks;
+  sha256 hasher;
   for (std::uint32_t r = 0; r < chunks.size(); ++r) {
-    const std::size_t row_start = blocks.size();
-    if (r != integrity_row) {
-      const byte_span stored = stored_bytes(r);
-      for (std::size_t at = 0; at < stored.size(); at += block_size) {
-        block_hasher.update(stored.subspan(at, std::min<std::size_t>(block_size, stored.size() - at)));
-        auto digest = block_hasher.finish();
-        if (!digest) return digest.error();
-        blocks.insert(blocks.end(), reinterpret_cast<const std::byte*>(digest->data()),
-                      reinterpret_cast<const std::byte*>(digest->data()) + digest_size);
-      }
+    if (r == integrity_row) continue;
+    const byte_span stored = stored_bytes(r);
+    for (std::size_t at = 0; at < stored.size(); at += block_size) {
+      hasher.update(stored.subspan(at, std::min<std::size_t>(block_size, stored.size() - at)));
+      auto digest = hasher.finish();
+      if (!digest) return digest.error();
+      blocks.insert(blocks.end(), reinterpret_cast<const std::byte*>(digest->data()),
+                    reinterpret_cast<const std::byte*>(digest->data()) + digest_size);
     }
-    row_hasher.update(byte_span(blocks).subspan(row_start));
+  }
+  return blocks;
+}
+
+/// The stored bytes of an integrity chunk for a file whose header and chunk
+/// table are `directory` (contentHash ignored) and whose block digests are
+/// `block_digests` (compute_block_digests' layout). `integrity_row` is the
+/// integrity chunk's own row; its table entry must already hold the size
+/// this returns: integrity_chunk_size(). Precondition: block_size is valid
+/// and `block_digests` has one digest per block of the other rows.
+[[nodiscard]] inline result<std::vector<std::byte>> encode_integrity_chunk(byte_span directory,
+                                                                          std::span<const chunk_entry> chunks,
+                                                                          std::uint32_t integrity_row,
+                                                                          std::uint32_t block_size,
+                                                                          byte_span block_digests) {
+  if (block_digests.size() / digest_size > 0xFFFFFFFFu) return make_error(errc::invalid_argument, {.field = "digestCount"});
+  std::vector<std::byte> rows;  // the row digests
+  sha256 row_hasher;
+  std::size_t first = 0;
+  for (std::uint32_t r = 0; r < chunks.size(); ++r) {
+    const std::size_t count =
+        r == integrity_row ? 0 : static_cast<std::size_t>(digest_block_count(chunks[r].compressed_size, block_size));
+    if (block_digests.size() / digest_size - first < count)
+      return make_error(errc::invalid_argument, {.field = "digestCount"});
+    row_hasher.update(block_digests.subspan(first * digest_size, count * digest_size));
+    first += count;
     auto digest = row_hasher.finish();
     if (!digest) return digest.error();
     rows.insert(rows.end(), reinterpret_cast<const std::byte*>(digest->data()),
                 reinterpret_cast<const std::byte*>(digest->data()) + digest_size);
   }
-  if (blocks.size() / digest_size > 0xFFFFFFFFu) return make_error(errc::invalid_argument, {.field = "digestCount"});
+  if (first * digest_size != block_digests.size()) return make_error(errc::invalid_argument, {.field = "digestCount"});
   auto dir = directory_digest(directory);
   if (!dir) return dir.error();
 
@@ -251,7 +272,7 @@ template <class StoredBytes>
   byte_sink out(body);
   out.put<std::uint32_t>(block_size);
   out.put<std::uint32_t>(static_cast<std::uint32_t>(chunks.size()));
-  out.put<std::uint32_t>(static_cast<std::uint32_t>(blocks.size() / digest_size));
+  out.put<std::uint32_t>(static_cast<std::uint32_t>(first));
   out.put<std::uint32_t>(0);
   out.bytes(std::as_bytes(std::span(*dir)));
   out.bytes(rows);
@@ -261,7 +282,7 @@ template <class StoredBytes>
   if (!top) return top.error();
   byte_sink tail(*chunk);
   tail.bytes(std::as_bytes(std::span(*top)));
-  tail.bytes(blocks);
+  tail.bytes(block_digests);
   return std::move(*chunk);
 }
 

@@ -37,17 +37,29 @@ inline result<mapped_asset> open_file(const std::filesystem::path& path, const o
   return mapped_asset{std::move(*file), std::move(*a)};
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory
-/// and a rename, so readers never see a half-written file.
-inline status write_file(const std::filesystem::path& path, byte_span bytes) {
+/// Writes the bytes `produce(sink)` passes to `sink(byte_span) -> bool`
+/// (in order) to `path`, through a temporary file in the same directory and
+/// a rename, so readers never see a half-written file. `produce` returns a
+/// status; on any failure the temporary file is removed and `path` left
+/// as it was. Streams: nothing is held in memory here, e.g.
+///
+///   untold::write_file_with(path, [&](auto&& sink) { return builder.write(sink, options); });
+template <class Produce>
+status write_file_with(const std::filesystem::path& path, Produce&& produce) {
   const std::filesystem::path temp = path.string() + ".tmp";
   std::FILE* f = std::fopen(temp.string().c_str(), "wb");
   if (f == nullptr) return make_error(errc::io_open_failed, {.field = "path"});
-  const bool written = bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  bool written = true;
+  const auto sink = [&](byte_span bytes) {
+    written = written && (bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size());
+    return written;
+  };
+  const status produced = produce(sink);
   const bool closed = std::fclose(f) == 0;
   std::error_code ec;
-  if (!written || !closed) {
+  if (!produced || !written || !closed) {
     std::filesystem::remove(temp, ec);
+    if (!produced && written) return produced.error();
     return make_error(errc::io_write_failed, {.field = "write"});
   }
   std::filesystem::rename(temp, path, ec);
@@ -56,6 +68,14 @@ inline status write_file(const std::filesystem::path& path, byte_span bytes) {
     return make_error(errc::io_write_failed, {.field = "rename"});
   }
   return {};
+}
+
+/// Writes `bytes` to `path` (write_file_with).
+inline status write_file(const std::filesystem::path& path, byte_span bytes) {
+  return write_file_with(path, [bytes](auto&& sink) -> status {
+    if (!sink(bytes)) return make_error(errc::io_write_failed, {.field = "write"});
+    return {};
+  });
 }
 
 }  // namespace untold

@@ -2,7 +2,10 @@
 // determinism, version selection and rejected input.
 #include "../support.hpp"
 
+#include <untold/io.hpp>
+
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 using test::bytes;
@@ -338,4 +341,125 @@ TEST_CASE("uncompressed chunks are never copied: payloads view the input buffer"
     if (p.empty()) continue;
     CHECK(p.data() == f.data() + a.chunks()[row].file_offset);
   }
+}
+
+// ---- streaming, threads, digests over geometry in pieces (issue 19 item 5) --------------
+
+namespace {
+
+// Many small meshes (uint16 indices with an odd triangle count: 2 padding
+// bytes before the next mesh's indices) and a raw chunk, so that 4 KiB digest
+// blocks straddle meshes, padding and pieces.
+struct piecewise_scene {
+  std::vector<test::grid> grids;
+  untold::builder b;
+  piecewise_scene() {
+    const auto entity = b.add_entity({.name = "root"});
+    for (std::uint32_t i = 0; i < 40; ++i) {
+      test::grid g = test::make_grid(3 + i % 5, static_cast<float>(i));
+      g.indices.resize(g.indices.size() / 6 * 6 - 3);  // an odd number of triangles
+      grids.push_back(std::move(g));
+    }
+    for (const test::grid& g : grids) b.add_mesh({.entity = entity, .vertices = g.vertices, .indices = g.indices});
+    const bytes opaque(5000, std::byte{0x5A});
+    b.add_raw_chunk(0x7000, opaque, 1);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("the bytes do not depend on write_options::threads") {
+  piecewise_scene s;
+  std::vector<test::grid> grids;
+  untold::builder big;
+  test::fill_realistic_scene(big, grids);
+  for (untold::builder* b : {&s.b, &big})
+    for (const untold::compression c : {untold::compression::none, untold::compression::lz4, untold::compression::zstd}) {
+      if (!untold::compression_available(c)) continue;
+      CAPTURE(static_cast<int>(c));
+      untold::write_options o{.content_hash = true, .block_digests = true, .digest_block_size = 4096};
+      o.compression.metadata = o.compression.data = {c, 0};
+      o.threads = 1;
+      const auto one = b->finish(o);
+      REQUIRE(one.has_value());
+      for (const unsigned threads : {2u, 3u, 8u, 0u}) {
+        CAPTURE(threads);
+        o.threads = threads;
+        CHECK(*b->finish(o) == *one);
+        bytes streamed;
+        CHECK(b->write([&](untold::byte_span piece) {
+                       streamed.insert(streamed.end(), piece.begin(), piece.end());
+                       return true;
+                     }, o)
+                  .has_value());
+        CHECK(streamed == *one);
+      }
+      CHECK(open_ok(*one, {.integrity = untold::integrity::full}).meshes().size() > 0);
+    }
+}
+
+TEST_CASE("block digests of geometry written in pieces match the bytes, block by block") {
+  piecewise_scene s;
+  const auto built = s.b.finish({.content_hash = true, .block_digests = true, .digest_block_size = 4096});
+  REQUIRE(built.has_value());
+  const bytes& f = *built;
+  const untold::asset a = open_ok(f, {.integrity = untold::integrity::full});
+  const auto chunks = a.chunks();
+  REQUIRE(chunks[0].chunk_type == untold::integrity_chunk_type);
+  const auto d = untold::parse_integrity_chunk(a.payload(0), chunks, 0);
+  REQUIRE(d.has_value());
+  // Every block digest recomputed here from the file's bytes, independently
+  // of the writer's pieces.
+  std::size_t k = 0, straddling = 0;
+  for (std::uint32_t row = 1; row < chunks.size(); ++row) {
+    const untold::chunk_entry& c = chunks[row];
+    for (std::uint64_t at = 0; at < c.compressed_size; at += 4096, ++k) {
+      const std::uint64_t length = std::min<std::uint64_t>(4096, c.compressed_size - at);
+      const auto digest = untold::sha256_of(untold::byte_span(f).subspan(c.file_offset + at, length));
+      REQUIRE(digest.has_value());
+      CHECK(std::equal(digest->begin(), digest->end(),
+                       reinterpret_cast<const std::uint8_t*>(d->block_digests.data()) + 32 * k));
+      straddling += c.chunk_type == static_cast<std::uint32_t>(untold::chunk_type::index_data);
+    }
+  }
+  CHECK(k == d->digest_count);
+  CHECK(straddling > 1);  // index data spans several blocks, so blocks cross meshes and padding
+  // Padding between uint16 index ranges is zero and ranges start 4-byte aligned.
+  for (const untold::mesh_record& m : a.meshes()) CHECK(m.index_data_offset % 4 == 0);
+}
+
+TEST_CASE("the builder copies its input: changing the caller's arrays after add_mesh changes nothing") {
+  piecewise_scene s;
+  const auto before = s.b.finish();
+  REQUIRE(before.has_value());
+  for (test::grid& g : s.grids) {
+    std::fill(g.vertices.begin(), g.vertices.end(), std::byte{0xEE});
+    std::fill(g.indices.begin(), g.indices.end(), 0u);
+  }
+  CHECK(*s.b.finish() == *before);
+}
+
+TEST_CASE("write_file_with streams the builder's bytes into the file; a failure leaves no file") {
+  piecewise_scene s;
+  const auto dir = std::filesystem::temp_directory_path() / "untold_test_write_stream";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "scene.untold";
+  std::filesystem::remove(path);
+  const untold::write_options o{.content_hash = true, .block_digests = true};
+  REQUIRE(untold::write_file_with(path, [&](auto&& sink) { return s.b.write(sink, o); }).has_value());
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const bytes on_disk(reinterpret_cast<const std::byte*>(text.data()),
+                      reinterpret_cast<const std::byte*>(text.data()) + text.size());
+  CHECK(on_disk == *s.b.finish(o));
+
+  // A builder error reaches the caller unchanged and nothing is left behind.
+  const auto failed = untold::write_file_with(dir / "bad.untold", [&](auto&& sink) {
+    return s.b.write(sink, {.format_version = 99});
+  });
+  REQUIRE_FALSE(failed.has_value());
+  CHECK(failed.error().code == untold::errc::invalid_argument);
+  CHECK_FALSE(std::filesystem::exists(dir / "bad.untold"));
+  CHECK_FALSE(std::filesystem::exists(dir / "bad.untold.tmp"));
+  std::filesystem::remove_all(dir);
 }
