@@ -195,20 +195,20 @@ def goal_rows(run):
 
     deep_rows = [(n, counter(run.results.get(n), "vs_memcpy")) for n in run.matching(r"^(validate_deep|deep_)")
                  if counter(run.results[n], "vs_memcpy") is not None]
-    deep = "; ".join(f"{x(v, 2)} (`{n}`)" for n, v in deep_rows) or None
+    deep = "; ".join(f"{x(v)} (`{n}`)" for n, v in deep_rows) or None
 
     fresh = run.results.get("BM_fresh_vertices/262144")
     views = inverse(counter(fresh, "vs_fresh_memcpy"))
 
-    writer_names = [n for n in run.matching(r"^write") if counter(run.results[n], "vs_memcpy") is not None
-                    and re.search(r"none(?!_nohash)|uncompressed|stream", n)]
-    writer = "; ".join(f"{x(counter(run.results.get(n), 'vs_memcpy'), 2)} (`{n}`)" for n in writer_names) or None
+    # Default options (content hash on), uncompressed: write_<way>/none.
+    writer_names = [n for n in run.matching(r"^write_\w+/none$") if counter(run.results[n], "vs_memcpy") is not None]
+    writer = "; ".join(f"{x(counter(run.results.get(n), 'vs_memcpy'))} (`{n}`)" for n in writer_names) or None
 
     rss_counters = [(n, counter(run.results[n], "rss_vs_output")) for n in run.order
                     if counter(run.results[n], "rss_vs_output") is not None]
     rss_parts = [f"{x(v, 2)} (`{n}`)" for n, v in rss_counters]
     for r in run.writer_rss or []:
-        rss_parts.append(f"{x(r['peak_rss_bytes'] / r['output_bytes'], 2)} (`{r['command'].split(' -o ')[0]}`)")
+        rss_parts.append(f"{x(r['peak_rss_bytes'] / r['output_bytes'])} (`{r['command'].split(' -o ')[0]}`)")
 
     lz4 = inverse(counter(run.results.get("codec_scene/lz4_untold_open"), "vs_raw"))
 
@@ -219,7 +219,7 @@ def goal_rows(run):
         b = run.results.get(n)
         for k in sorted(b):
             if (k.startswith("vs_") or k.startswith("x_")) and isinstance(b[k], (int, float)):
-                range_parts.append(f"{x(b[k], 2)} (`{n}` {k})")
+                range_parts.append(f"{x(b[k])} ({short_name(n)})")
 
     none = "no benchmark in this run"
     return [
@@ -229,13 +229,19 @@ def goal_rows(run):
         ("default `open_file`, 1 GiB / 1 MiB", "916 (hash) / 1.23 (no hash)", "≤ 1.05", one_gib),
         ("deep checks, x memcpy (throughput)", "0.30–0.39", "≥ 0.6", deep or none),
         ("views -> new float arrays, x memcpy into a new buffer (time)", "2.5", "≤ 1.5",
-         f"{x(views, 2)} (`BM_fresh_vertices/262144`)" if views else none),
+         f"{x(views)} (`BM_fresh_vertices/262144`)" if views else none),
         ("writer, x memcpy, uncompressed (throughput)", "0.23", "≥ 0.5", writer or none),
         ("writer peak RSS / output size", "4.6", "≤ 2.5 incl. inputs", "; ".join(rss_parts) or none),
         ("lz4 open, x raw decode into fresh buffers (time)", "1.13", "≤ 1.03",
          f"{x(lz4)} (`codec_scene/lz4_untold_open`)" if lz4 else none),
         ("range `load_all` / whole-file deep open (time)", "~10", "≤ 1.2", "; ".join(range_parts) or none),
     ]
+
+
+def short_name(name):
+    """range_bench/load_all_pread_hash/geometry_mb:256/manual_time -> load_all_pread_hash, 256 MiB."""
+    parts = [p for p in name.split("/")[1:] if p not in ("manual_time", "real_time")]
+    return ", ".join(p.replace("geometry_mb:", "") + " MiB" if p.startswith("geometry_mb:") else p for p in parts)
 
 
 def goals_table(run):
@@ -528,17 +534,17 @@ def gltfpack_table(run):
         return no_results("scripts/bench-gltfpack.sh did not run or failed: it needs npm and the untold CLI; "
                           "`UNTOLD_BENCH_GLTFPACK=0` skips it")
     lines = run.gltfpack.strip().splitlines()
-    rows = []
+    rows, notes = [], []
     for line in lines[2:]:
         cols = line.split()
         if len(cols) == 7 and cols[1].isdigit():
             rows.append((cols[0], f"{int(cols[1]):,}", f"{int(cols[2]):,}", f"{int(cols[3]):,}", cols[4], cols[5],
                          cols[6]))
         elif cols:
-            rows.append((cols[0], " ".join(cols[1:]), "", "", "", "", ""))
+            notes.append(line.strip())
     return (f"{lines[0]} (untold: the Release build of this run).\n\n" +
             table(("model", "gltfpack -cc (B)", "untold (B)", "untold + images (B)", "ratio", "gltfpack ms",
-                   "untold ms"), rows))
+                   "untold ms"), rows) + "".join(f"\n\n{note}" for note in notes))
 
 
 STANDARD_KEYS = {"name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",

@@ -61,7 +61,8 @@ load_average() { cut -d' ' -f1-3 /proc/loadavg; }
 compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
 load_start=$(load_average)
 commit=$(git rev-parse --short HEAD 2> /dev/null || echo "?")
-if ! git diff --quiet HEAD -- include bench 2> /dev/null; then commit="$commit+uncommitted changes in include/ or bench/"; fi
+changed=$(git diff --name-only HEAD -- include bench tools 2> /dev/null | tr '\n' ' ')
+if [[ -n "$changed" ]]; then commit="$commit + uncommitted changes in: ${changed% }"; fi
 {
   echo "{"
   echo "  \"date_utc\": $(json_string "$(date -u '+%Y-%m-%d %H:%M')"),"
