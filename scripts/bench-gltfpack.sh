@@ -6,7 +6,8 @@
 # gltfpack comes from the npm registry (package "gltfpack", a WebAssembly build
 # that runs on Debian's nodejs) and is installed into a temporary prefix that
 # is deleted afterwards: never into the build, never system-wide. Without npm,
-# `apt-get install -y npm` is run (root only).
+# `apt-get install -y npm` is run (root only); when the registry cannot be
+# reached, Debian's older gltfpack package is used and named in the output.
 #
 # Sizes: gltfpack writes one .glb (geometry quantised and meshopt-compressed,
 # images embedded when the source embeds them); untold writes the .untold
@@ -28,9 +29,15 @@ if ! command -v npm > /dev/null; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-npm install --prefix "$work/npm" --no-audit --no-fund --silent gltfpack > /dev/null
-gltfpack="$work/npm/node_modules/.bin/gltfpack"
-version=$(node -e "console.log(require('$work/npm/node_modules/gltfpack/package.json').version)")
+if npm install --prefix "$work/npm" --no-audit --no-fund --silent gltfpack > /dev/null 2>&1; then
+  gltfpack="$work/npm/node_modules/.bin/gltfpack"
+  version="$(node -e "console.log(require('$work/npm/node_modules/gltfpack/package.json').version)") (npm)"
+else  # offline: Debian's (older) gltfpack package
+  if ! command -v gltfpack > /dev/null && [[ $(id -u) -eq 0 ]]; then apt-get install -y gltfpack > /dev/null 2>&1 || true; fi
+  command -v gltfpack > /dev/null || { echo "npm install gltfpack failed and Debian's gltfpack is missing" >&2; exit 2; }
+  gltfpack=$(command -v gltfpack)
+  version="$("$gltfpack" -v 2>&1 | head -n 1 | awk '{print $2}') (Debian package; npm unavailable)"
+fi
 
 models=(
   glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb
@@ -53,7 +60,7 @@ best_of_3() {  # prints the best wall time in ms of running "$@" three times
   echo "$best"
 }
 
-echo "gltfpack $version (npm) vs untold cook --compress zstd, $(date -u +%Y-%m-%d)"
+echo "gltfpack $version vs untold cook --compress zstd, $(date -u +%Y-%m-%d)"
 printf '%-44s %12s %12s %12s %8s %10s %10s\n' model gltfpack-cc untold untold+img ratio gltfpack-ms untold-ms
 for rel in "${models[@]}"; do
   src="$models_dir/$rel"
