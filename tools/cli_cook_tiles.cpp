@@ -40,7 +40,7 @@ std::shared_ptr<cook_tiles_args> add_cook_tiles_options(CLI::App& cook) {
   cook.add_option("--lod-error", a->lod_error, "LOD1 error bound relative to a mesh's extent, doubled per level (default 0.01)")
       ->check(CLI::Range(0.0f, 1.0f))
       ->group(group);
-  cook.add_option("--lod-distances", a->lod_distances, "switch distances of LOD1, LOD2, ... (default k x tile edge)")
+  cook.add_option("--lod-distances", a->lod_distances, "switch distances of LOD1, LOD2, ... (default: the streaming radius, then one tile edge apart)")
       ->delimiter(',')
       ->check(CLI::NonNegativeNumber)
       ->group(group);

@@ -1,18 +1,22 @@
 // tools/cli_manifest.cpp - `untold manifest validate|info MANIFEST` (docs/tiles.md, docs/cli.md).
 //
 // validate checks what the schema parse cannot: every tile, LOD, HLOD and
-// shared-bucket file exists next to the manifest, the tile's size is its
-// file_size_bytes, its bounds hold the world-space vertices of its files
-// (each opened with the library and validated), the radii are ordered
-// (streaming <= prefetch <= unload, defaults and per tile), tile ids are
-// unique and no path escapes the manifest's directory. Local files only: a
-// HEAD against a base URL would link libcurl into the tooling library (the
-// `fetch` command is where the remote side lives).
+// shared-bucket file exists next to the manifest, its size is its
+// file_size_bytes (tiles always; LOD/HLOD entries when they carry one), its
+// bounds hold the world-space vertices of its files (each opened with the
+// library and validated), the radii are ordered (streaming <= prefetch <=
+// unload, defaults and per tile), tile ids are unique and no path escapes the
+// manifest's directory. With --base-url every file is also checked by HEAD
+// against that URL (status, Content-Length vs the declared size) through
+// untold::remote's HTTP layer; the content checks then run on the local
+// copies that exist.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,6 +25,9 @@
 
 #include <untold/io.hpp>
 #include <untold/remote/manifest.hpp>
+#if defined(UNTOLD_TOOLING_REMOTE)
+#include <untold/remote/http.hpp>
+#endif
 #include <untold/scene.hpp>
 #include <untold/vertex.hpp>
 
@@ -33,11 +40,14 @@ namespace fs = std::filesystem;
 
 struct manifest_args {
   std::string manifest;
+  std::string base_url;  // validate: also HEAD every file at base_url + path
+  std::string ca_file;   // PEM bundle to trust for base_url (empty: the system's)
+  double timeout_s = 30;
 };
 
 struct problem {
   std::string where;  // "tiles[3] 't_0_1'", "streaming_defaults", ...
-  std::string check;  // path | exists | size | open | bounds | radii | duplicate_id
+  std::string check;  // path | exists | size | open | bounds | radii | duplicate_id | http
   std::string message;
 };
 
@@ -55,15 +65,26 @@ std::vector<located_tile> all_tiles(const remote::manifest& m) {
   return out;
 }
 
-/// Every path a tile references: the tile, then its HLODs and LODs (file order).
-std::vector<std::pair<std::string, std::string>> paths_of(const remote::tile& t) {
-  std::vector<std::pair<std::string, std::string>> out{{"path_relative_to_manifest", t.path}};
-  if (t.hlod_levels)
-    for (std::size_t i = 0; i < t.hlod_levels->size(); ++i)
-      out.emplace_back("hlod_levels[" + std::to_string(i) + "]", (*t.hlod_levels)[i].path);
-  if (t.lod_levels)
-    for (std::size_t i = 0; i < t.lod_levels->size(); ++i)
-      out.emplace_back("lod_levels[" + std::to_string(i) + "]", (*t.lod_levels)[i].path);
+/// One file a tile entry references.
+struct file_ref {
+  std::string field;  // path_relative_to_manifest, hlod_levels[0], lod_levels[1], ...
+  std::string path;
+  const json* declared_size = nullptr;  // a LOD/HLOD entry's "file_size_bytes", when it has one
+};
+
+/// Every file a tile references: the tile, then its HLODs and LODs (file order).
+std::vector<file_ref> files_of(const remote::tile& t) {
+  std::vector<file_ref> out{{"path_relative_to_manifest", t.path, nullptr}};
+  const auto add = [&out](const std::string& name, const std::optional<std::vector<remote::lod_level>>& levels) {
+    if (!levels) return;
+    for (std::size_t i = 0; i < levels->size(); ++i) {
+      const remote::lod_level& l = (*levels)[i];
+      const auto size = l.extra.find("file_size_bytes");
+      out.push_back({name + "[" + std::to_string(i) + "]", l.path, size == l.extra.end() ? nullptr : &*size});
+    }
+  };
+  add("hlod_levels", t.hlod_levels);
+  add("lod_levels", t.lod_levels);
   return out;
 }
 
@@ -100,7 +121,9 @@ std::optional<std::array<double, 3>> vertex_outside(const asset& a, const remote
 
 struct validation {
   std::vector<problem> problems;
-  std::size_t files = 0;  // files checked
+  std::size_t files = 0;        // local files checked
+  std::size_t urls = 0;         // files checked by HEAD
+  std::size_t not_local = 0;    // --base-url: files without a local copy (content not checked)
 };
 
 void check_radii(double streaming, double prefetch, double unload, const std::string& where, validation& v) {
@@ -111,8 +134,21 @@ void check_radii(double streaming, double prefetch, double unload, const std::st
                               " (need streaming <= prefetch <= unload)"});
 }
 
-validation validate(const remote::manifest& m, const fs::path& dir) {
-  validation v;
+/// A file to check: where it is referenced, its cleaned relative path, the
+/// size the manifest declares for it, the tile's bounds for the content check.
+struct checked_file {
+  std::string where;
+  std::string path;   // as written in the manifest
+  std::string clean;  // check_relative_path's result
+  std::optional<std::uint64_t> size;
+  const remote::tile* tile = nullptr;
+  bool bounds_ordered = true;
+};
+
+/// The manifest-only checks (ids, radii, bounds order, paths, declared sizes)
+/// and the files that remain to be checked on disk or by HEAD.
+std::vector<checked_file> check_entries(const remote::manifest& m, validation& v) {
+  std::vector<checked_file> files;
   const remote::streaming_defaults& d = m.defaults;
   check_radii(d.streaming_radius, d.prefetch_radius.value_or((d.streaming_radius + d.unload_radius) / 2), d.unload_radius,
               "streaming_defaults", v);
@@ -128,44 +164,143 @@ validation validate(const remote::manifest& m, const fs::path& dir) {
     if (!ordered)
       v.problems.push_back({lt.where, "bounds", "bounds.min " + vec3_text(t.bounds.min) + " exceeds bounds.max " +
                                                     vec3_text(t.bounds.max)});
-    for (const auto& [field, path] : paths_of(t)) {
-      const std::string where = lt.where + "." + field;
-      const auto clean = remote::check_relative_path(path);
+    for (const file_ref& f : files_of(t)) {
+      const std::string where = lt.where + "." + f.field;
+      const auto clean = remote::check_relative_path(f.path);
       if (!clean) {
-        v.problems.push_back({where, "path", "\"" + path + "\" escapes the manifest's directory"});
+        v.problems.push_back({where, "path", "\"" + f.path + "\" escapes the manifest's directory"});
         continue;
       }
-      const fs::path file = dir / fs::path(*clean);
-      std::error_code ec;
-      if (!fs::is_regular_file(file, ec)) {
-        v.problems.push_back({where, "exists", "\"" + path + "\" does not exist next to the manifest"});
-        continue;
-      }
-      ++v.files;
-      if (field == "path_relative_to_manifest") {
-        const std::uintmax_t size = fs::file_size(file, ec);
-        if (!ec && size != t.file_size_bytes)
-          v.problems.push_back({where, "size", "the file has " + std::to_string(size) + " bytes, file_size_bytes says " +
-                                                   std::to_string(t.file_size_bytes)});
-      }
-      auto a = open_file(file);
-      if (!a) {
-        v.problems.push_back({where, "open", "\"" + path + "\" is not a valid .untold file: " + a.error().describe()});
-        continue;
-      }
-      if (!ordered) continue;
-      if (const auto outside = vertex_outside(a->asset, t.bounds))
-        v.problems.push_back({where, "bounds", "a vertex of \"" + path + "\" at " + vec3_text(*outside) +
-                                                   " lies outside the tile's bounds " + vec3_text(t.bounds.min) + " .. " +
-                                                   vec3_text(t.bounds.max)});
+      checked_file c{where, f.path, *clean, std::nullopt, &t, ordered};
+      if (f.field == "path_relative_to_manifest") c.size = t.file_size_bytes;
+      else if (f.declared_size != nullptr && f.declared_size->is_number_unsigned())
+        c.size = f.declared_size->get<std::uint64_t>();
+      else if (f.declared_size != nullptr)
+        v.problems.push_back({where, "size", "file_size_bytes is " + f.declared_size->dump() +
+                                                 ", not a non-negative integer"});
+      files.push_back(std::move(c));
     }
   }
+  return files;
+}
+
+/// Local checks of one file: existence (unless a base URL stands in for
+/// it), size, a valid .untold, vertices inside the tile's bounds.
+void check_local(const checked_file& f, const fs::path& dir, bool remote_checked, validation& v) {
+  const fs::path file = dir / fs::path(f.clean);
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) {
+    if (remote_checked) ++v.not_local;
+    else v.problems.push_back({f.where, "exists", "\"" + f.path + "\" does not exist next to the manifest"});
+    return;
+  }
+  ++v.files;
+  if (f.size) {
+    const std::uintmax_t size = fs::file_size(file, ec);
+    if (!ec && size != *f.size)
+      v.problems.push_back({f.where, "size", "the file has " + std::to_string(size) + " bytes, file_size_bytes says " +
+                                               std::to_string(*f.size)});
+  }
+  auto a = open_file(file);
+  if (!a) {
+    v.problems.push_back({f.where, "open", "\"" + f.path + "\" is not a valid .untold file: " + a.error().describe()});
+    return;
+  }
+  if (!f.bounds_ordered) return;
+  const remote::tile_bounds& b = f.tile->bounds;
+  if (const auto outside = vertex_outside(a->asset, b))
+    v.problems.push_back({f.where, "bounds", "a vertex of \"" + f.path + "\" at " + vec3_text(*outside) +
+                                                 " lies outside the tile's bounds " + vec3_text(b.min) + " .. " +
+                                                 vec3_text(b.max)});
+}
+
+#if defined(UNTOLD_TOOLING_REMOTE)
+/// HEAD of every file at base_url + its path, at most `window` at a time on
+/// one client (HTTP/2 multiplexed when the server offers it). One try per
+/// file: a validator reports what the server answers now. 404/410 ->
+/// exists; another status or a failed transfer -> http; a Content-Length
+/// other than the declared size, or none -> size.
+void check_remote(const std::vector<checked_file>& files, const std::string& base_dir, const manifest_args& args,
+                  validation& v) {
+  remote::client_options o;
+  o.ca_file = args.ca_file;
+  remote::http_client client(o);
+  const auto timeout = std::chrono::milliseconds(static_cast<long long>(args.timeout_s * 1000));
+  constexpr std::size_t window = 32;
+  struct pending {
+    std::size_t file;
+    std::string url;
+    std::shared_ptr<remote::http_transfer> transfer;
+  };
+  std::vector<pending> running;
+  const auto finish = [&](pending& p) {
+    const checked_file& f = files[p.file];
+    const remote::http_response& r = p.transfer->wait();
+    ++v.urls;
+    const std::string head = "HEAD " + p.url;
+    if (!r.completed()) {
+      v.problems.push_back({f.where, "http", head + ": " + (r.curl_error.empty() ? "failed" : r.curl_error)});
+    } else if (r.status == 404 || r.status == 410) {
+      v.problems.push_back({f.where, "exists", head + ": " + std::to_string(r.status) + ", not on the server"});
+    } else if (r.status != 200) {
+      v.problems.push_back({f.where, "http", head + ": status " + std::to_string(r.status)});
+    } else if (f.size && !r.content_length) {
+      v.problems.push_back({f.where, "size", head + ": no Content-Length to compare with file_size_bytes " +
+                                                 std::to_string(*f.size)});
+    } else if (f.size && *r.content_length != *f.size) {
+      v.problems.push_back({f.where, "size", head + ": Content-Length " + std::to_string(*r.content_length) +
+                                                 ", file_size_bytes says " + std::to_string(*f.size)});
+    }
+  };
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    auto url = remote::resolve_relative(base_dir, files[i].clean);
+    if (!url) {
+      v.problems.push_back({files[i].where, "path", url.error().describe()});
+      continue;
+    }
+    if (running.size() == window) {
+      finish(running.front());
+      running.erase(running.begin());
+    }
+    remote::http_request req{.url = *url};
+    req.head_only = true;
+    req.request_timeout = timeout;
+    req.total_timeout = timeout;
+    running.push_back({i, *url, client.start(std::move(req))});
+  }
+  for (pending& p : running) finish(p);
+}
+#endif
+
+validation validate(const remote::manifest& m, const fs::path& dir, const manifest_args& args) {
+  validation v;
+  const std::vector<checked_file> files = check_entries(m, v);
+  const bool remote_checked = !args.base_url.empty();
+#if defined(UNTOLD_TOOLING_REMOTE)
+  if (remote_checked) {
+    // The base URL names the manifest's directory (with or without the final '/').
+    const std::string base_dir = args.base_url.ends_with('/') ? args.base_url : args.base_url + "/";
+    check_remote(files, base_dir, args, v);
+  }
+#endif
+  for (const checked_file& f : files) check_local(f, dir, remote_checked, v);
   return v;
 }
 
 int run_manifest(const manifest_args& args, const common_flags& flags, bool info) {
-  const std::string command = info ? "manifest info" : "manifest validate";
   std::error_code ec;
+  if (!args.base_url.empty()) {
+    std::string refused;
+#if defined(UNTOLD_TOOLING_REMOTE)
+    if (const auto https = remote::require_https(args.base_url); !https) refused = https.error().describe();
+#else
+    refused = "this untold is built without untold::remote (libcurl): no HEAD checks";
+#endif
+    if (!refused.empty()) {
+      complain("--base-url " + args.base_url + ": " + refused);
+      return exit_usage;
+    }
+  }
   if (!fs::is_regular_file(args.manifest, ec)) {
     const std::string message = "cannot read " + quote_path(args.manifest) + ": no such file";
     complain(message);
@@ -240,7 +375,7 @@ int run_manifest(const manifest_args& args, const common_flags& flags, bool info
     return exit_ok;
   }
 
-  const validation v = validate(*m, dir);
+  const validation v = validate(*m, dir, args);
   if (flags.json) {
     json problems = json::array();
     for (const problem& p : v.problems)
@@ -250,14 +385,25 @@ int run_manifest(const manifest_args& args, const common_flags& flags, bool info
                        {"tiles", m->tiles.size()},
                        {"shared_bucket", m->shared_bucket.has_value()},
                        {"files_checked", v.files},
+                       {"base_url", args.base_url.empty() ? json(nullptr) : json(args.base_url)},
+                       {"urls_checked", v.urls},
+                       {"files_not_local", v.not_local},
                        {"problems", std::move(problems)}}));
   } else {
     for (const problem& p : v.problems) complain(args.manifest + ": " + p.where + ": " + p.check + ": " + p.message);
-    if (!flags.quiet && v.problems.empty())
-      std::printf("%s: ok, %zu tiles%s, %zu files checked\n", args.manifest.c_str(), m->tiles.size(),
+    if (!flags.quiet && v.problems.empty()) {
+      std::printf("%s: ok, %zu tiles%s, %zu files checked", args.manifest.c_str(), m->tiles.size(),
                   m->shared_bucket ? " + shared bucket" : "", v.files);
+      if (!args.base_url.empty())
+        std::printf(", %zu by HEAD at %s (%zu without a local copy: content not checked)", v.urls,
+                    args.base_url.c_str(), v.not_local);
+      std::printf("\n");
+    }
   }
-  return v.problems.empty() ? exit_ok : exit_invalid;
+  // A HEAD that could not be answered (network, TLS, server error) says
+  // nothing about the manifest: exit 3 like any I/O failure.
+  const bool unreachable = std::any_of(v.problems.begin(), v.problems.end(), [](const problem& p) { return p.check == "http"; });
+  return v.problems.empty() ? exit_ok : unreachable ? exit_io : exit_invalid;
 }
 
 }  // namespace
@@ -270,8 +416,16 @@ void add_manifest_command(CLI::App& app, context& ctx) {
     CLI::App* sub = cmd->add_subcommand(
         info ? "info" : "validate",
         info ? "Summarise a tile manifest: version, tiles, bytes, bounds, radii"
-             : "Check a tile manifest against its files: existence, sizes, bounds, radii order, paths (local files)");
+             : "Check a tile manifest against its files: existence, sizes, bounds, radii order, paths "
+               "(local files, and by HEAD with --base-url)");
     sub->add_option("MANIFEST", a->manifest, "manifest JSON file")->required();
+    if (!info) {
+      sub->add_option("--base-url", a->base_url,
+                      "also check every file by HEAD at this https:// URL of the manifest's directory "
+                      "(status, Content-Length = file_size_bytes)");
+      sub->add_option("--ca-file", a->ca_file, "PEM bundle to trust for --base-url instead of the system's");
+      sub->add_option("--timeout", a->timeout_s, "seconds per HEAD request (default 30)")->check(CLI::Range(0.1, 3600.0));
+    }
     add_common_flags(*sub, ctx.flags, info ? "print the summary as JSON" : "print the result and every problem as JSON");
     sub->callback([a, &ctx, info] { ctx.exit_code = run_manifest(*a, ctx.flags, info); });
   }

@@ -560,14 +560,25 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
     entry.center = sub.bounds.center();
     everything.add(sub.bounds);
     std::vector<remote::lod_level> lod_entries;
+    // The planner (docs/streaming.md) shows the full tile inside the
+    // streaming radius, LOD k from its switch distance to the next level's,
+    // the HLOD after the last LOD: so by default LOD1 starts at the streaming
+    // radius and each further level one tile edge later (a LOD switching
+    // inside the radius would never be shown over the full tile).
+    double distance = manifest.defaults.streaming_radius;
     for (std::size_t k = 0; k < out->lod_files.size(); ++k) {
       const std::string path = base + ".lod" + std::to_string(k + 1) + ".untold";
       if (!write(path, out->lod_files[k])) return false;
       summary.lod_triangles.push_back(scene_triangles(sub.scene, k + 1));
       summary.lod_bytes.push_back(out->lod_files[k].size());
-      const double distance =
-          k < options.lod_distances.size() ? options.lod_distances[k] : static_cast<double>(k + 1) * plan.edge;
-      lod_entries.push_back({.path = path, .switch_distance = distance});
+      if (k < options.lod_distances.size()) distance = options.lod_distances[k];
+      else if (k > 0) distance += plan.edge;
+      // file_size_bytes on LOD/HLOD entries (an extension field the spec
+      // allows, kept by the manifest parser): the planner budgets each level
+      // with its real size, and `manifest validate` checks it.
+      lod_entries.push_back({.path = path,
+                             .switch_distance = distance,
+                             .extra = remote::json{{"file_size_bytes", out->lod_files[k].size()}}});
     }
     if (!lod_entries.empty()) entry.lod_levels = std::move(lod_entries);
     if (options.write_hlods && !is_shared) {
@@ -591,7 +602,11 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
         if (!write(path, file->file)) return false;
         summary.hlod_triangles = proxy.triangles;
         summary.hlod_bytes = file->file.size();
-        entry.hlod_levels = std::vector<remote::lod_level>{{.path = path, .switch_distance = manifest.defaults.streaming_radius}};
+        const double hlod_distance = entry.lod_levels ? std::max(manifest.defaults.streaming_radius, distance + plan.edge)
+                                                      : manifest.defaults.streaming_radius;
+        entry.hlod_levels = std::vector<remote::lod_level>{{.path = path,
+                                                            .switch_distance = hlod_distance,
+                                                            .extra = remote::json{{"file_size_bytes", summary.hlod_bytes}}}};
       }
     }
     if (!grid && !is_shared) {

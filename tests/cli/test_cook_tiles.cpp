@@ -212,13 +212,26 @@ void check_cook(const convert::scene& source, const fs::path& dir, const tools::
     const auto lods = entry.lod_levels.value_or(std::vector<remote::lod_level>{});
     REQUIRE(lods.size() == t.lod_triangles.size());
     for (std::size_t k = 0; k < lods.size(); ++k) {
+      // Every entry with a file declares its size, LOD and HLOD entries too.
+      REQUIRE(lods[k].extra.contains("file_size_bytes"));
+      CHECK(lods[k].extra["file_size_bytes"].get<std::uint64_t>() == fs::file_size(dir / lods[k].path));
+      CHECK(lods[k].extra["file_size_bytes"].get<std::uint64_t>() == t.lod_bytes[k]);
       const std::uint64_t n = file_triangles(dir / lods[k].path, nullptr);
       CHECK(n == t.lod_triangles[k]);
       CHECK(n < previous);
       previous = n;
+      // Default bands (docs/tiles.md): LOD1 from the streaming radius, where the full tile stops showing.
+      if (k == 0) CHECK(lods[k].switch_distance == m->defaults.streaming_radius);
       if (k > 0) CHECK(lods[k].switch_distance > lods[k - 1].switch_distance);
     }
     if (entry.hlod_levels) {
+      const remote::lod_level& hlod = entry.hlod_levels->front();
+      REQUIRE(hlod.extra.contains("file_size_bytes"));
+      // The HLOD starts beyond the streaming radius and after the last LOD band's start.
+      CHECK(hlod.switch_distance >= m->defaults.streaming_radius);
+      if (!lods.empty()) CHECK(hlod.switch_distance > lods.back().switch_distance);
+      CHECK(hlod.extra["file_size_bytes"].get<std::uint64_t>() == fs::file_size(dir / hlod.path));
+      CHECK(hlod.extra["file_size_bytes"].get<std::uint64_t>() == t.hlod_bytes);
       const std::uint64_t h = file_triangles(dir / entry.hlod_levels->front().path, nullptr);
       CHECK(h == t.hlod_triangles);
       // The ratio holds from a few hundred triangles up; below that the sloppy
@@ -365,7 +378,7 @@ TEST_CASE("cook_tiles: options reach the manifest (radii, LOD distances, no HLOD
     REQUIRE(t.lod_levels);
     CHECK(t.lod_levels->at(0).switch_distance == 25);
     if (t.lod_levels->size() > 1) CHECK(t.lod_levels->at(1).switch_distance == 50);
-    if (t.lod_levels->size() > 2) CHECK(t.lod_levels->at(2).switch_distance == 120);  // 3 x the cell
+    if (t.lod_levels->size() > 2) CHECK(t.lod_levels->at(2).switch_distance == 90);  // one cell after the last given
   }
 }
 

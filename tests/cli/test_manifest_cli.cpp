@@ -94,6 +94,24 @@ TEST_CASE("manifest validate: one crafted manifest per check") {
   size["tiles"][2]["file_size_bytes"] = size["tiles"][2]["file_size_bytes"].get<std::uint64_t>() + 1;
   CHECK(problems(dir, "size.json", size) == std::vector<std::string>{"size"});
 
+  // LOD and HLOD entries declare their sizes too (cook writes them); each is checked.
+  REQUIRE(good["tiles"][0]["lod_levels"][0].contains("file_size_bytes"));
+  REQUIRE(good["tiles"][0]["hlod_levels"][0].contains("file_size_bytes"));
+  json lod_size = good;
+  lod_size["tiles"][0]["lod_levels"][0]["file_size_bytes"] = 7;
+  CHECK(problems(dir, "lod_size.json", lod_size) == std::vector<std::string>{"size"});
+  json hlod_size = good;
+  hlod_size["tiles"][3]["hlod_levels"][0]["file_size_bytes"] =
+      hlod_size["tiles"][3]["hlod_levels"][0]["file_size_bytes"].get<std::uint64_t>() - 1;
+  CHECK(problems(dir, "hlod_size.json", hlod_size) == std::vector<std::string>{"size"});
+  json lod_size_type = good;
+  lod_size_type["tiles"][1]["lod_levels"][0]["file_size_bytes"] = "12 KiB";
+  CHECK(problems(dir, "lod_size_type.json", lod_size_type) == std::vector<std::string>{"size"});
+  // Without the field a LOD entry is not size-checked (the spec does not require it).
+  json lod_no_size = good;
+  lod_no_size["tiles"][1]["lod_levels"][0].erase("file_size_bytes");
+  CHECK(problems(dir, "lod_no_size.json", lod_no_size, 0).empty());
+
   json bounds = good;
   bounds["tiles"][0]["bounds"]["max"][0] = bounds["tiles"][0]["bounds"]["max"][0].get<double>() - 1;
   CHECK(has(problems(dir, "bounds.json", bounds), "bounds"));
@@ -135,6 +153,11 @@ TEST_CASE("manifest validate/info: exit codes for unreadable, malformed and miss
   std::ofstream(dir / "schema.json") << R"({"version": 3, "tiles": []})";  // no streaming_defaults
   CHECK(run_untold("manifest info " + quoted(dir / "schema.json")).exit_code == 1);
   CHECK(run_untold("manifest validate").exit_code == 2);
+  // --base-url must be https:// (refused before any I/O, like every remote URL).
+  const auto plain = run_untold("manifest validate --base-url http://127.0.0.1:1/x " + quoted(dir / "schema.json"));
+  CHECK(plain.exit_code == 2);
+  CHECK(plain.err.find("--base-url") != std::string::npos);
+  CHECK(run_untold("manifest validate --timeout 0 --base-url https://127.0.0.1:1/ " + quoted(dir / "schema.json")).exit_code == 2);
   CHECK(run_untold("manifest").exit_code == 2);
 }
 

@@ -84,6 +84,9 @@ struct http_request {
   /// Open a new connection instead of reusing one (a retry after a
   /// connection-level failure: the old connection may be the problem).
   bool fresh_connection = false;
+  /// Send HEAD instead of GET: status and headers only (Content-Length is
+  /// the size the server would send), no body.
+  bool head_only = false;
   /// Called on the transfer thread as body bytes arrive: (received, expected;
   /// 0 = not known yet). Returning false aborts the transfer (cancelled, not
   /// retried): a caller's per-request cancellation. Must be thread-safe and quick.
@@ -277,6 +280,7 @@ class http_client {
                      options_.http2 ? static_cast<long>(CURL_HTTP_VERSION_2TLS) : static_cast<long>(CURL_HTTP_VERSION_1_1));
     curl_easy_setopt(e, CURLOPT_PIPEWAIT, options_.http2 ? 1L : 0L);
     if (r.fresh_connection) curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+    if (r.head_only) curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, std::max<long>(1, static_cast<long>(r.request_timeout.count())));
     // The idle limit: libcurl's low-speed check averages over several
     // seconds, so the progress callback measures the stall itself (from the
