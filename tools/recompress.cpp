@@ -6,6 +6,7 @@
 
 #include <untold/compression.hpp>
 #include <untold/content_hash.hpp>
+#include <untold/integrity.hpp>
 #include <untold/reader.hpp>
 
 namespace untold::tools {
@@ -19,12 +20,29 @@ recompress_result recompress(byte_span input, const compression_policy& policy) 
   }
   const asset& a = *opened;
   std::vector<chunk_entry> table(a.chunks().begin(), a.chunks().end());
+  // Block digests (the untold.integrity chunk) describe the stored bytes, so
+  // they are rebuilt for the new ones, with the input's block size.
+  const auto integrity_row = find_integrity_chunk(table);
+  if (!integrity_row) {
+    out.error = "invalid input: " + integrity_row.error().describe();
+    return out;
+  }
+  std::uint32_t block_size = 0;
+  if (*integrity_row != none) {
+    auto digests = parse_integrity_chunk(a.payload(*integrity_row), table, *integrity_row);
+    if (!digests) {
+      out.error = "invalid input: " + digests.error().describe();
+      return out;
+    }
+    block_size = digests->block_size;
+  }
   std::vector<std::vector<std::byte>> stored(table.size());
   for (std::uint32_t row = 0; row < table.size(); ++row) {
     chunk_entry& c = table[row];
     const byte_span payload = a.payload(row);
-    stored[row].assign(payload.begin(), payload.end());
     c.compression_type = static_cast<std::uint32_t>(compression::none);
+    if (row == *integrity_row) continue;  // rebuilt below, always stored uncompressed
+    stored[row].assign(payload.begin(), payload.end());
     const chunk_compression wanted = policy.for_chunk(c.chunk_type);
     if (wanted.method != compression::none && !payload.empty()) {
       auto packed = compress(wanted.method, wanted.level, payload);
@@ -39,6 +57,9 @@ recompress_result recompress(byte_span input, const compression_policy& policy) 
     }
     c.compressed_size = stored[row].size();
   }
+  if (block_size != 0)  // its size follows from the others' stored sizes
+    table[*integrity_row].compressed_size = table[*integrity_row].uncompressed_size =
+        integrity_chunk_size(table, *integrity_row, block_size);
 
   // Payloads keep the input's physical order (metadata first, spec 7).
   std::vector<std::uint32_t> order(table.size());
@@ -54,6 +75,21 @@ recompress_result recompress(byte_span input, const compression_policy& policy) 
   }
 
   file_header h = a.header();
+  if (block_size != 0) {  // the directory digest covers header and table (contentHash excluded)
+    std::vector<std::byte> directory(header_size + std::size_t{chunk_entry_size} * table.size());
+    codec<file_header>::encode(h, directory);
+    for (std::size_t row = 0; row < table.size(); ++row)
+      codec<chunk_entry>::encode(table[row], mutable_byte_span(directory).subspan(header_size + row * chunk_entry_size));
+    const auto stored_bytes = [&](std::uint32_t row) { return byte_span(stored[row]); };
+    auto blocks = compute_block_digests(table, *integrity_row, block_size, stored_bytes);
+    auto chunk = blocks ? encode_integrity_chunk(directory, table, *integrity_row, block_size, *blocks)
+                        : result<std::vector<std::byte>>(blocks.error());
+    if (!chunk) {
+      out.error = "block digests: " + chunk.error().describe();
+      return out;
+    }
+    stored[*integrity_row] = std::move(*chunk);
+  }
   if (is_hashed(h)) {
     auto digest = compute_content_hash(std::span<const chunk_entry>(table),
                                        [&](std::uint32_t row) { return byte_span(stored[row]); });
@@ -93,9 +129,12 @@ std::string compare_payloads(byte_span a_bytes, byte_span b_bytes) {
   for (std::uint32_t row = 0; row < a->chunks().size(); ++row) {
     const chunk_entry& x = a->chunks()[row];
     const chunk_entry& y = b->chunks()[row];
-    if (x.chunk_type != y.chunk_type || x.uncompressed_size != y.uncompressed_size ||
-        x.element_count != y.element_count || x.reserved0 != y.reserved0)
+    if (x.chunk_type != y.chunk_type || x.element_count != y.element_count || x.reserved0 != y.reserved0)
       return "chunk " + std::to_string(row) + ": table rows differ";
+    // Block digests describe the stored bytes: they differ whenever the
+    // compression does (each file's were verified by its open above).
+    if (x.chunk_type == integrity_chunk_type) continue;
+    if (x.uncompressed_size != y.uncompressed_size) return "chunk " + std::to_string(row) + ": table rows differ";
     const byte_span pa = a->payload(row), pb = b->payload(row);
     if (pa.size() != pb.size() || (!pa.empty() && std::memcmp(pa.data(), pb.data(), pa.size()) != 0))
       return "chunk " + std::to_string(row) + ": payloads differ";

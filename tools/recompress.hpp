@@ -6,7 +6,8 @@
 // policy (kept compressed only when that makes it smaller), and the header,
 // the chunk table order, element counts, reserved fields and every chunk -
 // unknown core and plugin chunks too - are carried over as they were. The
-// content hash is recomputed when the input had one. The result is opened
+// content hash is recomputed when the input had one, and the block digests
+// (untold.integrity chunk, same block size) when the input had them. The result is opened
 // again and its payloads compared with the input's, byte for byte.
 #pragma once
 
@@ -29,7 +30,8 @@ struct recompress_result {
 
 /// Empty when `a` and `b` are two valid files with the same header (except
 /// contentHash), the same chunk rows (except compression, offset and stored
-/// size) and byte-identical uncompressed payloads; else what differs.
+/// size) and byte-identical uncompressed payloads (the untold.integrity
+/// chunk, which describes stored bytes, only by type); else what differs.
 [[nodiscard]] std::string compare_payloads(byte_span a, byte_span b);
 
 }  // namespace untold::tools
