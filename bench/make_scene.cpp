@@ -25,12 +25,6 @@ int usage() {
   return 2;
 }
 
-bool parse_u64(const char* s, std::uint64_t& out) {
-  char* end = nullptr;
-  out = std::strtoull(s, &end, 10);
-  return end != s && *end == '\0';
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,24 +39,13 @@ int main(int argc, char** argv) {
       glb = true;
     } else if (!value) {
       return usage();
-    } else if (arg == "--meshes" && parse_u64(value, n) && n >= 1 && n <= 10'000'000) {
-      spec.meshes = static_cast<std::uint32_t>(n);
+    } else if (untold_bench::parse_scene_option(arg, value, spec)) {
       ++i;
-    } else if (arg == "--geometry-mb" && parse_u64(value, n) && n <= (std::uint64_t{1} << 20)) {
-      spec.geometry_bytes = n << 20;
-      ++i;
-    } else if (arg == "--level" && parse_u64(value, n) && n <= 22) {
+    } else if (arg == "--level" && untold_bench::parse_u64(value, n) && n <= 22) {
       spec.level = static_cast<int>(n);
       ++i;
-    } else if (arg == "--seed" && parse_u64(value, n) && n <= 0xFFFFFFFFu) {
+    } else if (arg == "--seed" && untold_bench::parse_u64(value, n) && n <= 0xFFFFFFFFu) {
       spec.seed = static_cast<std::uint32_t>(n);
-      ++i;
-    } else if (arg == "--compress") {
-      const std::string_view c = value;
-      if (c == "none") spec.compression = untold::compression::none;
-      else if (c == "lz4") spec.compression = untold::compression::lz4;
-      else if (c == "zstd") spec.compression = untold::compression::zstd;
-      else return usage();
       ++i;
     } else if (arg == "-o" || arg == "--output") {
       out = value;

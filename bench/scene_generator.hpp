@@ -31,8 +31,10 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <numbers>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace untold_bench {
@@ -51,6 +53,35 @@ struct scene_spec {
 };
 
 enum class mesh_shape { grid, sphere };
+
+/// A whole decimal command-line value (the drivers' option parser).
+inline bool parse_u64(const char* s, std::uint64_t& out) {
+  char* end = nullptr;
+  out = std::strtoull(s, &end, 10);
+  return end != s && *end == '\0';
+}
+
+/// The scene options every driver takes: --meshes N (1..10^7), --geometry-mb M,
+/// --compress none|lz4|zstd. True when `arg value` is one of them, valid, and
+/// stored in `spec`; false for any other option or a bad value.
+inline bool parse_scene_option(std::string_view arg, const char* value, scene_spec& spec) {
+  std::uint64_t n = 0;
+  if (arg == "--meshes" && parse_u64(value, n) && n >= 1 && n <= 10'000'000) {
+    spec.meshes = static_cast<std::uint32_t>(n);
+  } else if (arg == "--geometry-mb" && parse_u64(value, n) && n <= (std::uint64_t{1} << 20)) {
+    spec.geometry_bytes = n << 20;
+  } else if (arg == "--compress" && std::string_view(value) == "none") {
+    spec.compression = untold::compression::none;
+  } else if (arg == "--compress" && std::string_view(value) == "lz4") {
+    spec.compression = untold::compression::lz4;
+  } else if (arg == "--compress" && std::string_view(value) == "zstd") {
+    spec.compression = untold::compression::zstd;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 
 struct mesh_plan {
   std::uint32_t entity = 0;  // index into scene_plan::entities

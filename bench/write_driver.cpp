@@ -32,12 +32,6 @@ int usage() {
   return 2;
 }
 
-bool parse_u64(const char* s, std::uint64_t& out) {
-  char* end = nullptr;
-  out = std::strtoull(s, &end, 10);
-  return end != s && *end == '\0';
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -55,21 +49,10 @@ int main(int argc, char** argv) {
       hash = false;
     } else if (!value) {
       return usage();
-    } else if (arg == "--meshes" && parse_u64(value, n) && n >= 1 && n <= 10'000'000) {
-      spec.meshes = static_cast<std::uint32_t>(n);
+    } else if (untold_bench::parse_scene_option(arg, value, spec)) {
       ++i;
-    } else if (arg == "--geometry-mb" && parse_u64(value, n) && n <= (std::uint64_t{1} << 20)) {
-      spec.geometry_bytes = n << 20;
-      ++i;
-    } else if (arg == "--threads" && parse_u64(value, n) && n <= 1024) {
+    } else if (arg == "--threads" && untold_bench::parse_u64(value, n) && n <= 1024) {
       threads = n;
-      ++i;
-    } else if (arg == "--compress") {
-      const std::string_view c = value;
-      if (c == "none") spec.compression = untold::compression::none;
-      else if (c == "lz4") spec.compression = untold::compression::lz4;
-      else if (c == "zstd") spec.compression = untold::compression::zstd;
-      else return usage();
       ++i;
     } else if (arg == "-o" || arg == "--output") {
       out = value;
