@@ -166,6 +166,7 @@ struct embedded_image {
 /// chunk row. The views point into the asset. Safe for any opened asset.
 [[nodiscard]] inline result<std::vector<embedded_image>> embedded_images(const asset& a, const limits& caps = {}) {
   std::optional<std::uint32_t> found;
+  byte_span found_payload{};  // the envelope's payload of the found row
   for (std::uint32_t row = 0; row < a.chunks().size(); ++row) {
     if (a.chunks()[row].chunk_type != images_chunk_type || !a.is_loaded(row)) continue;
     const auto fail = [&](const char* field, std::uint64_t value) {
@@ -185,9 +186,10 @@ struct embedded_image {
     if (envelope->plugin_id != images_plugin_id) return fail("pluginId", envelope->plugin_id.size());
     if (envelope->kind != images_chunk_kind) return fail("chunkKind", envelope->kind);
     if (envelope->chunk_version != images_chunk_version) return fail("chunkVersion", envelope->chunk_version);
+    found_payload = envelope->payload;
   }
   if (!found) return std::vector<embedded_image>{};
-  auto images = parse_images_chunk(parse_plugin_chunk(a.payload(*found))->payload, caps);
+  auto images = parse_images_chunk(found_payload, caps);
   if (!images) {
     error e = images.error();
     e.context.chunk_index = *found;
