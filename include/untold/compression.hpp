@@ -410,14 +410,16 @@ namespace detail {
 }
 }  // namespace detail
 
-[[nodiscard]] inline status decompress(compression method, byte_span stored, mutable_byte_span out) noexcept {
+template <class = void>
+[[nodiscard]] status decompress(compression method, byte_span stored, mutable_byte_span out) noexcept {
   return detail::thread_decompressor().decompress(method, stored, out);
 }
 
 /// decompressor::decompress_into() through a per-thread decompressor: decodes
 /// `stored` into `out` resized to `size`, growing the buffer only as the data
 /// delivers bytes. Safe on untrusted input; thread-safe.
-[[nodiscard]] inline status decompress_into(compression method, byte_span stored, std::uint64_t size,
+template <class = void>
+[[nodiscard]] status decompress_into(compression method, byte_span stored, std::uint64_t size,
                                             std::vector<std::byte>& out) {
   return detail::thread_decompressor().decompress_into(method, stored, size, out);
 }
@@ -434,7 +436,8 @@ namespace detail {
 /// Errors: encode_failed (codec failure, lz4 input above LZ4_MAX_INPUT_SIZE),
 /// compression_unsupported (codec compiled out), invalid_argument (unknown
 /// method). `raw` is trusted writer input (any bytes are fine).
-[[nodiscard]] inline result<std::vector<std::byte>> compress(compression method, [[maybe_unused]] int level,
+template <class = void>
+[[nodiscard]] result<std::vector<std::byte>> compress(compression method, [[maybe_unused]] int level,
                                                              byte_span raw) {
   switch (method) {
     case compression::none:

@@ -257,31 +257,31 @@ struct error {
 template <class T, class E>
 class [[nodiscard]] basic_result {
  public:
-  basic_result(T value) noexcept(std::is_nothrow_move_constructible_v<T>) : has_value_(true) {  // NOLINT
+  basic_result(T value) noexcept(__is_nothrow_constructible(T, T&&)) : has_value_(true) {  // NOLINT
     construct(std::move(value));
   }
   basic_result(E e) noexcept : error_(std::move(e)) {}  // NOLINT
 
-  basic_result(const basic_result& other) noexcept(std::is_nothrow_copy_constructible_v<T>)
-    requires std::is_copy_constructible_v<T>
+  basic_result(const basic_result& other) noexcept(__is_nothrow_constructible(T, const T&))
+    requires __is_constructible(T, const T&)
       : error_(other.error_), has_value_(other.has_value_) {
     if (has_value_) construct(other.value_);
   }
-  basic_result(basic_result&& other) noexcept(std::is_nothrow_move_constructible_v<T>)
-    requires std::is_move_constructible_v<T>
+  basic_result(basic_result&& other) noexcept(__is_nothrow_constructible(T, T&&))
+    requires __is_constructible(T, T&&)
       : error_(std::move(other.error_)), has_value_(other.has_value_) {
     if (has_value_) construct(std::move(other.value_));
   }
   basic_result& operator=(const basic_result& other)
-    requires std::is_copy_constructible_v<T> && std::is_copy_assignable_v<T>
+    requires __is_constructible(T, const T&) && __is_assignable(T&, const T&)
   {
     assign(other.has_value_, other.value_);
     error_ = other.error_;
     return *this;
   }
-  basic_result& operator=(basic_result&& other) noexcept(std::is_nothrow_move_constructible_v<T> &&
-                                                         std::is_nothrow_move_assignable_v<T>)
-    requires std::is_move_constructible_v<T> && std::is_move_assignable_v<T>
+  basic_result& operator=(basic_result&& other) noexcept(__is_nothrow_constructible(T, T&&) &&
+                                                         __is_nothrow_assignable(T&, T&&))
+    requires __is_constructible(T, T&&) && __is_assignable(T&, T&&)
   {
     assign(other.has_value_, std::move(other.value_));
     error_ = std::move(other.error_);

@@ -840,7 +840,8 @@ std::uint32_t visit_parents_first(std::uint32_t count, ParentOf&& parent_of, Vis
 /// R-EXT-RANGES: [first, first + count) of a record of `table` lies inside a
 /// table of `size` records (overflow-safe). Reports `first_field` when first
 /// alone is past the end, else `count_field`.
-inline status check_record_range(const asset& a, chunk_type table, std::size_t row, std::uint32_t first,
+template <class = void>
+status check_record_range(const asset& a, chunk_type table, std::size_t row, std::uint32_t first,
                                  std::uint32_t count, std::uint64_t size, const char* first_field,
                                  const char* count_field) {
   if (first > size) return record_error(errc::extension_range, a, table, row, first_field, first);
@@ -874,7 +875,8 @@ status check_string_fields(const asset& a, const string_validator& strings,
 // ---- rules (R-EXT-RANGES, R-STRING) ----------------------------------------------------
 
 // R-STRING: every string reference of the extension tables.
-inline status validate_extension_strings(const asset& a, const string_validator& strings) {
+template <class = void>
+status validate_extension_strings(const asset& a, const string_validator& strings) {
   UNTOLD_TRY(detail::check_string_fields<skeleton_record>(a, strings, {{&skeleton_record::name_offset, "nameOffset"}}));
   UNTOLD_TRY(detail::check_string_fields<skeleton_joint_record>(
       a, strings, {{&skeleton_joint_record::joint_path_offset, "jointPathOffset"}}));
@@ -945,7 +947,8 @@ struct biased_key {
 // library's stricter rule: rejected at firstJointRecordIndex, unless
 // open_options::relaxed_extension_ranges, which skips those walks (the
 // library's own parent walks treat a cycle link as a root).
-inline status validate_skeletons(const asset& a) {
+template <class = void>
+status validate_skeletons(const asset& a) {
   const auto skeletons = a.table<skeleton_record>();
   const auto joints = a.table<skeleton_joint_record>();
   const std::uint64_t joint_count = joints.size();
@@ -1058,7 +1061,8 @@ inline status validate_skeletons(const asset& a) {
 // is accepted, as the reference engine does (it then has no skeleton). Skins
 // may share mapping records; range queries keep the check linear in the
 // table sizes.
-inline status validate_skins(const asset& a) {
+template <class = void>
+status validate_skins(const asset& a) {
   const auto skins = a.table<skin_record>();
   const auto meshes = a.meshes();
   const auto mappings = a.table<skin_joint_mapping_record>();
@@ -1107,7 +1111,8 @@ inline status validate_skins(const asset& a) {
 // R-EXT-RANGES (animation): each clip's channel range lies inside the channel
 // table; each channel's translation and rotation keyframe ranges lie inside
 // their tables.
-inline status validate_animations(const asset& a) {
+template <class = void>
+status validate_animations(const asset& a) {
   const auto clips = a.table<animation_clip_record>();
   const auto channels = a.table<animation_channel_record>();
   const std::uint64_t translations = a.table<translation_keyframe_record>().size();
@@ -1134,7 +1139,8 @@ inline status validate_animations(const asset& a) {
 // [firstEntryIndex, + entryCount) lie inside it (overflow-safe; the chunk
 // table's size is used, so this holds before the data is loaded). Targets
 // may share entries.
-inline status validate_morph_targets(const asset& a) {
+template <class = void>
+status validate_morph_targets(const asset& a) {
   const auto targets = a.table<morph_target_record>();
   const std::uint64_t mesh_count = a.meshes().size();
   const std::uint64_t entries = detail::chunk_size(a, chunk_type::morph_target_data).value_or(0) /
@@ -1158,7 +1164,8 @@ inline status validate_morph_targets(const asset& a) {
 }
 
 // R-MORPH-DRIVER: a morph driver's targetIndex < the morph target count.
-inline status validate_morph_drivers(const asset& a) {
+template <class = void>
+status validate_morph_drivers(const asset& a) {
   const auto drivers = a.table<morph_driver_record>();
   const std::uint64_t target_count = a.table<morph_target_record>().size();
   for (std::uint32_t row = 0; row < drivers.size(); ++row) {
@@ -1170,7 +1177,8 @@ inline status validate_morph_drivers(const asset& a) {
 }
 
 // R-EXT-RANGES (lights): lightType is a known light_type (1..4).
-inline status validate_lights(const asset& a) {
+template <class = void>
+status validate_lights(const asset& a) {
   const auto lights = a.table<light_record>();
   for (std::size_t row = 0; row < lights.size(); ++row) {
     const std::uint32_t type = lights[row].light_type;
@@ -1181,7 +1189,8 @@ inline status validate_lights(const asset& a) {
 }
 
 // R-EXT-RANGES (color management): the table holds at most one record.
-inline status validate_color_management(const asset& a) {
+template <class = void>
+status validate_color_management(const asset& a) {
   const auto row = a.find_chunk(chunk_type::color_management_table);
   if (!row || a.chunks()[*row].element_count <= 1) return {};
   return make_error(errc::extension_range,
@@ -1194,7 +1203,8 @@ inline status validate_color_management(const asset& a) {
 /// non-blank UTF-8 id without NUL, id inside the payload). Other rows and
 /// plugin chunks not loaded yet pass (byte-range loading checks them when
 /// they load). Safe on untrusted input.
-inline status validate_plugin_chunk(const asset& a, std::uint32_t row) {
+template <class = void>
+status validate_plugin_chunk(const asset& a, std::uint32_t row) {
   if (row >= a.chunks().size() || !is_plugin_chunk_type(a.chunks()[row].chunk_type) || !a.is_loaded(row)) return {};
   const auto parsed = parse_plugin_chunk(a.payload(row));
   if (parsed) return {};
@@ -1209,7 +1219,8 @@ inline status validate_plugin_chunk(const asset& a, std::uint32_t row) {
 /// table. Precondition: the asset's directory passed and its metadata tables
 /// are loaded (asset_loader stage 3 runs it after validate_records). Linear in
 /// the table sizes. Safe on untrusted input.
-inline status validate_extensions(const asset& a, const string_validator& strings) {
+template <class = void>
+status validate_extensions(const asset& a, const string_validator& strings) {
   UNTOLD_TRY(validate_extension_strings(a, strings));
   UNTOLD_TRY(validate_skeletons(a));
   UNTOLD_TRY(validate_skins(a));
@@ -1223,7 +1234,8 @@ inline status validate_extensions(const asset& a, const string_validator& string
 }
 
 /// validate_extensions with its own pass over the string table.
-inline status validate_extensions(const asset& a) {
+template <class = void>
+status validate_extensions(const asset& a) {
   return validate_extensions(a, string_validator(a.payload(chunk_type::string_table)));
 }
 
@@ -1235,7 +1247,8 @@ inline status validate_extensions(const asset& a) {
 // largest index comes from a range query over JOINT_INDEX_DATA, not a scan
 // of its range: linear in the chunk size, however many skins there are.
 // Skins whose data is not loaded are skipped.
-inline status validate_joint_indices_deep(const asset& a) {
+template <class = void>
+status validate_joint_indices_deep(const asset& a) {
   const auto skins = a.table<skin_record>();
   detail::chunk_extrema<detail::index_key<std::uint16_t, 4>> largest(a.payload(chunk_type::joint_index_data), 8);
   for (std::size_t row = 0; row < skins.size(); ++row) {
@@ -1260,7 +1273,8 @@ inline status validate_joint_indices_deep(const asset& a) {
 // Targets may share entries, so each target's largest vertex index comes
 // from a range query: linear in the data, however many targets there are.
 // Targets whose data is not loaded are skipped.
-inline status validate_morph_vertices_deep(const asset& a) {
+template <class = void>
+status validate_morph_vertices_deep(const asset& a) {
   const auto targets = a.table<morph_target_record>();
   const auto meshes = a.meshes();
   const auto entries = a.table<morph_target_entry>();
@@ -1334,7 +1348,8 @@ status check_keyframe_times(const asset& a, std::uint32_t animation_channel_reco
 // R-EXT-RANGES (deep, keyframes): translation and rotation keyframe times are
 // finite and non-decreasing within each channel. Error: keyframe table, the
 // offending key's row, field "time" (no value: it is a float).
-inline status validate_keyframes_deep(const asset& a) {
+template <class = void>
+status validate_keyframes_deep(const asset& a) {
   UNTOLD_TRY(detail::check_keyframe_times<translation_keyframe_record>(
       a, &animation_channel_record::first_translation_index, &animation_channel_record::translation_count));
   UNTOLD_TRY(detail::check_keyframe_times<rotation_keyframe_record>(
@@ -1344,7 +1359,8 @@ inline status validate_keyframes_deep(const asset& a) {
 
 // R-FINITE (deep, extension transforms): joint bind and rest transforms,
 // light and camera local transforms.
-inline status validate_extension_transforms_deep(const asset& a) {
+template <class = void>
+status validate_extension_transforms_deep(const asset& a) {
   const auto joints = a.table<skeleton_joint_record>();
   for (std::size_t row = 0; row < joints.size(); ++row) {
     const skeleton_joint_record j = joints[row];
@@ -1393,7 +1409,8 @@ inline status validate_extension_transforms_deep(const asset& a) {
 /// times, extension transforms). Edge index values are checked by
 /// validate_deep (R-INDEX-VALUE). Precondition: every chunk is loaded and
 /// validate_extensions passed. Linear in the data sizes. Safe on untrusted input.
-inline status validate_extensions_deep(const asset& a) {
+template <class = void>
+status validate_extensions_deep(const asset& a) {
   UNTOLD_TRY(validate_joint_indices_deep(a));
   UNTOLD_TRY(validate_morph_vertices_deep(a));
   UNTOLD_TRY(validate_keyframes_deep(a));

@@ -159,7 +159,8 @@ inline void set_flag(std::uint8_t& flag) noexcept { __atomic_store_n(&flag, std:
 /// checks its layout against the chunk table (R-INTEGRITY-LAYOUT; a broken
 /// envelope is R-EXT-RANGES, as for every plugin chunk). Digests are not
 /// compared here. Precondition: `chunks` passed parse_chunk_table.
-[[nodiscard]] inline result<integrity_digests> parse_integrity_chunk(byte_span stored,
+template <class = void>
+[[nodiscard]] result<integrity_digests> parse_integrity_chunk(byte_span stored,
                                                                    std::span<const chunk_entry> chunks,
                                                                    std::uint32_t row) noexcept {
   const auto fail = [&](const char* field, std::uint64_t value) {
@@ -243,7 +244,8 @@ template <class StoredBytes>
 /// integrity chunk's own row; its table entry must already hold the size
 /// this returns: integrity_chunk_size(). Precondition: block_size is valid
 /// and `block_digests` has one digest per block of the other rows.
-[[nodiscard]] inline result<std::vector<std::byte>> encode_integrity_chunk(byte_span directory,
+template <class = void>
+[[nodiscard]] result<std::vector<std::byte>> encode_integrity_chunk(byte_span directory,
                                                                           std::span<const chunk_entry> chunks,
                                                                           std::uint32_t integrity_row,
                                                                           std::uint32_t block_size,
@@ -314,6 +316,7 @@ struct integrity_access {
   /// which must stay alive as long as the asset (the file, or the asset's
   /// own storage). `defer_uncompressed`: uncompressed chunks that open does
   /// not read wait for first access (whole-file lazy open).
+  template <class = void>
   static status attach(asset& a, byte_span directory, std::uint32_t row, byte_span stored, bool defer_uncompressed) {
     auto d = parse_integrity_chunk(stored, a.chunks_, row);
     if (!d) return d.error();
@@ -340,6 +343,7 @@ struct integrity_access {
   /// [first, first + bytes.size()), where `bytes` are those stored bytes and
   /// `first` is a multiple of the block size; a last partial block counts
   /// only when it ends the chunk. Verified blocks are remembered.
+  template <class = void>
   static status verify_stored(const asset& a, std::uint32_t row, std::uint64_t first, byte_span bytes) {
     block_digest_state& s = a.integrity_;  // mutable: verification marks blocks
     if (s.block_size == 0 || row >= a.chunks_.size()) return {};
@@ -381,6 +385,7 @@ struct integrity_access {
   /// of chunk `row`: for an uncompressed chunk the covering blocks of its
   /// payload; a compressed chunk was verified whole when it was decoded, so
   /// its blocks must all be verified already.
+  template <class = void>
   static status verify_payload_range(const asset& a, std::uint32_t row, std::uint64_t offset, std::uint64_t size) {
     block_digest_state& s = a.integrity_;  // mutable: verification marks blocks
     if (s.block_size == 0 || row >= a.chunks_.size() || size == 0) return {};
@@ -399,6 +404,7 @@ struct integrity_access {
 
   /// asset_loader::load_payload calls this with a chunk's stored bytes before
   /// it keeps or decodes them.
+  template <class = void>
   static status verify_on_load(const asset& a, std::uint32_t row, byte_span stored) {
     block_digest_state& s = a.integrity_;  // mutable: verification marks blocks
     if (s.block_size == 0) return {};
@@ -411,6 +417,7 @@ struct integrity_access {
 
  private:
   // A row's block digests against its row digest, once.
+  template <class = void>
   static status verify_row_digests(const asset& a, std::uint32_t row) {
     block_digest_state& s = a.integrity_;  // mutable: verification marks blocks
     if (flag_is_set(s.row_verified[row])) return {};
@@ -439,7 +446,8 @@ struct integrity_access {
 /// asset has no pending digests. Errors: R-BLOCK-HASH (the bytes changed),
 /// R-INTEGRITY-HASH (the row's digests changed), E-RANGE-MISSING (a chunk
 /// streamed_asset has not loaded). Thread-safe; safe for any arguments.
-[[nodiscard]] inline status verify_range(const asset& a, std::uint32_t row, std::uint64_t offset, std::uint64_t size) {
+template <class = void>
+[[nodiscard]] status verify_range(const asset& a, std::uint32_t row, std::uint64_t offset, std::uint64_t size) {
   if (row >= a.chunks().size()) return make_error(errc::invalid_argument, {.chunk_index = row, .field = "row"});
   const std::uint64_t payload_size = a.payload(row).size();
   if (offset > payload_size || size > payload_size - offset)
@@ -448,28 +456,32 @@ struct integrity_access {
 }
 
 /// verify_range over the whole chunk.
-[[nodiscard]] inline status verify_chunk(const asset& a, std::uint32_t row) {
+template <class = void>
+[[nodiscard]] status verify_chunk(const asset& a, std::uint32_t row) {
   if (row >= a.chunks().size()) return make_error(errc::invalid_argument, {.chunk_index = row, .field = "row"});
   return verify_range(a, row, 0, a.payload(row).size());
 }
 
 /// Every loaded chunk (what integrity::full does at open, whenever the
 /// caller likes, e.g. on a background thread). Thread-safe.
-[[nodiscard]] inline status verify_all(const asset& a) {
+template <class = void>
+[[nodiscard]] status verify_all(const asset& a) {
   for (std::uint32_t row = 0; row < a.chunks().size(); ++row)
     if (a.is_loaded(row)) UNTOLD_TRY(verify_chunk(a, row));
   return {};
 }
 
 /// Chunk row `row`'s payload, verified (see verify_range). Thread-safe.
-[[nodiscard]] inline result<byte_span> verified_payload(const asset& a, std::uint32_t row) {
+template <class = void>
+[[nodiscard]] result<byte_span> verified_payload(const asset& a, std::uint32_t row) {
   UNTOLD_TRY(verify_chunk(a, row));
   return a.payload(row);
 }
 
 namespace detail {
 // `part` (a sub-span of core chunk `type`'s payload, or empty), verified.
-[[nodiscard]] inline result<byte_span> verified_part(const asset& a, chunk_type type, byte_span part) {
+template <class = void>
+[[nodiscard]] result<byte_span> verified_part(const asset& a, chunk_type type, byte_span part) {
   const auto row = a.find_chunk(type);
   if (!row || part.empty()) return part;
   const auto offset = static_cast<std::uint64_t>(part.data() - a.payload(*row).data());
@@ -481,15 +493,18 @@ namespace detail {
 /// asset::vertices(mesh), with the blocks behind those bytes verified on
 /// first access. The same span (empty for a range outside VERTEX_DATA), or
 /// the verification error. Thread-safe; safe for any record.
-[[nodiscard]] inline result<byte_span> verified_vertices(const asset& a, const mesh_record& mesh) {
+template <class = void>
+[[nodiscard]] result<byte_span> verified_vertices(const asset& a, const mesh_record& mesh) {
   return detail::verified_part(a, chunk_type::vertex_data, a.vertices(mesh));
 }
 /// asset::indices(mesh), verified as verified_vertices.
-[[nodiscard]] inline result<byte_span> verified_indices(const asset& a, const mesh_record& mesh) {
+template <class = void>
+[[nodiscard]] result<byte_span> verified_indices(const asset& a, const mesh_record& mesh) {
   return detail::verified_part(a, chunk_type::index_data, a.indices(mesh));
 }
 /// asset::edge_indices(mesh), verified as verified_vertices.
-[[nodiscard]] inline result<byte_span> verified_edge_indices(const asset& a, const mesh_record& mesh) {
+template <class = void>
+[[nodiscard]] result<byte_span> verified_edge_indices(const asset& a, const mesh_record& mesh) {
   return detail::verified_part(a, chunk_type::edge_index_data, a.edge_indices(mesh));
 }
 

@@ -27,7 +27,8 @@ struct mapped_asset {
 /// (integrity::full or the deep checks); otherwise pages load as views touch
 /// them. (A lazy open of a file without block digests hashes every byte
 /// too, but whether the file has them is known only once it is mapped.)
-inline result<mapped_asset> open_file(const std::filesystem::path& path, const open_options& options = {}) {
+template <class = void>
+result<mapped_asset> open_file(const std::filesystem::path& path, const open_options& options = {}) {
   const bool every_byte = options.effective_integrity() == integrity::full || options.deep_checks;
   auto file = mapped_file::open(path, every_byte ? read_ahead::whole_file : read_ahead::on_demand);
   if (!file && file.error().code == errc::io_empty_file) return open(byte_span{}, options).error();

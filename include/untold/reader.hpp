@@ -26,6 +26,13 @@
 //                     keyframe times (R-EXT-RANGES), R-FINITE of extensions
 //
 // Every function here is safe on untrusted input.
+//
+// `template <class = void>` before open(), the loader stages and the
+// validators (validate.hpp, extensions.hpp, integrity.hpp, compression.hpp)
+// makes them templates only so that their bodies are compiled in the
+// translation units that call them: an engine includes this header in many
+// translation units and opens files in one (docs/compile-time.md has both
+// costs). Call them as ordinary functions: untold::open(bytes).
 #pragma once
 
 #include <cstddef>
@@ -80,7 +87,8 @@ struct open_options {
 // ---- header ---------------------------------------------------------------------
 
 /// Decodes and checks the 204-byte header at the start of `bytes`.
-inline result<file_header> parse_header(byte_span bytes, const open_options& options = {}) {
+template <class = void>
+result<file_header> parse_header(byte_span bytes, const open_options& options = {}) {
   // R-MAGIC comes first; a buffer too short to hold all 8 magic bytes is a
   // magic error only if the bytes it does hold already differ.
   if (bytes.empty()) return make_error(errc::truncated_header, {.value = 0, .has_value = true});
@@ -120,7 +128,8 @@ inline error chunk_error(errc code, std::uint32_t row, const chunk_entry& c, con
 /// Decodes the chunk table from `prefix` (the file's first bytes, at least up
 /// to the end of the table) and checks every directory rule against the whole
 /// file's size `file_size`.
-inline result<std::vector<chunk_entry>> parse_chunk_table(const file_header& h, byte_span prefix,
+template <class = void>
+result<std::vector<chunk_entry>> parse_chunk_table(const file_header& h, byte_span prefix,
                                                           std::uint64_t file_size, const open_options& options = {}) {
   const limits& limits = options.limits;
   const byte_range table = chunk_table_range(h);
@@ -233,6 +242,7 @@ inline result<std::vector<chunk_entry>> parse_chunk_table(const file_header& h, 
 class asset_loader {
  public:
   /// Stage 1: header + chunk table from the file's first bytes.
+  template <class = void>
   static result<asset> from_directory(byte_span prefix, std::uint64_t file_size, const open_options& options) {
     auto header = parse_header(prefix, options);
     if (!header) return header.error();
@@ -255,6 +265,7 @@ class asset_loader {
   /// table now, each chunk's blocks as load_payload takes it (lazy: only the
   /// chunks open reads; full or deep checks: all). Without (or `full`): the
   /// contentHash (R-HASH), as before block digests existed.
+  template <class = void>
   static status check_integrity(asset& a, byte_span file, const open_options& options) {
     const integrity mode = options.effective_integrity();
     if (mode == integrity::none) return {};
@@ -275,6 +286,7 @@ class asset_loader {
   /// decoded into storage the asset owns (R-DECOMPRESS). Block digests, when
   /// attached, are checked first (R-BLOCK-HASH; deferred for uncompressed
   /// data in a whole-file lazy open).
+  template <class = void>
   static status load_payload(asset& a, std::uint32_t row, byte_span stored) {
     const chunk_entry& c = a.chunks_[row];
     if (stored.size() != c.compressed_size)
@@ -304,6 +316,7 @@ class asset_loader {
 
   /// Stage 2, for bytes that arrived in a buffer of their own (byte-range
   /// loading): the asset keeps `stored` when the chunk is uncompressed.
+  template <class = void>
   static status load_payload(asset& a, std::uint32_t row, std::vector<std::byte>&& stored) {
     const chunk_entry& c = a.chunks_[row];
     if (c.compression_type != static_cast<std::uint32_t>(compression::none)) return load_payload(a, row, byte_span(stored));
@@ -319,6 +332,7 @@ class asset_loader {
   /// Stage 3: the entityId index (R-ENTITY-ID), every record rule and the
   /// extension rules. Needs the metadata tables loaded; geometry payloads are
   /// not read (plugin envelopes are checked for the plugin chunks loaded).
+  template <class = void>
   static status validate_metadata(asset& a) {
     const auto entities = a.entities();
     a.entity_rows_.clear();
@@ -336,6 +350,7 @@ class asset_loader {
   }
 
   /// Stage 4 (opt-in): every deep check. Needs every chunk loaded.
+  template <class = void>
   static status validate_all_deep(const asset& a) {
     UNTOLD_TRY(validate_deep(a));
     UNTOLD_TRY(validate_extensions_deep(a));
@@ -349,7 +364,8 @@ class asset_loader {
 /// block digests, geometry is verified on first access through
 /// verified_vertices / verified_payload / verify_chunk (integrity.hpp), not
 /// here. Safe on untrusted input.
-inline result<asset> open(byte_span file, const open_options& options = {}) {
+template <class = void>
+result<asset> open(byte_span file, const open_options& options = {}) {
   auto a = asset_loader::from_directory(file, file.size(), options);
   if (!a) return a.error();
   UNTOLD_TRY(asset_loader::check_integrity(*a, file, options));  // R-INTEGRITY-*, R-DIRECTORY-HASH, R-HASH

@@ -192,12 +192,16 @@ struct planner_stats {
   std::uint64_t failures = 0;
 };
 
-class planner {
+/// The planner. A class template only so that its member functions are
+/// compiled where they are used, as basic_builder (docs/compile-time.md).
+/// Use it as `untold::streaming::planner`.
+template <class Deferred = void>
+class basic_planner {
  public:
   /// Takes the tiles (see tile_desc); values are normalised: non-finite
   /// numbers become 0, radii are ordered streaming <= prefetch <= unload.
   /// Safe on untrusted values. Level counts above 0xFFFD are cut (level ids are 16 bits).
-  explicit planner(std::vector<tile_desc> tiles, planner_options options = {}) : options_(std::move(options)) {
+  explicit basic_planner(std::vector<tile_desc> tiles, planner_options options = {}) : options_(std::move(options)) {
     sanitize_options();
     tiles_.reserve(tiles.size());
     for (tile_desc& t : tiles) add_tile(std::move(t));
@@ -692,5 +696,6 @@ class planner {
   std::uint64_t resident_ = 0;
   std::uint32_t in_flight_ = 0;
 };
+using planner = basic_planner<>;
 
 }  // namespace untold::streaming

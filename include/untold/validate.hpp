@@ -101,7 +101,8 @@ inline error record_error(errc code, const asset& a, chunk_type table, std::size
 }  // namespace detail
 
 // R-STRING: every string reference of the core tables.
-inline status validate_strings(const asset& a, const string_validator& strings) {
+template <class = void>
+status validate_strings(const asset& a, const string_validator& strings) {
   const auto check = [&](chunk_type table, std::size_t row, const char* field, std::uint32_t offset) -> status {
     if (!strings.valid(offset)) return detail::record_error(errc::bad_string, a, table, row, field, offset);
     return {};
@@ -124,7 +125,8 @@ inline status validate_strings(const asset& a, const string_validator& strings) 
 
 // R-ENTITY-MESH-RANGE, R-ENTITY-PARENT (R-ENTITY-ID is checked when the id
 // index is built, see reader.hpp).
-inline status validate_entities(const asset& a) {
+template <class = void>
+status validate_entities(const asset& a) {
   const auto entities = a.entities();
   const std::uint64_t mesh_count = a.meshes().size();
   for (std::size_t row = 0; row < entities.size(); ++row) {
@@ -166,7 +168,8 @@ inline status validate_entities(const asset& a) {
 
 // R-MESH-ENTITY, R-MESH-MATERIAL, R-INDEX-TYPE, R-STRIDE, R-VERTEX-SIZE,
 // R-INDEX-SIZE, R-INDEX-COUNT, R-VERTEX-RANGE, R-INDEX-RANGE, R-EDGE-RANGE.
-inline status validate_meshes(const asset& a) {
+template <class = void>
+status validate_meshes(const asset& a) {
   const auto meshes = a.meshes();
   const std::uint64_t material_count = a.materials().size();
   const auto chunk_size = [&](chunk_type t) -> std::optional<std::uint64_t> {
@@ -212,7 +215,8 @@ inline status validate_meshes(const asset& a) {
 }
 
 // R-TEXTURE-INDEX.
-inline status validate_materials(const asset& a) {
+template <class = void>
+status validate_materials(const asset& a) {
   const auto materials = a.materials();
   const std::uint64_t texture_count = a.textures().size();
   for (std::size_t row = 0; row < materials.size(); ++row) {
@@ -231,7 +235,8 @@ inline status validate_materials(const asset& a) {
 }
 
 // R-TEXTURE-FORMAT.
-inline status validate_textures(const asset& a) {
+template <class = void>
+status validate_textures(const asset& a) {
   const auto textures = a.textures();
   for (std::size_t row = 0; row < textures.size(); ++row) {
     const texture_record t = textures[row];
@@ -244,7 +249,8 @@ inline status validate_textures(const asset& a) {
 
 /// Every record rule of the core tables, in spec order, with `strings` built
 /// over the asset's string table (so one pass serves every string rule).
-inline status validate_records(const asset& a, const string_validator& strings) {
+template <class = void>
+status validate_records(const asset& a, const string_validator& strings) {
   UNTOLD_TRY(validate_strings(a, strings));
   UNTOLD_TRY(validate_entities(a));
   UNTOLD_TRY(validate_meshes(a));
@@ -254,7 +260,8 @@ inline status validate_records(const asset& a, const string_validator& strings) 
 }
 
 /// Every record rule of the core tables, in spec order.
-inline status validate_records(const asset& a) {
+template <class = void>
+status validate_records(const asset& a) {
   return validate_records(a, string_validator(a.payload(chunk_type::string_table)));
 }
 
@@ -533,7 +540,8 @@ namespace detail {
 /// stay linear); streamed_asset::load_mesh applies it to the bytes it
 /// loaded. Safe on untrusted input: spans of any size (a trailing partial
 /// element is ignored); `row` out of range is invalid_argument.
-inline status validate_mesh_deep(const asset& a, std::size_t row, byte_span vertices, byte_span indices,
+template <class = void>
+status validate_mesh_deep(const asset& a, std::size_t row, byte_span vertices, byte_span indices,
                                  byte_span edge_indices) {
   const auto meshes = a.meshes();
   if (row >= meshes.size())
@@ -603,7 +611,8 @@ inline status validate_mesh_deep(const asset& a, std::size_t row, byte_span vert
 // R-FINITE: header bounds and root transform, entity bounds and transforms,
 // mesh bounds and vertex positions. R-BOUNDS: vertex positions inside the
 // mesh's localBounds. R-INDEX-VALUE: indices and edge indices < vertexCount.
-inline status validate_deep(const asset& a) {
+template <class = void>
+status validate_deep(const asset& a) {
   const file_header& h = a.header();
   if (!detail::all_finite(h.world_bounds)) return make_error(errc::not_finite, {.field = "worldBounds"});
   if (!detail::all_finite(h.root_transform)) return make_error(errc::not_finite, {.field = "rootTransform"});
