@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "bytes.hpp"
@@ -430,7 +431,11 @@ namespace detail {
 ///           contentHash covers integrity); level 0 = zstd's default, out of
 ///           range levels are clamped by zstd.
 /// Output is deterministic for a given codec library version and level.
-/// Does not apply the writer's "keep only if smaller" rule.
+/// Does not apply the writer's "keep only if smaller" rule. Memory: the
+/// codec writes into an uninitialised buffer of its worst-case bound, of
+/// which only the pages it writes become resident, and the result is a copy
+/// of exactly the compressed size (a zero-filled bound-size buffer made the
+/// whole bound resident: most of the compressed writer's peak RSS).
 /// Errors: encode_failed (codec failure, lz4 input above LZ4_MAX_INPUT_SIZE),
 /// compression_unsupported (codec compiled out), invalid_argument (unknown
 /// method). `raw` is trusted writer input (any bytes are fine).
@@ -446,13 +451,12 @@ namespace detail {
       const int src_size = static_cast<int>(raw.size());
       const int bound = LZ4_compressBound(src_size);
       if (bound <= 0) return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      std::vector<std::byte> out(static_cast<std::size_t>(bound));
-      char* dst = reinterpret_cast<char*>(out.data());
+      const auto scratch = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(bound));
+      char* dst = reinterpret_cast<char*>(scratch.get());
       const int written = level <= 0 ? LZ4_compress_default(detail::nonnull_src(raw), dst, src_size, bound)
                                      : LZ4_compress_HC(detail::nonnull_src(raw), dst, src_size, bound, level);
       if (written <= 0) return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      out.resize(static_cast<std::size_t>(written));
-      return out;
+      return std::vector<std::byte>(scratch.get(), scratch.get() + written);
 #else
       return detail::unknown_method_error(errc::compression_unsupported, method);
 #endif
@@ -472,15 +476,14 @@ namespace detail {
         return detail::codec_error(errc::encode_failed, "level", static_cast<std::uint64_t>(level));
       const std::size_t bound = ZSTD_compressBound(raw.size());
       if (ZSTD_isError(bound)) return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      std::vector<std::byte> out(bound);
+      const auto scratch = std::make_unique_for_overwrite<std::byte[]>(bound);
       const std::size_t written =
-          ZSTD_compress2(cctx.get(), out.data(), out.size(), detail::nonnull_src(raw), raw.size());
+          ZSTD_compress2(cctx.get(), scratch.get(), bound, detail::nonnull_src(raw), raw.size());
       if (ZSTD_isError(written)) return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      out.resize(written);
       // The format's readers rely on a declared size; prove it is there.
-      if (ZSTD_getFrameContentSize(out.data(), out.size()) != raw.size())
+      if (ZSTD_getFrameContentSize(scratch.get(), written) != raw.size())
         return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      return out;
+      return std::vector<std::byte>(scratch.get(), scratch.get() + written);
 #else
       return detail::unknown_method_error(errc::compression_unsupported, method);
 #endif
