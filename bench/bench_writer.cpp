@@ -22,7 +22,8 @@
 //   vs_floor         wall: write_floor, one fresh output buffer with every
 //                    vertex and index copied into it once
 //   cpu_vs_memcpy    process CPU time against memcpy's
-//   threads          write_options::threads as resolved (0 -> cores)
+// (write_sha256: one SHA-256 over as many bytes, the content hash's ceiling)
+//   writer_threads   write_options::threads as resolved (0 -> cores)
 //   size_ratio       output size / uncompressed output size
 //
 //   write_build/X    add_* calls + finish() (what a converter pays)
@@ -166,6 +167,22 @@ void write_floor(benchmark::State& state) {
   set_bytes(state, size);
 }
 
+// One SHA-256 over the output's size (OpenSSL's, SHA-NI when the CPU has
+// it): the content hash is exactly that, serial by definition (R-HASH), so
+// its vs_memcpy is the ceiling of any writer's with the content hash on.
+void write_sha256(benchmark::State& state) {
+  const std::vector<std::byte> in(uncompressed_size(), std::byte{2});
+  const loop_seconds t = timed_loop(state, [&] {
+    untold::sha256 hasher;
+    hasher.update(in);
+    auto digest = hasher.finish();
+    benchmark::DoNotOptimize(digest);
+  });
+  speed_ratio(state, "vs_memcpy", "write/memcpy@wall", t.wall);
+  speed_ratio(state, "cpu_vs_memcpy", "write/memcpy", t.cpu);
+  set_bytes(state, in.size());
+}
+
 void report(benchmark::State& state, loop_seconds t, std::size_t size, const writer_case& c) {
   set_bytes(state, size);
   const double work = static_cast<double>(size) / static_cast<double>(uncompressed_size());
@@ -173,7 +190,7 @@ void report(benchmark::State& state, loop_seconds t, std::size_t size, const wri
   speed_ratio(state, "vs_memcpy", "write/memcpy@wall", t.wall, work);
   speed_ratio(state, "vs_memcpy_fresh", "write/memcpy_fresh", t.wall, work);
   speed_ratio(state, "cpu_vs_memcpy", "write/memcpy", t.cpu, work);
-  state.counters["threads"] = untold::detail::worker_threads(c.threads);
+  state.counters["writer_threads"] = untold::detail::worker_threads(c.threads);
   state.counters["size_ratio"] = work;
 }
 
@@ -235,6 +252,7 @@ constexpr writer_case one_thread{.threads = 1};
 BENCHMARK(write_memcpy)->UseRealTime();
 BENCHMARK(write_memcpy_fresh)->UseRealTime();
 BENCHMARK(write_floor)->UseRealTime();
+BENCHMARK(write_sha256)->UseRealTime();
 BENCHMARK_CAPTURE(write_build, none, defaults)->UseRealTime();
 BENCHMARK_CAPTURE(write_build, none_nohash, nohash)->UseRealTime();
 BENCHMARK_CAPTURE(write_build, none_plain, plain)->UseRealTime();

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "bytes.hpp"
@@ -423,6 +424,60 @@ namespace detail {
   return detail::thread_decompressor().decompress_into(method, stored, size, out);
 }
 
+#if UNTOLD_DETAIL_ZSTD
+namespace detail {
+
+/// One zstd frame of the concatenation of `pieces`, streamed (the pieces are
+/// never gathered) into a vector that reserves the codec's bound as address
+/// space and grows into it: only the frame's own pages become resident.
+[[nodiscard]] inline result<std::vector<std::byte>> zstd_compress(int level, std::span<const byte_span> pieces) {
+  std::uint64_t total = 0;
+  for (const byte_span piece : pieces) total += piece.size();
+  const zstd_cctx cctx(ZSTD_createCCtx());
+  if (!cctx) return codec_error(errc::encode_failed, "ZSTD_createCCtx", 0);
+  // Every parameter that affects the bytes is set explicitly, so the output
+  // does not depend on library defaults changing (threads would also make it
+  // depend on timing). The pledged size puts the content size in the frame.
+  if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level)) ||
+      ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1)) ||
+      ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0)) ||
+      ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_dictIDFlag, 0)) ||
+      ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_nbWorkers, 0)) ||
+      ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(cctx.get(), total)))
+    return codec_error(errc::encode_failed, "level", static_cast<std::uint64_t>(level));
+  const std::size_t bound = ZSTD_compressBound(static_cast<std::size_t>(total));
+  if (ZSTD_isError(bound)) return codec_error(errc::encode_failed, "uncompressedSize", total);
+  std::vector<std::byte> out;
+  out.reserve(bound);
+  const std::size_t step = ZSTD_CStreamOutSize();
+  std::size_t used = 0;
+  // Feeds `in` until zstd took all of it (continue) or closed the frame (end).
+  const auto feed = [&](ZSTD_inBuffer& in, ZSTD_EndDirective mode) {
+    for (;;) {
+      if (out.size() - used < step) out.resize(out.size() + step);  // inside the reservation but at worst the last step
+      ZSTD_outBuffer o{out.data(), out.size(), used};
+      const std::size_t left = ZSTD_compressStream2(cctx.get(), &o, &in, mode);
+      if (ZSTD_isError(left)) return false;
+      used = o.pos;
+      if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size) return true;
+    }
+  };
+  for (const byte_span piece : pieces) {
+    ZSTD_inBuffer in{nonnull_src(piece), piece.size(), 0};
+    if (!feed(in, ZSTD_e_continue)) return codec_error(errc::encode_failed, "uncompressedSize", total);
+  }
+  ZSTD_inBuffer end{nullptr, 0, 0};
+  if (!feed(end, ZSTD_e_end)) return codec_error(errc::encode_failed, "uncompressedSize", total);
+  out.resize(used);
+  // The format's readers rely on a declared size; prove it is there.
+  if (ZSTD_getFrameContentSize(out.data(), out.size()) != total)
+    return codec_error(errc::encode_failed, "uncompressedSize", total);
+  return out;
+}
+
+}  // namespace detail
+#endif
+
 /// Compresses `raw` into a new buffer as the format stores it:
 ///   none -> a copy (level ignored);
 ///   lz4  -> a raw block: level <= 0 uses LZ4_compress_default, level > 0
@@ -431,11 +486,10 @@ namespace detail {
 ///           contentHash covers integrity); level 0 = zstd's default, out of
 ///           range levels are clamped by zstd.
 /// Output is deterministic for a given codec library version and level.
-/// Does not apply the writer's "keep only if smaller" rule. Memory: the
-/// codec writes into an uninitialised buffer of its worst-case bound, of
-/// which only the pages it writes become resident, and the result is a copy
-/// of exactly the compressed size (a zero-filled bound-size buffer made the
-/// whole bound resident: most of the compressed writer's peak RSS).
+/// Does not apply the writer's "keep only if smaller" rule. Memory: about
+/// the compressed size resident, never the codec's worst-case bound (lz4
+/// writes into uninitialised scratch and the result is a copy of exactly the
+/// compressed size; zstd streams into reserved address space).
 /// Errors: encode_failed (codec failure, lz4 input above LZ4_MAX_INPUT_SIZE),
 /// compression_unsupported (codec compiled out), invalid_argument (unknown
 /// method). `raw` is trusted writer input (any bytes are fine).
@@ -461,35 +515,33 @@ namespace detail {
       return detail::unknown_method_error(errc::compression_unsupported, method);
 #endif
     }
-    case compression::zstd: {
+    case compression::zstd:
 #if UNTOLD_DETAIL_ZSTD
-      const detail::zstd_cctx cctx(ZSTD_createCCtx());
-      if (!cctx) return detail::codec_error(errc::encode_failed, "ZSTD_createCCtx", 0);
-      // Every parameter that affects the bytes is set explicitly, so the
-      // output does not depend on library defaults changing (threads would
-      // also make it depend on timing).
-      if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level)) ||
-          ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1)) ||
-          ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0)) ||
-          ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_dictIDFlag, 0)) ||
-          ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_nbWorkers, 0)))
-        return detail::codec_error(errc::encode_failed, "level", static_cast<std::uint64_t>(level));
-      const std::size_t bound = ZSTD_compressBound(raw.size());
-      if (ZSTD_isError(bound)) return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      const auto scratch = std::make_unique_for_overwrite<std::byte[]>(bound);
-      const std::size_t written =
-          ZSTD_compress2(cctx.get(), scratch.get(), bound, detail::nonnull_src(raw), raw.size());
-      if (ZSTD_isError(written)) return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      // The format's readers rely on a declared size; prove it is there.
-      if (ZSTD_getFrameContentSize(scratch.get(), written) != raw.size())
-        return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      return std::vector<std::byte>(scratch.get(), scratch.get() + written);
+      return detail::zstd_compress(level, std::span(&raw, 1));
 #else
       return detail::unknown_method_error(errc::compression_unsupported, method);
 #endif
-    }
   }
   return detail::unknown_method_error(errc::invalid_argument, method);
+}
+
+/// compress() of the concatenation of `pieces` (the writer's chunks lie in
+/// pieces: one per mesh). zstd streams them; lz4 (one raw block needs one
+/// input buffer) and none gather them first. The bytes are the same as
+/// compress() of the gathered buffer for none and lz4; for zstd they are
+/// deterministic for the same pieces, codec version and level.
+[[nodiscard]] inline result<std::vector<std::byte>> compress(compression method, int level,
+                                                             std::span<const byte_span> pieces) {
+#if UNTOLD_DETAIL_ZSTD
+  if (method == compression::zstd) return detail::zstd_compress(level, pieces);
+#endif
+  if (pieces.size() == 1) return compress(method, level, pieces[0]);
+  std::size_t total = 0;
+  for (const byte_span piece : pieces) total += piece.size();
+  std::vector<std::byte> gathered;
+  gathered.reserve(total);
+  for (const byte_span piece : pieces) gathered.insert(gathered.end(), piece.begin(), piece.end());
+  return compress(method, level, gathered);
 }
 
 }  // namespace untold

@@ -1516,25 +1516,21 @@ class basic_builder {
     }
 
     // Each chunk whole and on its own into its own slot: the bytes do not
-    // depend on the thread count. Geometry views are gathered per chunk here
-    // (the codecs take one buffer), and only while that chunk is compressed.
+    // depend on the thread count. Geometry views are compressed where they
+    // lie (zstd streams them; lz4 gathers them, only while that chunk is
+    // compressed: one raw block needs one input buffer).
     std::vector<error> failures(chunks.size());
     detail::run_tasks(to_compress.size(), threads, [&](std::size_t task) {
       const std::uint32_t i = to_compress[task];
       const chunk_compression policy = options.compression.for_chunk(chunks[i].type);
-      std::vector<std::byte> gathered;
-      byte_span raw = chunks[i].payload;
-      if (!chunks[i].parts.empty()) {
-        gathered.reserve(static_cast<std::size_t>(chunks[i].size()));
-        for (const byte_span piece : chunks[i].parts) gathered.insert(gathered.end(), piece.begin(), piece.end());
-        raw = gathered;
-      }
+      const byte_span payload = chunks[i].payload;
+      const std::span<const byte_span> raw = chunks[i].parts.empty() ? std::span(&payload, 1) : std::span(chunks[i].parts);
       auto packed = compress(policy.method, policy.level, raw);
       if (!packed) {
         failures[i] = packed.error();
         failures[i].context.chunk_index = i;
         failures[i].context.chunk_type = chunks[i].type;
-      } else if (packed->size() < raw.size()) {  // keep compression only when it pays
+      } else if (packed->size() < chunks[i].size()) {  // keep compression only when it pays
         f.table[i].compression_type = static_cast<std::uint32_t>(policy.method);
         f.table[i].compressed_size = packed->size();
         f.owned[i] = std::move(*packed);
