@@ -478,6 +478,34 @@ namespace detail {
 }  // namespace detail
 #endif
 
+#if UNTOLD_DETAIL_LZ4
+namespace detail {
+
+/// One raw LZ4 block of `raw` (level <= 0: LZ4_compress_default, else LZ4HC)
+/// in uninitialised scratch of the codec's bound: only the pages the block
+/// fills become resident. `size`: the block's.
+struct lz4_block {
+  std::unique_ptr<std::byte[]> bytes;
+  std::size_t size = 0;
+};
+[[nodiscard]] inline result<lz4_block> lz4_compress(int level, byte_span raw) {
+  if (raw.size() > static_cast<std::size_t>(LZ4_MAX_INPUT_SIZE))
+    return codec_error(errc::encode_failed, "uncompressedSize", raw.size());
+  const int src_size = static_cast<int>(raw.size());
+  const int bound = LZ4_compressBound(src_size);
+  if (bound <= 0) return codec_error(errc::encode_failed, "uncompressedSize", raw.size());
+  lz4_block block{std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(bound))};
+  char* dst = reinterpret_cast<char*>(block.bytes.get());
+  const int written = level <= 0 ? LZ4_compress_default(nonnull_src(raw), dst, src_size, bound)
+                                 : LZ4_compress_HC(nonnull_src(raw), dst, src_size, bound, level);
+  if (written <= 0) return codec_error(errc::encode_failed, "uncompressedSize", raw.size());
+  block.size = static_cast<std::size_t>(written);
+  return block;
+}
+
+}  // namespace detail
+#endif
+
 /// Compresses `raw` into a new buffer as the format stores it:
 ///   none -> a copy (level ignored);
 ///   lz4  -> a raw block: level <= 0 uses LZ4_compress_default, level > 0
@@ -500,17 +528,9 @@ namespace detail {
       return std::vector<std::byte>(raw.begin(), raw.end());
     case compression::lz4: {
 #if UNTOLD_DETAIL_LZ4
-      if (raw.size() > static_cast<std::size_t>(LZ4_MAX_INPUT_SIZE))
-        return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      const int src_size = static_cast<int>(raw.size());
-      const int bound = LZ4_compressBound(src_size);
-      if (bound <= 0) return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      const auto scratch = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(bound));
-      char* dst = reinterpret_cast<char*>(scratch.get());
-      const int written = level <= 0 ? LZ4_compress_default(detail::nonnull_src(raw), dst, src_size, bound)
-                                     : LZ4_compress_HC(detail::nonnull_src(raw), dst, src_size, bound, level);
-      if (written <= 0) return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      return std::vector<std::byte>(scratch.get(), scratch.get() + written);
+      auto block = detail::lz4_compress(level, raw);
+      if (!block) return block.error();
+      return std::vector<std::byte>(block->bytes.get(), block->bytes.get() + block->size);
 #else
       return detail::unknown_method_error(errc::compression_unsupported, method);
 #endif
@@ -527,7 +547,7 @@ namespace detail {
 
 /// compress() of the concatenation of `pieces` (the writer's chunks lie in
 /// pieces: one per mesh). zstd streams them; lz4 (one raw block needs one
-/// input buffer) and none gather them first. The bytes are the same as
+/// input buffer) and none gather them first, for as long as the codec runs. The bytes are the same as
 /// compress() of the gathered buffer for none and lz4; for zstd they are
 /// deterministic for the same pieces, codec version and level.
 [[nodiscard]] inline result<std::vector<std::byte>> compress(compression method, int level,
@@ -536,12 +556,24 @@ namespace detail {
   if (method == compression::zstd) return detail::zstd_compress(level, pieces);
 #endif
   if (pieces.size() == 1) return compress(method, level, pieces[0]);
-  std::size_t total = 0;
-  for (const byte_span piece : pieces) total += piece.size();
-  std::vector<std::byte> gathered;
-  gathered.reserve(total);
-  for (const byte_span piece : pieces) gathered.insert(gathered.end(), piece.begin(), piece.end());
-  return compress(method, level, gathered);
+  const auto gather = [pieces] {
+    std::size_t total = 0;
+    for (const byte_span piece : pieces) total += piece.size();
+    std::vector<std::byte> gathered;
+    gathered.reserve(total);
+    for (const byte_span piece : pieces) gathered.insert(gathered.end(), piece.begin(), piece.end());
+    return gathered;
+  };
+#if UNTOLD_DETAIL_LZ4
+  if (method == compression::lz4) {
+    // The gathered input is released before the block is copied out: the
+    // peak is the input plus the block, never the input plus two blocks.
+    auto block = detail::lz4_compress(level, gather());
+    if (!block) return block.error();
+    return std::vector<std::byte>(block->bytes.get(), block->bytes.get() + block->size);
+  }
+#endif
+  return compress(method, level, gather());
 }
 
 }  // namespace untold

@@ -309,8 +309,9 @@ struct write_options {
   std::optional<bool> block_digests{};
   std::uint32_t digest_block_size = default_digest_block_size;
   compression_policy compression{};
-  /// Threads that compress chunks and compute block digests (the calling
-  /// thread is one of them); 0 = std::thread::hardware_concurrency(). The
+  /// Threads that compress chunks, compute block digests and (finish())
+  /// copy the result while the content hash runs (the calling thread is one
+  /// of them); 0 = std::thread::hardware_concurrency(). The
   /// output bytes are the same for every value: each chunk is compressed
   /// whole, on its own, into its own slot. A thread that cannot be started
   /// leaves its work to the others (with -fno-exceptions the standard
