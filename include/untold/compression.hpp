@@ -427,24 +427,51 @@ namespace detail {
 #if UNTOLD_DETAIL_ZSTD
 namespace detail {
 
+/// A compression context with every parameter that affects the bytes set
+/// explicitly, so the output does not depend on library defaults changing
+/// (threads would also make it depend on timing); the pledged size puts the
+/// content size in the frame. Null on failure.
+[[nodiscard]] inline zstd_cctx zstd_context(int level, std::uint64_t size) noexcept {
+  zstd_cctx cctx(ZSTD_createCCtx());
+  if (cctx && (ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level)) ||
+               ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1)) ||
+               ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0)) ||
+               ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_dictIDFlag, 0)) ||
+               ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_nbWorkers, 0)) ||
+               ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(cctx.get(), size))))
+    return zstd_cctx(nullptr);
+  return cctx;
+}
+
+/// The format's readers rely on a declared size: proves it is there.
+[[nodiscard]] inline bool zstd_declares(byte_span frame, std::uint64_t size) noexcept {
+  return ZSTD_getFrameContentSize(frame.data(), frame.size()) == size;
+}
+
+/// One zstd frame of `raw` in one call (ZSTD_compress2), into uninitialised
+/// scratch of the codec's bound (only the pages the frame fills become
+/// resident), copied out at its exact size.
+[[nodiscard]] inline result<std::vector<std::byte>> zstd_compress(int level, byte_span raw) {
+  const zstd_cctx cctx = zstd_context(level, raw.size());
+  if (!cctx) return codec_error(errc::encode_failed, "level", static_cast<std::uint64_t>(level));
+  const std::size_t bound = ZSTD_compressBound(raw.size());
+  if (ZSTD_isError(bound)) return codec_error(errc::encode_failed, "uncompressedSize", raw.size());
+  const auto scratch = std::make_unique_for_overwrite<std::byte[]>(bound);
+  const std::size_t written = ZSTD_compress2(cctx.get(), scratch.get(), bound, nonnull_src(raw), raw.size());
+  if (ZSTD_isError(written) || !zstd_declares(byte_span(scratch.get(), written), raw.size()))
+    return codec_error(errc::encode_failed, "uncompressedSize", raw.size());
+  return std::vector<std::byte>(scratch.get(), scratch.get() + written);
+}
+
 /// One zstd frame of the concatenation of `pieces`, streamed (the pieces are
-/// never gathered) into a vector that reserves the codec's bound as address
-/// space and grows into it: only the frame's own pages become resident.
+/// never gathered; the last one ends the frame) into a vector that reserves
+/// the codec's bound as address space and grows into it: only the frame's
+/// own pages become resident.
 [[nodiscard]] inline result<std::vector<std::byte>> zstd_compress(int level, std::span<const byte_span> pieces) {
   std::uint64_t total = 0;
   for (const byte_span piece : pieces) total += piece.size();
-  const zstd_cctx cctx(ZSTD_createCCtx());
-  if (!cctx) return codec_error(errc::encode_failed, "ZSTD_createCCtx", 0);
-  // Every parameter that affects the bytes is set explicitly, so the output
-  // does not depend on library defaults changing (threads would also make it
-  // depend on timing). The pledged size puts the content size in the frame.
-  if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level)) ||
-      ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1)) ||
-      ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0)) ||
-      ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_dictIDFlag, 0)) ||
-      ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_nbWorkers, 0)) ||
-      ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(cctx.get(), total)))
-    return codec_error(errc::encode_failed, "level", static_cast<std::uint64_t>(level));
+  const zstd_cctx cctx = zstd_context(level, total);
+  if (!cctx) return codec_error(errc::encode_failed, "level", static_cast<std::uint64_t>(level));
   const std::size_t bound = ZSTD_compressBound(static_cast<std::size_t>(total));
   if (ZSTD_isError(bound)) return codec_error(errc::encode_failed, "uncompressedSize", total);
   std::vector<std::byte> out;
@@ -452,7 +479,8 @@ namespace detail {
   const std::size_t step = ZSTD_CStreamOutSize();
   std::size_t used = 0;
   // Feeds `in` until zstd took all of it (continue) or closed the frame (end).
-  const auto feed = [&](ZSTD_inBuffer& in, ZSTD_EndDirective mode) {
+  const auto feed = [&](byte_span piece, ZSTD_EndDirective mode) {
+    ZSTD_inBuffer in{nonnull_src(piece), piece.size(), 0};
     for (;;) {
       if (out.size() - used < step) out.resize(out.size() + step);  // inside the reservation but at worst the last step
       ZSTD_outBuffer o{out.data(), out.size(), used};
@@ -462,16 +490,13 @@ namespace detail {
       if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size) return true;
     }
   };
-  for (const byte_span piece : pieces) {
-    ZSTD_inBuffer in{nonnull_src(piece), piece.size(), 0};
-    if (!feed(in, ZSTD_e_continue)) return codec_error(errc::encode_failed, "uncompressedSize", total);
+  for (std::size_t k = 0; k < pieces.size() || k == 0; ++k) {
+    const bool last = k + 1 >= pieces.size();
+    if (!feed(pieces.empty() ? byte_span{} : pieces[k], last ? ZSTD_e_end : ZSTD_e_continue))
+      return codec_error(errc::encode_failed, "uncompressedSize", total);
   }
-  ZSTD_inBuffer end{nullptr, 0, 0};
-  if (!feed(end, ZSTD_e_end)) return codec_error(errc::encode_failed, "uncompressedSize", total);
   out.resize(used);
-  // The format's readers rely on a declared size; prove it is there.
-  if (ZSTD_getFrameContentSize(out.data(), out.size()) != total)
-    return codec_error(errc::encode_failed, "uncompressedSize", total);
+  if (!zstd_declares(out, total)) return codec_error(errc::encode_failed, "uncompressedSize", total);
   return out;
 }
 
@@ -514,10 +539,10 @@ struct lz4_block {
 ///           contentHash covers integrity); level 0 = zstd's default, out of
 ///           range levels are clamped by zstd.
 /// Output is deterministic for a given codec library version and level.
-/// Does not apply the writer's "keep only if smaller" rule. Memory: about
-/// the compressed size resident, never the codec's worst-case bound (lz4
-/// writes into uninitialised scratch and the result is a copy of exactly the
-/// compressed size; zstd streams into reserved address space).
+/// Does not apply the writer's "keep only if smaller" rule. Memory: the
+/// codec writes into uninitialised scratch of its worst-case bound (only the
+/// pages it fills become resident) and the result is a copy of exactly the
+/// compressed size, never a zero-filled bound-size buffer.
 /// Errors: encode_failed (codec failure, lz4 input above LZ4_MAX_INPUT_SIZE),
 /// compression_unsupported (codec compiled out), invalid_argument (unknown
 /// method). `raw` is trusted writer input (any bytes are fine).
@@ -537,7 +562,7 @@ struct lz4_block {
     }
     case compression::zstd:
 #if UNTOLD_DETAIL_ZSTD
-      return detail::zstd_compress(level, std::span(&raw, 1));
+      return detail::zstd_compress(level, raw);
 #else
       return detail::unknown_method_error(errc::compression_unsupported, method);
 #endif
@@ -546,16 +571,17 @@ struct lz4_block {
 }
 
 /// compress() of the concatenation of `pieces` (the writer's chunks lie in
-/// pieces: one per mesh). zstd streams them; lz4 (one raw block needs one
-/// input buffer) and none gather them first, for as long as the codec runs. The bytes are the same as
-/// compress() of the gathered buffer for none and lz4; for zstd they are
-/// deterministic for the same pieces, codec version and level.
+/// pieces: one per mesh). One piece: exactly compress() of it. Several:
+/// zstd streams them (no gathered copy; the frame grows into reserved
+/// address space), deterministic for the same pieces, codec version and
+/// level; lz4 (one raw block needs one input buffer) and none gather them,
+/// for as long as the codec runs, and give compress()'s bytes.
 [[nodiscard]] inline result<std::vector<std::byte>> compress(compression method, int level,
                                                              std::span<const byte_span> pieces) {
+  if (pieces.size() == 1) return compress(method, level, pieces[0]);
 #if UNTOLD_DETAIL_ZSTD
   if (method == compression::zstd) return detail::zstd_compress(level, pieces);
 #endif
-  if (pieces.size() == 1) return compress(method, level, pieces[0]);
   const auto gather = [pieces] {
     std::size_t total = 0;
     for (const byte_span piece : pieces) total += piece.size();
