@@ -54,17 +54,30 @@ namespace untold_bench {
   return u.ru_minflt;
 }
 
-/// Runs `body` once per iteration and returns the process CPU seconds the
-/// loop took; counter page_faults = minor page faults per iteration.
+struct loop_seconds {
+  double wall = 0;  // steady clock
+  double cpu = 0;   // process CPU time: every thread's
+};
+
+/// Runs `body` once per iteration and returns the wall and process CPU
+/// seconds the loop took; counter page_faults = minor page faults per
+/// iteration. For code that runs threads, compare wall with wall (register
+/// with UseRealTime() so bytes_per_second uses it too) or CPU with CPU.
 template <class Body>
-double cpu_loop(benchmark::State& state, Body&& body) {
+loop_seconds timed_loop(benchmark::State& state, Body&& body) {
   const long f0 = minor_faults();
-  const double t0 = cpu_seconds();
+  const double w0 = wall_seconds(), c0 = cpu_seconds();
   for (auto _ : state) body();
-  const double t = cpu_seconds() - t0;
+  const loop_seconds t{wall_seconds() - w0, cpu_seconds() - c0};
   state.counters["page_faults"] =
       benchmark::Counter(static_cast<double>(minor_faults() - f0), benchmark::Counter::kAvgIterations);
   return t;
+}
+
+/// timed_loop's process CPU seconds.
+template <class Body>
+double cpu_loop(benchmark::State& state, Body&& body) {
+  return timed_loop(state, body).cpu;
 }
 
 /// Runs `prepare` untimed and `body` timed, once per iteration, reporting the
@@ -137,14 +150,15 @@ inline void set_bytes(benchmark::State& state, std::uint64_t bytes_per_iteration
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(bytes_per_iteration));
 }
 
-/// Baseline `key`: memcpy of `sources`, one after the other, into a buffer
-/// touched beforehand (no page faults: the cost of moving the bytes once).
+/// Baseline `key` (process CPU time; `key` + "@wall": wall time): memcpy of
+/// `sources`, one after the other, into a buffer touched beforehand (no page
+/// faults: the cost of moving the bytes once).
 inline void memcpy_baseline(benchmark::State& state, const std::string& key,
                             std::initializer_list<untold::byte_span> sources) {
   std::size_t total = 0;
   for (const untold::byte_span& source : sources) total += source.size();
   std::vector<std::byte> out(total, std::byte{1});
-  const double s = cpu_loop(state, [&] {
+  const loop_seconds s = timed_loop(state, [&] {
     std::byte* p = out.data();
     for (const untold::byte_span& source : sources) {
       std::memcpy(p, source.data(), source.size());
@@ -153,7 +167,8 @@ inline void memcpy_baseline(benchmark::State& state, const std::string& key,
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   });
-  set_baseline(state, key, s);
+  set_baseline(state, key, s.cpu);
+  set_baseline(state, key + "@wall", s.wall);
   set_bytes(state, total);
 }
 

@@ -125,6 +125,10 @@ if [[ $quick != 1 && -z ${UNTOLD_BENCH_FILTER:-} ]]; then
       "$build/bench/untold_write_driver" "${size[@]}" -o OUT
     rss_case "untold_write_driver --in-memory: finish() + write_file, one mesh's inputs alive" \
       "$build/bench/untold_write_driver" "${size[@]}" --in-memory -o OUT
+    for codec in lz4 zstd; do
+      rss_case "untold_write_driver --compress $codec: builder::write streamed, chunks compressed" \
+        "$build/bench/untold_write_driver" "${size[@]}" --compress $codec -o OUT
+    done
   fi
   rss_case "untold_make_scene: every input array alive, then the writer" \
     "$build/bench/untold_make_scene" "${size[@]}" -o OUT

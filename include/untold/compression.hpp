@@ -22,6 +22,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <span>
 #include <vector>
 
 #include "bytes.hpp"
@@ -424,6 +426,113 @@ template <class = void>
   return detail::thread_decompressor().decompress_into(method, stored, size, out);
 }
 
+#if UNTOLD_DETAIL_ZSTD
+namespace detail {
+
+/// A compression context with every parameter that affects the bytes set
+/// explicitly, so the output does not depend on library defaults changing
+/// (threads would also make it depend on timing); the pledged size puts the
+/// content size in the frame. Null on failure.
+[[nodiscard]] inline zstd_cctx zstd_context(int level, std::uint64_t size) noexcept {
+  zstd_cctx cctx(ZSTD_createCCtx());
+  if (cctx && (ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level)) ||
+               ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1)) ||
+               ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0)) ||
+               ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_dictIDFlag, 0)) ||
+               ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_nbWorkers, 0)) ||
+               ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(cctx.get(), size))))
+    return zstd_cctx(nullptr);
+  return cctx;
+}
+
+/// The format's readers rely on a declared size: proves it is there.
+[[nodiscard]] inline bool zstd_declares(byte_span frame, std::uint64_t size) noexcept {
+  return ZSTD_getFrameContentSize(frame.data(), frame.size()) == size;
+}
+
+/// One zstd frame of `raw` in one call (ZSTD_compress2), into uninitialised
+/// scratch of the codec's bound (only the pages the frame fills become
+/// resident), copied out at its exact size.
+[[nodiscard]] inline result<std::vector<std::byte>> zstd_compress(int level, byte_span raw) {
+  const zstd_cctx cctx = zstd_context(level, raw.size());
+  if (!cctx) return codec_error(errc::encode_failed, "level", static_cast<std::uint64_t>(level));
+  const std::size_t bound = ZSTD_compressBound(raw.size());
+  if (ZSTD_isError(bound)) return codec_error(errc::encode_failed, "uncompressedSize", raw.size());
+  const auto scratch = std::make_unique_for_overwrite<std::byte[]>(bound);
+  const std::size_t written = ZSTD_compress2(cctx.get(), scratch.get(), bound, nonnull_src(raw), raw.size());
+  if (ZSTD_isError(written) || !zstd_declares(byte_span(scratch.get(), written), raw.size()))
+    return codec_error(errc::encode_failed, "uncompressedSize", raw.size());
+  return std::vector<std::byte>(scratch.get(), scratch.get() + written);
+}
+
+/// One zstd frame of the concatenation of `pieces`, streamed (the pieces are
+/// never gathered; the last one ends the frame) into a vector that reserves
+/// the codec's bound as address space and grows into it: only the frame's
+/// own pages become resident.
+[[nodiscard]] inline result<std::vector<std::byte>> zstd_compress(int level, std::span<const byte_span> pieces) {
+  std::uint64_t total = 0;
+  for (const byte_span piece : pieces) total += piece.size();
+  const zstd_cctx cctx = zstd_context(level, total);
+  if (!cctx) return codec_error(errc::encode_failed, "level", static_cast<std::uint64_t>(level));
+  const std::size_t bound = ZSTD_compressBound(static_cast<std::size_t>(total));
+  if (ZSTD_isError(bound)) return codec_error(errc::encode_failed, "uncompressedSize", total);
+  std::vector<std::byte> out;
+  out.reserve(bound);
+  const std::size_t step = ZSTD_CStreamOutSize();
+  std::size_t used = 0;
+  // Feeds `in` until zstd took all of it (continue) or closed the frame (end).
+  const auto feed = [&](byte_span piece, ZSTD_EndDirective mode) {
+    ZSTD_inBuffer in{nonnull_src(piece), piece.size(), 0};
+    for (;;) {
+      if (out.size() - used < step) out.resize(out.size() + step);  // inside the reservation but at worst the last step
+      ZSTD_outBuffer o{out.data(), out.size(), used};
+      const std::size_t left = ZSTD_compressStream2(cctx.get(), &o, &in, mode);
+      if (ZSTD_isError(left)) return false;
+      used = o.pos;
+      if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size) return true;
+    }
+  };
+  for (std::size_t k = 0; k < pieces.size() || k == 0; ++k) {
+    const bool last = k + 1 >= pieces.size();
+    if (!feed(pieces.empty() ? byte_span{} : pieces[k], last ? ZSTD_e_end : ZSTD_e_continue))
+      return codec_error(errc::encode_failed, "uncompressedSize", total);
+  }
+  out.resize(used);
+  if (!zstd_declares(out, total)) return codec_error(errc::encode_failed, "uncompressedSize", total);
+  return out;
+}
+
+}  // namespace detail
+#endif
+
+#if UNTOLD_DETAIL_LZ4
+namespace detail {
+
+/// One raw LZ4 block of `raw` (level <= 0: LZ4_compress_default, else LZ4HC)
+/// in uninitialised scratch of the codec's bound: only the pages the block
+/// fills become resident. `size`: the block's.
+struct lz4_block {
+  std::unique_ptr<std::byte[]> bytes;
+  std::size_t size = 0;
+};
+[[nodiscard]] inline result<lz4_block> lz4_compress(int level, byte_span raw) {
+  if (raw.size() > static_cast<std::size_t>(LZ4_MAX_INPUT_SIZE))
+    return codec_error(errc::encode_failed, "uncompressedSize", raw.size());
+  const int src_size = static_cast<int>(raw.size());
+  const int bound = LZ4_compressBound(src_size);
+  if (bound <= 0) return codec_error(errc::encode_failed, "uncompressedSize", raw.size());
+  lz4_block block{std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(bound))};
+  char* dst = reinterpret_cast<char*>(block.bytes.get());
+  const int written = level <= 0 ? LZ4_compress_default(nonnull_src(raw), dst, src_size, bound)
+                                 : LZ4_compress_HC(nonnull_src(raw), dst, src_size, bound, level);
+  if (written <= 0) return codec_error(errc::encode_failed, "uncompressedSize", raw.size());
+  block.size = static_cast<std::size_t>(written);
+  return block;
+}
+
+}  // namespace detail
+#endif
+
 /// Compresses `raw` into a new buffer as the format stores it:
 ///   none -> a copy (level ignored);
 ///   lz4  -> a raw block: level <= 0 uses LZ4_compress_default, level > 0
@@ -432,7 +541,10 @@ template <class = void>
 ///           contentHash covers integrity); level 0 = zstd's default, out of
 ///           range levels are clamped by zstd.
 /// Output is deterministic for a given codec library version and level.
-/// Does not apply the writer's "keep only if smaller" rule.
+/// Does not apply the writer's "keep only if smaller" rule. Memory: the
+/// codec writes into uninitialised scratch of its worst-case bound (only the
+/// pages it fills become resident) and the result is a copy of exactly the
+/// compressed size, never a zero-filled bound-size buffer.
 /// Errors: encode_failed (codec failure, lz4 input above LZ4_MAX_INPUT_SIZE),
 /// compression_unsupported (codec compiled out), invalid_argument (unknown
 /// method). `raw` is trusted writer input (any bytes are fine).
@@ -444,52 +556,53 @@ template <class = void>
       return std::vector<std::byte>(raw.begin(), raw.end());
     case compression::lz4: {
 #if UNTOLD_DETAIL_LZ4
-      if (raw.size() > static_cast<std::size_t>(LZ4_MAX_INPUT_SIZE))
-        return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      const int src_size = static_cast<int>(raw.size());
-      const int bound = LZ4_compressBound(src_size);
-      if (bound <= 0) return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      std::vector<std::byte> out(static_cast<std::size_t>(bound));
-      char* dst = reinterpret_cast<char*>(out.data());
-      const int written = level <= 0 ? LZ4_compress_default(detail::nonnull_src(raw), dst, src_size, bound)
-                                     : LZ4_compress_HC(detail::nonnull_src(raw), dst, src_size, bound, level);
-      if (written <= 0) return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      out.resize(static_cast<std::size_t>(written));
-      return out;
+      auto block = detail::lz4_compress(level, raw);
+      if (!block) return block.error();
+      return std::vector<std::byte>(block->bytes.get(), block->bytes.get() + block->size);
 #else
       return detail::unknown_method_error(errc::compression_unsupported, method);
 #endif
     }
-    case compression::zstd: {
+    case compression::zstd:
 #if UNTOLD_DETAIL_ZSTD
-      const detail::zstd_cctx cctx(ZSTD_createCCtx());
-      if (!cctx) return detail::codec_error(errc::encode_failed, "ZSTD_createCCtx", 0);
-      // Every parameter that affects the bytes is set explicitly, so the
-      // output does not depend on library defaults changing (threads would
-      // also make it depend on timing).
-      if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level)) ||
-          ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1)) ||
-          ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0)) ||
-          ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_dictIDFlag, 0)) ||
-          ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_nbWorkers, 0)))
-        return detail::codec_error(errc::encode_failed, "level", static_cast<std::uint64_t>(level));
-      const std::size_t bound = ZSTD_compressBound(raw.size());
-      if (ZSTD_isError(bound)) return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      std::vector<std::byte> out(bound);
-      const std::size_t written =
-          ZSTD_compress2(cctx.get(), out.data(), out.size(), detail::nonnull_src(raw), raw.size());
-      if (ZSTD_isError(written)) return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      out.resize(written);
-      // The format's readers rely on a declared size; prove it is there.
-      if (ZSTD_getFrameContentSize(out.data(), out.size()) != raw.size())
-        return detail::codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-      return out;
+      return detail::zstd_compress(level, raw);
 #else
       return detail::unknown_method_error(errc::compression_unsupported, method);
 #endif
-    }
   }
   return detail::unknown_method_error(errc::invalid_argument, method);
+}
+
+/// compress() of the concatenation of `pieces` (the writer's chunks lie in
+/// pieces: one per mesh). One piece: exactly compress() of it. Several:
+/// zstd streams them (no gathered copy; the frame grows into reserved
+/// address space), deterministic for the same pieces, codec version and
+/// level; lz4 (one raw block needs one input buffer) and none gather them,
+/// for as long as the codec runs, and give compress()'s bytes.
+[[nodiscard]] inline result<std::vector<std::byte>> compress(compression method, int level,
+                                                             std::span<const byte_span> pieces) {
+  if (pieces.size() == 1) return compress(method, level, pieces[0]);
+#if UNTOLD_DETAIL_ZSTD
+  if (method == compression::zstd) return detail::zstd_compress(level, pieces);
+#endif
+  const auto gather = [pieces] {
+    std::size_t total = 0;
+    for (const byte_span piece : pieces) total += piece.size();
+    std::vector<std::byte> gathered;
+    gathered.reserve(total);
+    for (const byte_span piece : pieces) gathered.insert(gathered.end(), piece.begin(), piece.end());
+    return gathered;
+  };
+#if UNTOLD_DETAIL_LZ4
+  if (method == compression::lz4) {
+    // The gathered input is released before the block is copied out: the
+    // peak is the input plus the block, never the input plus two blocks.
+    auto block = detail::lz4_compress(level, gather());
+    if (!block) return block.error();
+    return std::vector<std::byte>(block->bytes.get(), block->bytes.get() + block->size);
+  }
+#endif
+  return compress(method, level, gather());
 }
 
 }  // namespace untold

@@ -309,8 +309,9 @@ struct write_options {
   std::optional<bool> block_digests{};
   std::uint32_t digest_block_size = default_digest_block_size;
   compression_policy compression{};
-  /// Threads that compress chunks and compute block digests (the calling
-  /// thread is one of them); 0 = std::thread::hardware_concurrency(). The
+  /// Threads that compress chunks, compute block digests and (finish())
+  /// copy the result while the content hash runs (the calling thread is one
+  /// of them); 0 = std::thread::hardware_concurrency(). The
   /// output bytes are the same for every value: each chunk is compressed
   /// whole, on its own, into its own slot. A thread that cannot be started
   /// leaves its work to the others (with -fno-exceptions the standard
@@ -954,21 +955,33 @@ class basic_builder {
   status write(Sink&& sink, const write_options& options = {}) const {
     auto file = lay_out_file(options);
     if (!file) return file.error();
-    if (!emit(*file, sink)) return make_error(errc::io_write_failed, {.field = "sink"});
+    // The header holds the content hash and the integrity chunk comes first:
+    // a sink that only appends gets its first byte after every hash is done.
+    UNTOLD_TRY(hash_stored_bytes(*file, nullptr));
+    if (!emit(*file, sink, false)) return make_error(errc::io_write_failed, {.field = "sink"});
     return {};
   }
 
   /// The whole file in memory (one copy of every byte into the result).
+  /// The copy runs while the hashes are computed (on its own thread when
+  /// write_options::threads allows two), so with the content hash on it adds
+  /// next to nothing to the serial SHA-256 pass.
   [[nodiscard]] result<std::vector<std::byte>> finish(const write_options& options = {}) const {
     auto file = lay_out_file(options);
     if (!file) return file.error();
     std::vector<std::byte> out;
-    out.reserve(static_cast<std::size_t>(file->size));
+    out.reserve(static_cast<std::size_t>(file->size));  // never reallocated below: appending cannot throw
     const auto append = [&out](byte_span piece) {
       out.insert(out.end(), piece.begin(), piece.end());
       return true;
     };
-    emit(*file, append);
+    // The header, table and integrity chunk are still being filled in by the
+    // hashing: zeros here, their bytes copied over once it is done.
+    UNTOLD_TRY(hash_stored_bytes(*file, [&] { emit(*file, append, true); }));
+    std::memcpy(out.data(), file->directory.data(), file->directory.size());
+    for (std::size_t row = 0; row < file->table.size(); ++row)
+      if (file->table[row].chunk_type == integrity_chunk_type)
+        std::memcpy(out.data() + file->table[row].file_offset, file->owned[row].data(), file->owned[row].size());
     return out;
   }
 
@@ -1038,18 +1051,35 @@ class basic_builder {
     std::vector<std::byte> directory;                     // header and chunk table
     std::vector<chunk_entry> table;
     std::uint64_t size = 0;
+    file_header header;               // contentHash filled by hash_stored_bytes
+    std::uint32_t block_size = 0;     // of the block digests; 0 = no integrity chunk
+    bool content_hash = false;
+    unsigned threads = 1;
   };
 
+  // Passes the file's bytes to `sink` in order. `hashed_as_zeros`: zeros
+  // instead of the header, table and integrity chunk (what
+  // hash_stored_bytes writes, possibly at the same time).
   template <class Sink>
-  static bool emit(const laid_out_file_t& f, Sink& sink) {
-    if (!sink(byte_span(f.directory))) return false;
+  static bool emit(const laid_out_file_t& f, Sink& sink, bool hashed_as_zeros) {
+    const auto zeros = [&sink](std::uint64_t n) {
+      for (; n != 0; n -= std::min<std::uint64_t>(n, chunk_alignment))
+        if (!sink(byte_span(detail::zero_padding).first(static_cast<std::size_t>(std::min<std::uint64_t>(n, chunk_alignment)))))
+          return false;
+      return true;
+    };
+    if (!(hashed_as_zeros ? zeros(f.directory.size()) : sink(byte_span(f.directory)))) return false;
     std::uint64_t at = f.directory.size();
     for (std::size_t row = 0; row < f.table.size(); ++row) {
       if (f.table[row].compressed_size == 0) continue;  // offsets of empty chunks need no padding
       const std::uint64_t gap = f.table[row].file_offset - at;  // < chunk_alignment
       if (gap != 0 && !sink(byte_span(detail::zero_padding).first(static_cast<std::size_t>(gap)))) return false;
-      for (const byte_span piece : f.stored[row])
-        if (!sink(piece)) return false;
+      if (hashed_as_zeros && f.table[row].chunk_type == integrity_chunk_type) {
+        if (!zeros(f.table[row].compressed_size)) return false;
+      } else {
+        for (const byte_span piece : f.stored[row])
+          if (!sink(piece)) return false;
+      }
       at = f.table[row].file_offset + f.table[row].compressed_size;
     }
     return at == f.size || sink(byte_span(detail::zero_padding).first(static_cast<std::size_t>(f.size - at)));
@@ -1454,8 +1484,7 @@ class basic_builder {
   }
 
   // Compresses per policy (chunks in parallel), places chunks 16-byte
-  // aligned, computes the block digests (in parallel) and the content hash
-  // (at the same time, on one thread), and encodes header and table.
+  // aligned and encodes header and table; hash_stored_bytes does the rest.
   static result<laid_out_file_t> lay_out(file_header& h, std::vector<pending_chunk> chunks,
                                          const write_options& options) {
     for (const pending_chunk& c : chunks)  // derived data: the library writes it (block_digests)
@@ -1488,25 +1517,21 @@ class basic_builder {
     }
 
     // Each chunk whole and on its own into its own slot: the bytes do not
-    // depend on the thread count. Geometry views are gathered per chunk here
-    // (the codecs take one buffer), and only while that chunk is compressed.
+    // depend on the thread count. Geometry views are compressed where they
+    // lie (zstd streams them; lz4 gathers them, only while that chunk is
+    // compressed: one raw block needs one input buffer).
     std::vector<error> failures(chunks.size());
     detail::run_tasks(to_compress.size(), threads, [&](std::size_t task) {
       const std::uint32_t i = to_compress[task];
       const chunk_compression policy = options.compression.for_chunk(chunks[i].type);
-      std::vector<std::byte> gathered;
-      byte_span raw = chunks[i].payload;
-      if (!chunks[i].parts.empty()) {
-        gathered.reserve(static_cast<std::size_t>(chunks[i].size()));
-        for (const byte_span piece : chunks[i].parts) gathered.insert(gathered.end(), piece.begin(), piece.end());
-        raw = gathered;
-      }
+      const byte_span payload = chunks[i].payload;
+      const std::span<const byte_span> raw = chunks[i].parts.empty() ? std::span(&payload, 1) : std::span(chunks[i].parts);
       auto packed = compress(policy.method, policy.level, raw);
       if (!packed) {
         failures[i] = packed.error();
         failures[i].context.chunk_index = i;
         failures[i].context.chunk_type = chunks[i].type;
-      } else if (packed->size() < raw.size()) {  // keep compression only when it pays
+      } else if (packed->size() < chunks[i].size()) {  // keep compression only when it pays
         f.table[i].compression_type = static_cast<std::uint32_t>(policy.method);
         f.table[i].compressed_size = packed->size();
         f.owned[i] = std::move(*packed);
@@ -1530,17 +1555,26 @@ class basic_builder {
     for (std::size_t i = 0; i < f.table.size(); ++i)
       codec<chunk_entry>::encode(f.table[i], mutable_byte_span(f.directory).subspan(header_size + i * chunk_entry_size));
 
-    UNTOLD_TRY(hash_stored_bytes(h, f, digests ? block_size : 0, options.content_hash, threads));
+    f.header = h;
+    f.block_size = digests ? block_size : 0;
+    f.content_hash = options.content_hash;
+    f.threads = threads;
     f.chunks = std::move(chunks);  // the owned payloads the pieces view (moving keeps their buffers)
     return f;
   }
 
-  // Block digests (when block_size != 0) in parallel with the content hash;
-  // then the integrity chunk (row 0), the rest of the content hash, and the
-  // hash in the header. The content hash takes rows in chunkType order: the
-  // integrity chunk's high type puts it (and rows of higher types) last.
-  static status hash_stored_bytes(file_header& h, laid_out_file_t& f, std::uint32_t block_size, bool content_hash,
-                                  unsigned threads) {
+  // Block digests (when f.block_size != 0) in parallel with the content hash
+  // and with `concurrent()` (finish()'s copy; nullptr for none); then the
+  // integrity chunk (row 0), the rest of the content hash, and the hash in
+  // the header. The content hash takes rows in chunkType order: the integrity
+  // chunk's high type puts it (and rows of higher types) last. Tasks go to
+  // threads in index order: the content hash (the longest, serial) first,
+  // then the concurrent work, then batches of blocks.
+  template <class Concurrent>
+  static status hash_stored_bytes(laid_out_file_t& f, Concurrent&& concurrent) {
+    constexpr bool has_concurrent = !std::is_null_pointer_v<std::remove_cvref_t<Concurrent>>;
+    const std::uint32_t block_size = f.block_size;
+    const bool content_hash = f.content_hash;
     const std::vector<std::uint32_t> order = content_hash_order(f.table);
     const std::size_t before_integrity =
         block_size == 0 ? order.size() : static_cast<std::size_t>(std::find(order.begin(), order.end(), 0u) - order.begin());
@@ -1549,18 +1583,19 @@ class basic_builder {
       for (std::size_t k = from; k < to; ++k)
         for (const byte_span piece : f.stored[order[k]]) content.update(piece);
     };
-    if (block_size == 0) {
-      if (content_hash) hash_rows(0, order.size());
-    } else {
-      detail::stored_blocks blocks(f.table, f.stored, block_size);
-      std::vector<std::byte> block_digests(blocks.count() * digest_size);
-      std::vector<std::uint8_t> failed(blocks.tasks());
-      // Task 0 is the content hash (the longest), the others batches of blocks.
-      detail::run_tasks(blocks.tasks() + (content_hash ? 1 : 0), threads, [&](std::size_t task) {
-        if (content_hash && task == 0) return hash_rows(0, before_integrity);
-        const std::size_t batch = task - (content_hash ? 1 : 0);
-        failed[batch] = !blocks.digest_batch(batch, block_digests);
-      });
+    std::optional<detail::stored_blocks> blocks;
+    if (block_size != 0) blocks.emplace(f.table, f.stored, block_size);
+    const std::size_t batches = blocks ? blocks->tasks() : 0;
+    std::vector<std::byte> block_digests(blocks ? static_cast<std::size_t>(blocks->count()) * digest_size : 0);
+    std::vector<std::uint8_t> failed(batches);
+    const std::size_t first_batch = (content_hash ? 1 : 0) + (has_concurrent ? 1 : 0);
+    detail::run_tasks(first_batch + batches, f.threads, [&](std::size_t task) {
+      if (content_hash && task == 0) return hash_rows(0, before_integrity);
+      if constexpr (has_concurrent)
+        if (task + 1 == first_batch) return concurrent();
+      failed[task - first_batch] = !blocks->digest_batch(task - first_batch, block_digests);
+    });
+    if (blocks) {
       if (std::find(failed.begin(), failed.end(), std::uint8_t{1}) != failed.end())
         return make_error(errc::encode_failed, {.chunk_type = integrity_chunk_type, .field = "block"});
       auto chunk = encode_integrity_chunk(f.directory, f.table, 0, block_size, block_digests);
@@ -1574,8 +1609,8 @@ class basic_builder {
     if (!content_hash) return {};
     auto digest = content.finish();
     if (!digest) return digest.error();
-    h.content_hash = *digest;
-    codec<file_header>::encode(h, f.directory);
+    f.header.content_hash = *digest;
+    codec<file_header>::encode(f.header, f.directory);
     return {};
   }
 
