@@ -433,7 +433,8 @@ namespace detail {
 /// explicitly, so the output does not depend on library defaults changing
 /// (threads would also make it depend on timing); the pledged size puts the
 /// content size in the frame. Null on failure.
-[[nodiscard]] inline zstd_cctx zstd_context(int level, std::uint64_t size) noexcept {
+template <class = void>
+[[nodiscard]] zstd_cctx zstd_context(int level, std::uint64_t size) noexcept {
   zstd_cctx cctx(ZSTD_createCCtx());
   if (cctx && (ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level)) ||
                ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1)) ||
@@ -453,7 +454,8 @@ namespace detail {
 /// One zstd frame of `raw` in one call (ZSTD_compress2), into uninitialised
 /// scratch of the codec's bound (only the pages the frame fills become
 /// resident), copied out at its exact size.
-[[nodiscard]] inline result<std::vector<std::byte>> zstd_compress(int level, byte_span raw) {
+template <class = void>
+[[nodiscard]] result<std::vector<std::byte>> zstd_compress(int level, byte_span raw) {
   const zstd_cctx cctx = zstd_context(level, raw.size());
   if (!cctx) return codec_error(errc::encode_failed, "level", static_cast<std::uint64_t>(level));
   const std::size_t bound = ZSTD_compressBound(raw.size());
@@ -469,7 +471,8 @@ namespace detail {
 /// never gathered; the last one ends the frame) into a vector that reserves
 /// the codec's bound as address space and grows into it: only the frame's
 /// own pages become resident.
-[[nodiscard]] inline result<std::vector<std::byte>> zstd_compress(int level, std::span<const byte_span> pieces) {
+template <class = void>
+[[nodiscard]] result<std::vector<std::byte>> zstd_compress(int level, std::span<const byte_span> pieces) {
   std::uint64_t total = 0;
   for (const byte_span piece : pieces) total += piece.size();
   const zstd_cctx cctx = zstd_context(level, total);
@@ -515,7 +518,8 @@ struct lz4_block {
   std::unique_ptr<std::byte[]> bytes;
   std::size_t size = 0;
 };
-[[nodiscard]] inline result<lz4_block> lz4_compress(int level, byte_span raw) {
+template <class = void>
+[[nodiscard]] result<lz4_block> lz4_compress(int level, byte_span raw) {
   if (raw.size() > static_cast<std::size_t>(LZ4_MAX_INPUT_SIZE))
     return codec_error(errc::encode_failed, "uncompressedSize", raw.size());
   const int src_size = static_cast<int>(raw.size());
@@ -579,7 +583,8 @@ template <class = void>
 /// address space), deterministic for the same pieces, codec version and
 /// level; lz4 (one raw block needs one input buffer) and none gather them,
 /// for as long as the codec runs, and give compress()'s bytes.
-[[nodiscard]] inline result<std::vector<std::byte>> compress(compression method, int level,
+template <class = void>
+[[nodiscard]] result<std::vector<std::byte>> compress(compression method, int level,
                                                              std::span<const byte_span> pieces) {
   if (pieces.size() == 1) return compress(method, level, pieces[0]);
 #if UNTOLD_DETAIL_ZSTD
