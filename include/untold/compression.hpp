@@ -154,25 +154,15 @@ class decompressor {
   /// limits ensure it. Safe on untrusted input.
   [[nodiscard]] status decompress_into(compression method, byte_span stored, std::uint64_t size,
                                        std::vector<std::byte>& out) {
-    out = {};
-    if (method == compression::none && size != stored.size())
-      return detail::codec_error(errc::raw_size_mismatch, "compressedSize", stored.size());
-    if (method != compression::none && method != compression::lz4 && method != compression::zstd)
-      return detail::unknown_method_error(errc::unknown_compression, method);
-    if (method != compression::none) {
-      constexpr std::uint64_t first_capacity = std::uint64_t{256} << 10;
-      std::uint64_t capacity = std::max(first_capacity, std::uint64_t{stored.size()} * 4);
-      for (; capacity < size; capacity = std::max(capacity * 2, capacity + zstd_block_max)) {
-        out.resize(static_cast<std::size_t>(capacity));
-        const status filled = fill_prefix(method, stored, out);
-        out = {};  // the next attempt decodes from the start: free this one first
-        if (!filled) return filled;
-      }
-    }
-    out.resize(static_cast<std::size_t>(size));
-    status s = decompress(method, stored, out);
-    if (!s) out = {};
-    return s;
+    return decode_growing(method, stored, size, out);
+  }
+
+  /// The same into a byte_buffer, which is never zero-filled: every byte of
+  /// the result is written once, by the decoder (the reader stores decoded
+  /// chunks this way). Same preconditions, errors and allocation bound; on
+  /// failure `out` is empty. Safe on untrusted input.
+  [[nodiscard]] status decompress_into(compression method, byte_span stored, std::uint64_t size, byte_buffer& out) {
+    return decode_growing(method, stored, size, out);
   }
 
   /// Decodes `stored` (a chunk's compressedSize bytes) into `out`, whose size
@@ -201,6 +191,40 @@ class decompressor {
  private:
   // The largest output of one zstd block (Block_Maximum_Size, RFC 8878 3.1.1.2.4).
   static constexpr std::uint64_t zstd_block_max = std::uint64_t{128} << 10;
+
+  // Replaces `out` with `size` bytes: a vector zero-filled, a byte_buffer not.
+  static void reallocate(std::vector<std::byte>& out, std::uint64_t size) {
+    out = {};
+    out.resize(static_cast<std::size_t>(size));
+  }
+  static void reallocate(byte_buffer& out, std::uint64_t size) {
+    out = {};  // free the old one first: one buffer alive at a time
+    out = byte_buffer(static_cast<std::size_t>(size));
+  }
+
+  // decompress_into for either buffer type (see there).
+  template <class Buffer>
+  status decode_growing(compression method, byte_span stored, std::uint64_t size, Buffer& out) {
+    out = {};
+    if (method == compression::none && size != stored.size())
+      return detail::codec_error(errc::raw_size_mismatch, "compressedSize", stored.size());
+    if (method != compression::none && method != compression::lz4 && method != compression::zstd)
+      return detail::unknown_method_error(errc::unknown_compression, method);
+    if (method != compression::none) {
+      constexpr std::uint64_t first_capacity = std::uint64_t{256} << 10;
+      std::uint64_t capacity = std::max(first_capacity, std::uint64_t{stored.size()} * 4);
+      for (; capacity < size; capacity = std::max(capacity * 2, capacity + zstd_block_max)) {
+        reallocate(out, capacity);
+        const status filled = fill_prefix(method, stored, out);
+        out = {};  // the next attempt decodes from the start: free this one first
+        if (!filled) return filled;
+      }
+    }
+    reallocate(out, size);
+    status s = decompress(method, stored, out);
+    if (!s) out = {};
+    return s;
+  }
 
   // Succeeds when the stored bytes decode to at least `out.size()` bytes (the
   // first ones land in `out`); fails with decompress_failed when they end
@@ -419,6 +443,12 @@ namespace detail {
 /// delivers bytes. Safe on untrusted input; thread-safe.
 [[nodiscard]] inline status decompress_into(compression method, byte_span stored, std::uint64_t size,
                                             std::vector<std::byte>& out) {
+  return detail::thread_decompressor().decompress_into(method, stored, size, out);
+}
+/// The same into an uninitialised byte_buffer (never zero-filled). Safe on
+/// untrusted input; thread-safe.
+[[nodiscard]] inline status decompress_into(compression method, byte_span stored, std::uint64_t size,
+                                            byte_buffer& out) {
   return detail::thread_decompressor().decompress_into(method, stored, size, out);
 }
 

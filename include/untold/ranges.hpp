@@ -11,10 +11,12 @@
 //   tile->ranges_for_mesh(3);                           // what mesh 3 will read
 //   auto mesh = tile->load_mesh(3);                     // vertices + indices
 //
-// A local file is better served from a mapping than by reads: open the
-// streamed asset over its bytes (streamed_asset::open(mapped->bytes())) and
-// chunks are viewed in place, not copied into fresh buffers (load_all then
-// costs what untold::open_file does; docs/benchmarks.md, range_bench).
+// A source that lends views (range_source::lends_views: file_range_source's
+// default mapping of a local file, memory_range_source, open(byte_span)) has
+// its chunks viewed in place by load_chunk / load_all, not copied into fresh
+// buffers, so load_all costs what untold::open_file does (docs/benchmarks.md,
+// range_bench). Other sources (pread, HTTPS) read each chunk into a buffer
+// the asset owns.
 //
 // The same rules run as in untold::open: header, table and record rules at
 // open; R-DECOMPRESS per chunk as it loads (and the plugin envelope,
@@ -39,7 +41,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "asset.hpp"
@@ -143,7 +147,6 @@ class streamed_asset {
     auto s = open(*source, options);
     if (!s) return s.error();
     s->owned_source_ = std::move(source);  // source_ points at it; it does not move with the streamed_asset
-    s->local_ = bytes;
     return s;
   }
 
@@ -198,12 +201,12 @@ class streamed_asset {
     const chunk_entry& c = asset_.chunks()[row];
     if (c.file_offset + c.compressed_size <= prefix_.size()) {
       UNTOLD_TRY(load_from(prefix_, 0, row));
-    } else if (!local_.empty()) {
-      const auto stored = view_local(c.file_offset, c.compressed_size);
+    } else if (lends_views_) {
+      const auto stored = view(c.file_offset, c.compressed_size);
       if (!stored) return stored.error();
       UNTOLD_TRY(asset_loader::load_payload(asset_, row, *stored));
     } else {
-      std::vector<std::byte> stored;
+      byte_buffer stored;
       UNTOLD_TRY(read_into(stored, c.file_offset, c.compressed_size));
       UNTOLD_TRY(asset_loader::load_payload(asset_, row, std::move(stored)));
     }
@@ -244,7 +247,7 @@ class streamed_asset {
   /// Loads every chunk; then verifies the content hash (when open.verify_hash
   /// and the file is hashed) and runs the deep checks (when asked), exactly as
   /// untold::open would. Reads each stored byte once more for the hash
-  /// (over bytes in memory: hashes them in place).
+  /// (from a source that lends views: hashes them in place).
   status load_all() {
     const auto& chunks = asset_.chunks();
     const bool hash = options_.open.effective_integrity() != integrity::none && is_hashed(asset_.header());
@@ -257,8 +260,8 @@ class streamed_asset {
         continue;
       }
       if (!hash && asset_.is_loaded(row)) continue;
-      if (!local_.empty()) {  // in place: no buffer, no copy
-        const auto stored = view_local(c.file_offset, c.compressed_size);
+      if (lends_views_) {  // in place: no buffer, no copy
+        const auto stored = view(c.file_offset, c.compressed_size);
         if (!stored) return stored.error();
         if (hash) hasher.update(*stored);
         if (!asset_.is_loaded(row)) {
@@ -267,7 +270,7 @@ class streamed_asset {
         }
         continue;
       }
-      std::vector<std::byte> stored;
+      byte_buffer stored;
       UNTOLD_TRY(read_into(stored, c.file_offset, c.compressed_size));
       if (hash) hasher.update(stored);
       if (!asset_.is_loaded(row)) {
@@ -285,7 +288,8 @@ class streamed_asset {
   }
 
  private:
-  streamed_asset(range_source& source, const stream_options& options) : source_(&source), options_(options) {}
+  streamed_asset(range_source& source, const stream_options& options)
+      : source_(&source), lends_views_(source.lends_views()), options_(options) {}
 
   struct mesh_part {
     std::optional<std::uint32_t> row;  // chunk row, nullopt when absent
@@ -304,27 +308,40 @@ class streamed_asset {
   status load_from(byte_span block, std::uint64_t base, std::uint32_t row) {
     const chunk_entry& c = asset_.chunks()[row];
     const auto part = subspan(block, {c.file_offset - base, c.compressed_size});
-    return asset_loader::load_payload(asset_, row, std::vector<std::byte>(part.begin(), part.end()));
+    if (c.compression_type != static_cast<std::uint32_t>(compression::none))
+      return asset_loader::load_payload(asset_, row, part);  // decoded into storage of its own: no copy needed
+    byte_buffer copy(part.size());
+    if (!part.empty()) std::memcpy(copy.data(), part.data(), part.size());
+    return asset_loader::load_payload(asset_, row, std::move(copy));
   }
 
-  // Reads [offset, offset + size) into `out` (resized). Validated records and
-  // chunk entries are the only callers, so the range lies inside the file.
-  status read_into(std::vector<std::byte>& out, std::uint64_t offset, std::uint64_t size) {
+  // Reads [offset, offset + size) into `out`, resized to `size` (a
+  // std::vector, or a byte_buffer: uninitialised, for bytes the asset keeps).
+  // The range is checked before anything is allocated.
+  template <class Buffer>
+  status read_into(Buffer& out, std::uint64_t offset, std::uint64_t size) {
     if (!checked_range(offset, size, 1, source_->size()))
       return make_error(errc::io_read_failed, {.value = offset, .has_value = true});
-    out.resize(static_cast<std::size_t>(size));
+    if constexpr (std::is_same_v<Buffer, byte_buffer>)
+      out = byte_buffer(static_cast<std::size_t>(size));
+    else
+      out.resize(static_cast<std::size_t>(size));
     UNTOLD_TRY(source_->read(offset, out));
     bytes_read_ += size;
     return {};
   }
 
-  // The bytes [offset, offset + size) of open(byte_span)'s bytes, in place;
-  // the same range check and count as read_into.
-  result<byte_span> view_local(std::uint64_t offset, std::uint64_t size) {
-    if (!checked_range(offset, size, 1, local_.size()))
+  // The bytes [offset, offset + size) lent by a source that lends views, in
+  // place; the same range check and count as read_into.
+  result<byte_span> view(std::uint64_t offset, std::uint64_t size) {
+    if (!checked_range(offset, size, 1, source_->size()))
       return make_error(errc::io_read_failed, {.value = offset, .has_value = true});
+    auto bytes = source_->view(offset, size);
+    if (!bytes) return bytes.error();
+    // A source handing back another length breaks its contract: never trust it.
+    if (bytes->size() != size) return make_error(errc::io_read_failed, {.value = offset, .has_value = true});
     bytes_read_ += size;
-    return subspan(local_, {offset, size});
+    return *bytes;
   }
 
   // Reads and checks the integrity chunk, if the file has one and
@@ -365,7 +382,7 @@ class streamed_asset {
 
   range_source* source_;
   std::shared_ptr<range_source> owned_source_;  // open(byte_span)'s source
-  byte_span local_;                              // open(byte_span)'s bytes: chunks are viewed, not copied
+  bool lends_views_;                            // source_->lends_views(): chunks are viewed, not copied
   stream_options options_;
   std::vector<std::byte> prefix_;  // the first bytes of the file, during open
   asset asset_;
