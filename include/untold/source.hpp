@@ -359,11 +359,13 @@ class memory_range_source final : public range_source {
 
 /// How file_range_source reaches a file's bytes.
 enum class file_access : std::uint8_t {
-  /// Map the file read-only (as open_file does) and lend views into the
-  /// mapping: streamed_asset then loads chunks in place, at the cost of a
-  /// whole-file open. Same caveat as mapped_file: a file truncated by another
+  /// Also map the file read-only (as open_file does) and lend views into
+  /// the mapping: streamed_asset then loads chunks in place, at the cost of
+  /// a whole-file open. read() still uses positional reads (no page fault
+  /// reads a device's read-around window for a few bytes of metadata). Same
+  /// caveat as mapped_file for the lent views: a file truncated by another
   /// process while mapped raises SIGBUS / an access violation when a lost
-  /// page is touched. Falls back to pread when the file cannot be mapped.
+  /// page is touched. Without a mapping (the OS refused one) it is pread.
   mapped,
   /// Positional reads (pread / ReadFile with an OVERLAPPED offset) into the
   /// caller's buffers, never a mapping: a file truncated behind our back
@@ -372,10 +374,10 @@ enum class file_access : std::uint8_t {
   pread,
 };
 
-/// A range_source over a local file: by default a mapping that lends views
-/// (file_access::mapped), or positional reads only (file_access::pread; no
-/// shared file position either way). size() is the size at open(). RAII,
-/// move-only.
+/// A range_source over a local file: read() by positional reads (no shared
+/// file position), so a file truncated behind our back gives io_read_failed;
+/// by default also a mapping whose views it lends (file_access::mapped).
+/// size() is the size at open(). RAII, move-only.
 class file_range_source final : public range_source {
  public:
   /// Opens `path` for reading through `access`. Errors as mapped_file::open:
@@ -393,10 +395,8 @@ class file_range_source final : public range_source {
     if (!opened) return opened.error();
     file_range_source source(std::move(opened->first), opened->second);
     if (access == file_access::mapped) {
-      if (auto mapping = mapped_file::map(source.file_, source.size_, read_ahead::on_demand)) {
+      if (auto mapping = mapped_file::map(source.file_, source.size_, read_ahead::on_demand))
         source.mapping_ = std::move(*mapping);
-        source.file_ = handle_type();  // the mapping keeps the file; reads come from it
-      }
     }
     return source;
   }
@@ -418,11 +418,7 @@ class file_range_source final : public range_source {
   /// the file ended early).
   [[nodiscard]] status read(std::uint64_t offset, mutable_byte_span out) override {
     if (auto e = detail::check_read_range(offset, out.size(), size_)) return *e;
-    if (is_mapped()) {
-      if (!out.empty()) std::memcpy(out.data(), mapping_.bytes().data() + offset, out.size());
-    } else {
-      UNTOLD_TRY(read_positional(offset, out));
-    }
+    UNTOLD_TRY(read_positional(offset, out));
     bytes_served_ += out.size();
     ++reads_;
     return {};
@@ -499,8 +495,8 @@ class file_range_source final : public range_source {
     return {};
   }
 
-  handle_type file_;     // open only when not mapped
-  mapped_file mapping_;  // empty when reading with pread
+  handle_type file_;
+  mapped_file mapping_;  // empty with file_access::pread
   std::uint64_t size_ = 0;
   std::uint64_t bytes_served_ = 0;
   std::uint64_t reads_ = 0;
