@@ -213,6 +213,54 @@ class streamed_asset {
     return validate_plugin_chunk(asset_, row);
   }
 
+  /// Decodes chunk row `row` straight into `out`, caller memory (e.g. a
+  /// mapped GPU staging buffer) that must hold exactly the chunk's
+  /// uncompressedSize bytes, else invalid_argument (field "out") before
+  /// anything is read. The stored bytes are lent by the source or read into a
+  /// temporary buffer; block digests, when the file has them, are checked
+  /// first (R-BLOCK-HASH), then the decode is exact (R-DECOMPRESS; a plugin
+  /// chunk's envelope, R-EXT-RANGES, is checked on `out`). The asset does not
+  /// keep the chunk (is_loaded(row) is unchanged); a chunk it already holds
+  /// is copied from there. On failure the contents of `out` are unspecified.
+  /// Safe on untrusted input: nothing is allocated from the declared size.
+  status load_chunk_into(std::uint32_t row, mutable_byte_span out) {
+    if (row >= asset_.chunks().size())
+      return make_error(errc::invalid_argument, {.chunk_index = row, .field = "row"});
+    const chunk_entry& c = asset_.chunks()[row];
+    if (out.size() != c.uncompressed_size)
+      return make_error(errc::invalid_argument,
+                        {.chunk_index = row, .chunk_type = c.chunk_type, .field = "out", .value = out.size(), .has_value = true});
+    if (asset_.is_loaded(row)) {
+      if (!out.empty()) std::memcpy(out.data(), asset_.payload(row).data(), out.size());
+      return {};
+    }
+    const auto decode = [&](byte_span stored) -> status {
+      UNTOLD_TRY(detail::integrity_access::verify_on_load(asset_, row, stored));
+      if (auto s = decompress(static_cast<compression>(c.compression_type), stored, out); !s) {
+        error e = s.error();
+        e.context.chunk_index = row;
+        e.context.chunk_type = c.chunk_type;
+        return e;
+      }
+      if (!is_plugin_chunk_type(c.chunk_type)) return {};
+      if (const auto parsed = parse_plugin_chunk(out); !parsed) {
+        error e = parsed.error();
+        e.context.chunk_index = row;
+        e.context.chunk_type = c.chunk_type;
+        return e;
+      }
+      return {};
+    };
+    if (lends_views_) {
+      const auto stored = view(c.file_offset, c.compressed_size);
+      if (!stored) return stored.error();
+      return decode(*stored);
+    }
+    byte_buffer stored;
+    UNTOLD_TRY(read_into(stored, c.file_offset, c.compressed_size));
+    return decode(stored);
+  }
+
   /// The bytes of one mesh, reading only ranges_for_mesh(mesh_index). With
   /// open.deep_checks, the mesh's deep rules run on the bytes returned
   /// (validate_mesh_deep: R-FINITE, R-BOUNDS, R-INDEX-VALUE), so every index

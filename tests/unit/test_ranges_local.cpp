@@ -205,3 +205,49 @@ TEST_CASE("ranges local: a truncated or altered local file is rejected through e
     CHECK(viewed == load_all_from_file(file.path(), untold::file_access::pread, deep));
   }
 }
+
+TEST_CASE("ranges local: load_chunk_into decodes into caller memory of exactly the declared size") {
+  untold::write_options compressed;
+  compressed.compression.data = {untold::compression::lz4, 0};
+  const bytes f = test::write_scene(false, compressed);
+  auto whole = untold::open(f);
+  REQUIRE(whole);
+  const std::uint32_t row = *whole->find_chunk(untold::chunk_type::vertex_data);
+  REQUIRE(whole->chunks()[row].compression_type != 0);
+  const untold::byte_span expected = whole->payload(row);
+
+  untold::memory_range_source lending(f);
+  const temp_file file("into.untold", f);
+  auto pread = untold::file_range_source::open(file.path(), untold::file_access::pread);
+  REQUIRE(pread);
+  for (untold::range_source* source : {static_cast<untold::range_source*>(&lending),
+                                       static_cast<untold::range_source*>(&*pread)}) {
+    auto s = untold::streamed_asset::open(*source);
+    REQUIRE(s);
+    bytes out(expected.size() + 1);
+    // One byte too many or too few: rejected before anything is read.
+    const std::uint64_t before = s->bytes_read();
+    CHECK(s->load_chunk_into(row, out).error().code == untold::errc::invalid_argument);
+    CHECK(s->load_chunk_into(row, untold::mutable_byte_span(out).first(expected.size() - 1)).error().code ==
+          untold::errc::invalid_argument);
+    CHECK(s->bytes_read() == before);
+    CHECK(s->load_chunk_into(static_cast<std::uint32_t>(whole->chunks().size()), out).error().code ==
+          untold::errc::invalid_argument);
+    REQUIRE(s->load_chunk_into(row, untold::mutable_byte_span(out).first(expected.size())));
+    CHECK(std::equal(expected.begin(), expected.end(), out.begin()));
+    CHECK_FALSE(s->metadata().is_loaded(row));  // the asset does not keep it
+  }
+  {  // a corrupt stored stream: R-DECOMPRESS, as load_chunk reports it
+    bytes bad = f;
+    const auto& c = whole->chunks()[row];
+    for (std::uint64_t i = 0; i < 64; ++i) bad[static_cast<std::size_t>(c.file_offset + c.compressed_size / 2 + i)] = std::byte{0xFF};
+    untold::memory_range_source src(bad);
+    auto s = untold::streamed_asset::open(src);
+    REQUIRE(s);
+    bytes out(expected.size());
+    const auto st = s->load_chunk_into(row, out);
+    REQUIRE_FALSE(st);
+    CHECK(st.error().rule_id() == "R-DECOMPRESS");
+    CHECK(st.error().context.chunk_index == row);
+  }
+}
