@@ -8,7 +8,7 @@
 // untold::open (no content hash) against the raw decoder over the same chunks
 // into freshly allocated, uninitialised buffers (the physical limit of a
 // loader that must allocate what it decodes), and into zero-filled
-// std::vector buffers (what open does today: resize() then decode).
+// std::vector buffers (what open did before it decoded into byte_buffer).
 //
 //   untold_bench --benchmark_filter='codec|sha256'
 #include "bench_common.hpp"

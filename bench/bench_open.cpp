@@ -20,10 +20,11 @@
 //                         MiB of geometry (and 1 GiB with UNTOLD_BENCH_1GIB=1);
 //                         vs_memcpy = throughput / memcpy of the same bytes.
 //   range_bench/load_all_*/MB  streamed_asset::open + load_all with deep
-//                         checks, through a file_range_source (`pread`: every
-//                         chunk read into a fresh buffer) or over a mapping
-//                         of the file (`mapped`: streamed_asset::open(bytes),
-//                         chunks viewed in place), against
+//                         checks, through file_range_source::open(path)
+//                         (`default`: the file mapped, chunks lent in place)
+//                         or file_range_source::open(path, file_access::pread)
+//                         (`pread`: every chunk read into a fresh buffer),
+//                         against
 //                         range_bench/deep_open_file_*: open_file of the same
 //                         file with deep checks (the same rules, the same hash
 //                         mode); vs_deep_open = time / that open's time. Warm
@@ -120,7 +121,8 @@ bool open_mapped_no_willneed(const std::filesystem::path& path, const untold::op
   ::munmap(p, size);
   return ok;
 }
-// Header, table and metadata by pread: the geometry is never read.
+// Header, table and metadata by pread (the default source maps the file too,
+// but reads by pread): the geometry is never read.
 bool open_streamed(const std::filesystem::path& path, const untold::open_options& options) {
   auto source = untold::file_range_source::open(path);
   if (!source) return false;
@@ -302,24 +304,24 @@ bool open_deep(const std::filesystem::path& path, const untold::open_options& op
   benchmark::DoNotOptimize(a);
   return a.has_value();
 }
-// Every byte through a file_range_source: open (header, table, metadata), then load_all.
-bool load_all_ranges(const std::filesystem::path& path, const untold::open_options& options) {
-  auto source = untold::file_range_source::open(path);
+// Every byte through a file_range_source opened with `access`: open (header,
+// table, metadata), then load_all.
+template <untold::file_access access>
+bool load_all_file(const std::filesystem::path& path, const untold::open_options& options) {
+  auto source = untold::file_range_source::open(path, access);
   if (!source) return false;
   auto s = untold::streamed_asset::open(*source, {.open = options});
   const bool ok = s && s->load_all();
   benchmark::DoNotOptimize(s);
   return ok;
 }
-
-// The same over a mapping of the file: streamed_asset::open(bytes) views the chunks in place.
-bool load_all_mapped(const std::filesystem::path& path, const untold::open_options& options) {
-  auto file = untold::mapped_file::open(path, untold::read_ahead::whole_file);  // as open_file does for deep checks
-  if (!file) return false;
-  auto s = untold::streamed_asset::open(file->bytes(), {.open = options});
-  const bool ok = s && s->load_all();
-  benchmark::DoNotOptimize(s);
-  return ok;
+// The default: the file mapped, chunks lent in place.
+bool load_all_default(const std::filesystem::path& path, const untold::open_options& options) {
+  return load_all_file<untold::file_access::mapped>(path, options);
+}
+// Explicit pread: each chunk read into a fresh buffer.
+bool load_all_pread(const std::filesystem::path& path, const untold::open_options& options) {
+  return load_all_file<untold::file_access::pread>(path, options);
 }
 
 void range_bench(benchmark::State& state, open_fn fn, bool verify_hash) {
@@ -339,10 +341,10 @@ void range_bench(benchmark::State& state, open_fn fn, bool verify_hash) {
 }
 void range_sizes(benchmark::internal::Benchmark* b) { deep_sizes(b); b->UseManualTime(); }
 BENCHMARK_CAPTURE(range_bench, deep_open_file_hash, open_deep, true)->Apply(range_sizes);
-BENCHMARK_CAPTURE(range_bench, load_all_mapped_hash, load_all_mapped, true)->Apply(range_sizes);
-BENCHMARK_CAPTURE(range_bench, load_all_pread_hash, load_all_ranges, true)->Apply(range_sizes);
+BENCHMARK_CAPTURE(range_bench, load_all_default_hash, load_all_default, true)->Apply(range_sizes);
+BENCHMARK_CAPTURE(range_bench, load_all_pread_hash, load_all_pread, true)->Apply(range_sizes);
 BENCHMARK_CAPTURE(range_bench, deep_open_file_nohash, open_deep, false)->Apply(range_sizes);
-BENCHMARK_CAPTURE(range_bench, load_all_mapped_nohash, load_all_mapped, false)->Apply(range_sizes);
-BENCHMARK_CAPTURE(range_bench, load_all_pread_nohash, load_all_ranges, false)->Apply(range_sizes);
+BENCHMARK_CAPTURE(range_bench, load_all_default_nohash, load_all_default, false)->Apply(range_sizes);
+BENCHMARK_CAPTURE(range_bench, load_all_pread_nohash, load_all_pread, false)->Apply(range_sizes);
 
 }  // namespace

@@ -164,7 +164,7 @@ class asset {
   std::vector<chunk_entry> chunks_;
   std::vector<byte_span> payloads_;          // per row: uncompressed payload
   std::vector<std::uint8_t> loaded_;         // per row: payload present
-  std::vector<std::vector<std::byte>> owned_;  // storage of decompressed payloads
+  std::vector<byte_buffer> owned_;           // storage of decoded payloads and of bytes read by range
   std::array<std::uint32_t, max_known_chunk_type + 1> chunk_by_type_ = filled_none();
   std::vector<std::pair<std::uint32_t, std::uint32_t>> entity_rows_;  // (entityId, row), sorted
   mutable detail::block_digest_state integrity_;                      // integrity.hpp

@@ -141,6 +141,51 @@ struct byte_range {
   return *bumped & ~(alignment - 1);
 }
 
+/// A heap byte array whose bytes start uninitialised, for storage that is
+/// about to be written in full (a decoded chunk, a range read from a file): a
+/// std::vector<std::byte> would zero-fill it first, touching every page
+/// twice. Reading a byte before writing it is the caller's bug, as with
+/// `new std::byte[n]`. Move-only (a moved-from buffer is empty); converts to
+/// byte_span / mutable_byte_span.
+class byte_buffer {
+ public:
+  byte_buffer() noexcept = default;
+  /// `size` uninitialised bytes. Allocation failure behaves as operator new[].
+  explicit byte_buffer(std::size_t size) : data_(size == 0 ? nullptr : new std::byte[size]), size_(size) {}
+  byte_buffer(byte_buffer&& o) noexcept : data_(o.data_), size_(o.size_) {
+    o.data_ = nullptr;
+    o.size_ = 0;
+  }
+  byte_buffer& operator=(byte_buffer&& o) noexcept {
+    if (this != &o) {
+      delete[] data_;
+      data_ = o.data_;
+      size_ = o.size_;
+      o.data_ = nullptr;
+      o.size_ = 0;
+    }
+    return *this;
+  }
+  byte_buffer(const byte_buffer&) = delete;
+  byte_buffer& operator=(const byte_buffer&) = delete;
+  ~byte_buffer() { delete[] data_; }
+
+  [[nodiscard]] std::byte* data() noexcept { return data_; }
+  [[nodiscard]] const std::byte* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] std::byte* begin() noexcept { return data_; }
+  [[nodiscard]] std::byte* end() noexcept { return data_ + size_; }
+  [[nodiscard]] const std::byte* begin() const noexcept { return data_; }
+  [[nodiscard]] const std::byte* end() const noexcept { return data_ + size_; }
+  operator mutable_byte_span() noexcept { return {data_, size_}; }
+  operator byte_span() const noexcept { return {data_, size_}; }
+
+ private:
+  std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 /// Views any trivially copyable contiguous range as bytes.
 template <class T>
 [[nodiscard]] inline byte_span as_bytes_span(std::span<const T> values) noexcept {

@@ -22,7 +22,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <span>
 #include <vector>
 
@@ -156,25 +155,15 @@ class decompressor {
   /// limits ensure it. Safe on untrusted input.
   [[nodiscard]] status decompress_into(compression method, byte_span stored, std::uint64_t size,
                                        std::vector<std::byte>& out) {
-    out = {};
-    if (method == compression::none && size != stored.size())
-      return detail::codec_error(errc::raw_size_mismatch, "compressedSize", stored.size());
-    if (method != compression::none && method != compression::lz4 && method != compression::zstd)
-      return detail::unknown_method_error(errc::unknown_compression, method);
-    if (method != compression::none) {
-      constexpr std::uint64_t first_capacity = std::uint64_t{256} << 10;
-      std::uint64_t capacity = std::max(first_capacity, std::uint64_t{stored.size()} * 4);
-      for (; capacity < size; capacity = std::max(capacity * 2, capacity + zstd_block_max)) {
-        out.resize(static_cast<std::size_t>(capacity));
-        const status filled = fill_prefix(method, stored, out);
-        out = {};  // the next attempt decodes from the start: free this one first
-        if (!filled) return filled;
-      }
-    }
-    out.resize(static_cast<std::size_t>(size));
-    status s = decompress(method, stored, out);
-    if (!s) out = {};
-    return s;
+    return decode_growing(method, stored, size, out);
+  }
+
+  /// The same into a byte_buffer, which is never zero-filled: every byte of
+  /// the result is written once, by the decoder (the reader stores decoded
+  /// chunks this way). Same preconditions, errors and allocation bound; on
+  /// failure `out` is empty. Safe on untrusted input.
+  [[nodiscard]] status decompress_into(compression method, byte_span stored, std::uint64_t size, byte_buffer& out) {
+    return decode_growing(method, stored, size, out);
   }
 
   /// Decodes `stored` (a chunk's compressedSize bytes) into `out`, whose size
@@ -203,6 +192,40 @@ class decompressor {
  private:
   // The largest output of one zstd block (Block_Maximum_Size, RFC 8878 3.1.1.2.4).
   static constexpr std::uint64_t zstd_block_max = std::uint64_t{128} << 10;
+
+  // Replaces `out` with `size` bytes: a vector zero-filled, a byte_buffer not.
+  static void reallocate(std::vector<std::byte>& out, std::uint64_t size) {
+    out = {};
+    out.resize(static_cast<std::size_t>(size));
+  }
+  static void reallocate(byte_buffer& out, std::uint64_t size) {
+    out = {};  // free the old one first: one buffer alive at a time
+    out = byte_buffer(static_cast<std::size_t>(size));
+  }
+
+  // decompress_into for either buffer type (see there).
+  template <class Buffer>
+  status decode_growing(compression method, byte_span stored, std::uint64_t size, Buffer& out) {
+    out = {};
+    if (method == compression::none && size != stored.size())
+      return detail::codec_error(errc::raw_size_mismatch, "compressedSize", stored.size());
+    if (method != compression::none && method != compression::lz4 && method != compression::zstd)
+      return detail::unknown_method_error(errc::unknown_compression, method);
+    if (method != compression::none) {
+      constexpr std::uint64_t first_capacity = std::uint64_t{256} << 10;
+      std::uint64_t capacity = std::max(first_capacity, std::uint64_t{stored.size()} * 4);
+      for (; capacity < size; capacity = std::max(capacity * 2, capacity + zstd_block_max)) {
+        reallocate(out, capacity);
+        const status filled = fill_prefix(method, stored, out);
+        out = {};  // the next attempt decodes from the start: free this one first
+        if (!filled) return filled;
+      }
+    }
+    reallocate(out, size);
+    status s = decompress(method, stored, out);
+    if (!s) out = {};
+    return s;
+  }
 
   // Succeeds when the stored bytes decode to at least `out.size()` bytes (the
   // first ones land in `out`); fails with decompress_failed when they end
@@ -422,7 +445,13 @@ template <class = void>
 /// delivers bytes. Safe on untrusted input; thread-safe.
 template <class = void>
 [[nodiscard]] status decompress_into(compression method, byte_span stored, std::uint64_t size,
-                                            std::vector<std::byte>& out) {
+                                     std::vector<std::byte>& out) {
+  return detail::thread_decompressor().decompress_into(method, stored, size, out);
+}
+/// The same into an uninitialised byte_buffer (never zero-filled). Safe on
+/// untrusted input; thread-safe.
+template <class = void>
+[[nodiscard]] status decompress_into(compression method, byte_span stored, std::uint64_t size, byte_buffer& out) {
   return detail::thread_decompressor().decompress_into(method, stored, size, out);
 }
 
@@ -460,11 +489,11 @@ template <class = void>
   if (!cctx) return codec_error(errc::encode_failed, "level", static_cast<std::uint64_t>(level));
   const std::size_t bound = ZSTD_compressBound(raw.size());
   if (ZSTD_isError(bound)) return codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-  const auto scratch = std::make_unique_for_overwrite<std::byte[]>(bound);
-  const std::size_t written = ZSTD_compress2(cctx.get(), scratch.get(), bound, nonnull_src(raw), raw.size());
-  if (ZSTD_isError(written) || !zstd_declares(byte_span(scratch.get(), written), raw.size()))
+  byte_buffer scratch(bound);
+  const std::size_t written = ZSTD_compress2(cctx.get(), scratch.data(), bound, nonnull_src(raw), raw.size());
+  if (ZSTD_isError(written) || !zstd_declares(byte_span(scratch.data(), written), raw.size()))
     return codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-  return std::vector<std::byte>(scratch.get(), scratch.get() + written);
+  return std::vector<std::byte>(scratch.data(), scratch.data() + written);
 }
 
 /// One zstd frame of the concatenation of `pieces`, streamed (the pieces are
@@ -515,7 +544,7 @@ namespace detail {
 /// in uninitialised scratch of the codec's bound: only the pages the block
 /// fills become resident. `size`: the block's.
 struct lz4_block {
-  std::unique_ptr<std::byte[]> bytes;
+  byte_buffer bytes;
   std::size_t size = 0;
 };
 template <class = void>
@@ -525,8 +554,8 @@ template <class = void>
   const int src_size = static_cast<int>(raw.size());
   const int bound = LZ4_compressBound(src_size);
   if (bound <= 0) return codec_error(errc::encode_failed, "uncompressedSize", raw.size());
-  lz4_block block{std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(bound))};
-  char* dst = reinterpret_cast<char*>(block.bytes.get());
+  lz4_block block{byte_buffer(static_cast<std::size_t>(bound))};
+  char* dst = reinterpret_cast<char*>(block.bytes.data());
   const int written = level <= 0 ? LZ4_compress_default(nonnull_src(raw), dst, src_size, bound)
                                  : LZ4_compress_HC(nonnull_src(raw), dst, src_size, bound, level);
   if (written <= 0) return codec_error(errc::encode_failed, "uncompressedSize", raw.size());
@@ -562,7 +591,7 @@ template <class = void>
 #if UNTOLD_DETAIL_LZ4
       auto block = detail::lz4_compress(level, raw);
       if (!block) return block.error();
-      return std::vector<std::byte>(block->bytes.get(), block->bytes.get() + block->size);
+      return std::vector<std::byte>(block->bytes.data(), block->bytes.data() + block->size);
 #else
       return detail::unknown_method_error(errc::compression_unsupported, method);
 #endif
@@ -604,7 +633,7 @@ template <class = void>
     // peak is the input plus the block, never the input plus two blocks.
     auto block = detail::lz4_compress(level, gather());
     if (!block) return block.error();
-    return std::vector<std::byte>(block->bytes.get(), block->bytes.get() + block->size);
+    return std::vector<std::byte>(block->bytes.data(), block->bytes.data() + block->size);
   }
 #endif
   return compress(method, level, gather());

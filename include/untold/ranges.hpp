@@ -11,10 +11,12 @@
 //   tile->ranges_for_mesh(3);                           // what mesh 3 will read
 //   auto mesh = tile->load_mesh(3);                     // vertices + indices
 //
-// A local file is better served from a mapping than by reads: open the
-// streamed asset over its bytes (streamed_asset::open(mapped->bytes())) and
-// chunks are viewed in place, not copied into fresh buffers (load_all then
-// costs what untold::open_file does; docs/benchmarks.md, range_bench).
+// A source that lends views (range_source::lends_views: file_range_source's
+// default mapping of a local file, memory_range_source, open(byte_span)) has
+// its chunks viewed in place by load_chunk / load_all, not copied into fresh
+// buffers, so load_all costs what untold::open_file does (docs/benchmarks.md,
+// range_bench). Other sources (pread, HTTPS) read each chunk into a buffer
+// the asset owns.
 //
 // The same rules run as in untold::open: header, table and record rules at
 // open; R-DECOMPRESS per chunk as it loads (and the plugin envelope,
@@ -39,7 +41,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "asset.hpp"
@@ -86,10 +90,14 @@ struct mesh_bytes {
   return out;
 }
 
+/// A .untold file loaded by byte ranges. The members that load or validate
+/// are `template <class = void>` only so that they are compiled where they
+/// are called (reader.hpp says why); call them as ordinary members.
 class streamed_asset {
  public:
   /// Reads header, chunk table and metadata from `source` and validates them.
   /// `source` must outlive the streamed_asset. Safe on untrusted input.
+  template <class = void>
   static result<streamed_asset> open(range_source& source, const stream_options& options = {}) {
     streamed_asset s(source, options);
     const std::uint64_t file_size = source.size();
@@ -138,12 +146,12 @@ class streamed_asset {
   /// chunks (load_chunk, load_all) are viewed in place instead of copied, as
   /// untold::open does. `bytes` must outlive the streamed_asset. Every rule
   /// runs as over any other source. Safe on untrusted input.
+  template <class = void>
   static result<streamed_asset> open(byte_span bytes, const stream_options& options = {}) {
     auto source = std::make_shared<memory_range_source>(bytes);
     auto s = open(*source, options);
     if (!s) return s.error();
     s->owned_source_ = std::move(source);  // source_ points at it; it does not move with the streamed_asset
-    s->local_ = bytes;
     return s;
   }
 
@@ -191,6 +199,7 @@ class streamed_asset {
 
   /// Loads (and decodes) chunk row `row` into the asset. R-DECOMPRESS, and
   /// R-EXT-RANGES for a plugin chunk's envelope.
+  template <class = void>
   status load_chunk(std::uint32_t row) {
     if (row >= asset_.chunks().size())
       return make_error(errc::invalid_argument, {.chunk_index = row, .field = "row"});
@@ -198,16 +207,65 @@ class streamed_asset {
     const chunk_entry& c = asset_.chunks()[row];
     if (c.file_offset + c.compressed_size <= prefix_.size()) {
       UNTOLD_TRY(load_from(prefix_, 0, row));
-    } else if (!local_.empty()) {
-      const auto stored = view_local(c.file_offset, c.compressed_size);
+    } else if (lends_views_) {
+      const auto stored = view(c.file_offset, c.compressed_size);
       if (!stored) return stored.error();
       UNTOLD_TRY(asset_loader::load_payload(asset_, row, *stored));
     } else {
-      std::vector<std::byte> stored;
+      byte_buffer stored;
       UNTOLD_TRY(read_into(stored, c.file_offset, c.compressed_size));
       UNTOLD_TRY(asset_loader::load_payload(asset_, row, std::move(stored)));
     }
     return validate_plugin_chunk(asset_, row);
+  }
+
+  /// Decodes chunk row `row` straight into `out`, caller memory (e.g. a
+  /// mapped GPU staging buffer) that must hold exactly the chunk's
+  /// uncompressedSize bytes, else invalid_argument (field "out") before
+  /// anything is read. The stored bytes are lent by the source or read into a
+  /// temporary buffer; block digests, when the file has them, are checked
+  /// first (R-BLOCK-HASH), then the decode is exact (R-DECOMPRESS; a plugin
+  /// chunk's envelope, R-EXT-RANGES, is checked on `out`). The asset does not
+  /// keep the chunk (is_loaded(row) is unchanged); a chunk it already holds
+  /// is copied from there. On failure the contents of `out` are unspecified.
+  /// Safe on untrusted input: nothing is allocated from the declared size.
+  template <class = void>
+  status load_chunk_into(std::uint32_t row, mutable_byte_span out) {
+    if (row >= asset_.chunks().size())
+      return make_error(errc::invalid_argument, {.chunk_index = row, .field = "row"});
+    const chunk_entry& c = asset_.chunks()[row];
+    if (out.size() != c.uncompressed_size)
+      return make_error(errc::invalid_argument,
+                        {.chunk_index = row, .chunk_type = c.chunk_type, .field = "out", .value = out.size(), .has_value = true});
+    if (asset_.is_loaded(row)) {
+      if (!out.empty()) std::memcpy(out.data(), asset_.payload(row).data(), out.size());
+      return {};
+    }
+    const auto decode = [&](byte_span stored) -> status {
+      UNTOLD_TRY(detail::integrity_access::verify_on_load(asset_, row, stored));
+      if (auto s = decompress(static_cast<compression>(c.compression_type), stored, out); !s) {
+        error e = s.error();
+        e.context.chunk_index = row;
+        e.context.chunk_type = c.chunk_type;
+        return e;
+      }
+      if (!is_plugin_chunk_type(c.chunk_type)) return {};
+      if (const auto parsed = parse_plugin_chunk(out); !parsed) {
+        error e = parsed.error();
+        e.context.chunk_index = row;
+        e.context.chunk_type = c.chunk_type;
+        return e;
+      }
+      return {};
+    };
+    if (lends_views_) {
+      const auto stored = view(c.file_offset, c.compressed_size);
+      if (!stored) return stored.error();
+      return decode(*stored);
+    }
+    byte_buffer stored;
+    UNTOLD_TRY(read_into(stored, c.file_offset, c.compressed_size));
+    return decode(stored);
   }
 
   /// The bytes of one mesh, reading only ranges_for_mesh(mesh_index). With
@@ -216,6 +274,7 @@ class streamed_asset {
   /// handed out is below the mesh's vertexCount. Block digests, when the
   /// file has them, are checked as the bytes are read; the content hash
   /// never is (file comment). Safe on untrusted input.
+  template <class = void>
   result<mesh_bytes> load_mesh(std::uint32_t mesh_index) {
     const auto mesh = asset_.meshes().at(mesh_index);
     if (!mesh) return make_error(errc::invalid_argument, {.record_index = mesh_index, .field = "mesh_index"});
@@ -244,7 +303,8 @@ class streamed_asset {
   /// Loads every chunk; then verifies the content hash (when open.verify_hash
   /// and the file is hashed) and runs the deep checks (when asked), exactly as
   /// untold::open would. Reads each stored byte once more for the hash
-  /// (over bytes in memory: hashes them in place).
+  /// (from a source that lends views: hashes them in place).
+  template <class = void>
   status load_all() {
     const auto& chunks = asset_.chunks();
     const bool hash = options_.open.effective_integrity() != integrity::none && is_hashed(asset_.header());
@@ -257,8 +317,8 @@ class streamed_asset {
         continue;
       }
       if (!hash && asset_.is_loaded(row)) continue;
-      if (!local_.empty()) {  // in place: no buffer, no copy
-        const auto stored = view_local(c.file_offset, c.compressed_size);
+      if (lends_views_) {  // in place: no buffer, no copy
+        const auto stored = view(c.file_offset, c.compressed_size);
         if (!stored) return stored.error();
         if (hash) hasher.update(*stored);
         if (!asset_.is_loaded(row)) {
@@ -267,7 +327,7 @@ class streamed_asset {
         }
         continue;
       }
-      std::vector<std::byte> stored;
+      byte_buffer stored;
       UNTOLD_TRY(read_into(stored, c.file_offset, c.compressed_size));
       if (hash) hasher.update(stored);
       if (!asset_.is_loaded(row)) {
@@ -285,7 +345,8 @@ class streamed_asset {
   }
 
  private:
-  streamed_asset(range_source& source, const stream_options& options) : source_(&source), options_(options) {}
+  streamed_asset(range_source& source, const stream_options& options)
+      : source_(&source), lends_views_(source.lends_views()), options_(options) {}
 
   struct mesh_part {
     std::optional<std::uint32_t> row;  // chunk row, nullopt when absent
@@ -301,35 +362,51 @@ class streamed_asset {
   }
 
   // Loads chunk `row` from `block`, which holds the file bytes starting at `base`.
+  template <class = void>
   status load_from(byte_span block, std::uint64_t base, std::uint32_t row) {
     const chunk_entry& c = asset_.chunks()[row];
     const auto part = subspan(block, {c.file_offset - base, c.compressed_size});
-    return asset_loader::load_payload(asset_, row, std::vector<std::byte>(part.begin(), part.end()));
+    if (c.compression_type != static_cast<std::uint32_t>(compression::none))
+      return asset_loader::load_payload(asset_, row, part);  // decoded into storage of its own: no copy needed
+    byte_buffer copy(part.size());
+    if (!part.empty()) std::memcpy(copy.data(), part.data(), part.size());
+    return asset_loader::load_payload(asset_, row, std::move(copy));
   }
 
-  // Reads [offset, offset + size) into `out` (resized). Validated records and
-  // chunk entries are the only callers, so the range lies inside the file.
-  status read_into(std::vector<std::byte>& out, std::uint64_t offset, std::uint64_t size) {
+  // Reads [offset, offset + size) into `out`, resized to `size` (a
+  // std::vector, or a byte_buffer: uninitialised, for bytes the asset keeps).
+  // The range is checked before anything is allocated.
+  template <class Buffer>
+  status read_into(Buffer& out, std::uint64_t offset, std::uint64_t size) {
     if (!checked_range(offset, size, 1, source_->size()))
       return make_error(errc::io_read_failed, {.value = offset, .has_value = true});
-    out.resize(static_cast<std::size_t>(size));
+    if constexpr (std::is_same_v<Buffer, byte_buffer>)
+      out = byte_buffer(static_cast<std::size_t>(size));
+    else
+      out.resize(static_cast<std::size_t>(size));
     UNTOLD_TRY(source_->read(offset, out));
     bytes_read_ += size;
     return {};
   }
 
-  // The bytes [offset, offset + size) of open(byte_span)'s bytes, in place;
-  // the same range check and count as read_into.
-  result<byte_span> view_local(std::uint64_t offset, std::uint64_t size) {
-    if (!checked_range(offset, size, 1, local_.size()))
+  // The bytes [offset, offset + size) lent by a source that lends views, in
+  // place; the same range check and count as read_into.
+  template <class = void>
+  result<byte_span> view(std::uint64_t offset, std::uint64_t size) {
+    if (!checked_range(offset, size, 1, source_->size()))
       return make_error(errc::io_read_failed, {.value = offset, .has_value = true});
+    auto bytes = source_->view(offset, size);
+    if (!bytes) return bytes.error();
+    // A source handing back another length breaks its contract: never trust it.
+    if (bytes->size() != size) return make_error(errc::io_read_failed, {.value = offset, .has_value = true});
     bytes_read_ += size;
-    return subspan(local_, {offset, size});
+    return *bytes;
   }
 
   // Reads and checks the integrity chunk, if the file has one and
   // open.integrity asks for verification: from here on load_payload verifies
   // every chunk it is given (integrity.hpp).
+  template <class = void>
   status attach_block_digests() {
     if (options_.open.effective_integrity() == integrity::none) return {};
     const auto row = find_integrity_chunk(asset_.chunks());
@@ -346,6 +423,7 @@ class streamed_asset {
   // Payload bytes [offset, offset + size) of uncompressed chunk `row` into
   // `out`; with block digests, the whole blocks around them are read and
   // verified first (R-BLOCK-HASH).
+  template <class = void>
   status read_verified(std::vector<std::byte>& out, std::uint32_t row, std::uint64_t offset, std::uint64_t size) {
     const byte_range blocks = detail::integrity_access::covering_blocks(asset_, row, offset, size);
     UNTOLD_TRY(read_into(out, asset_.chunks()[row].file_offset + blocks.offset, blocks.size));
@@ -355,6 +433,7 @@ class streamed_asset {
     return {};
   }
 
+  template <class = void>
   status extend_prefix(std::uint64_t new_size) {
     std::vector<std::byte> more;
     const std::uint64_t old_size = prefix_.size();
@@ -365,7 +444,7 @@ class streamed_asset {
 
   range_source* source_;
   std::shared_ptr<range_source> owned_source_;  // open(byte_span)'s source
-  byte_span local_;                              // open(byte_span)'s bytes: chunks are viewed, not copied
+  bool lends_views_;                            // source_->lends_views(): chunks are viewed, not copied
   stream_options options_;
   std::vector<std::byte> prefix_;  // the first bytes of the file, during open
   asset asset_;

@@ -299,8 +299,9 @@ class asset_loader {
       // allocated: allocation stays proportional to the file, not the limits.
       if (c.uncompressed_size > max_decoded_size(static_cast<compression>(c.compression_type), stored))
         return detail::chunk_error(errc::decompress_failed, row, c, "uncompressedSize", c.uncompressed_size);
-      // And the buffer grows only as the data delivers bytes (compression.hpp).
-      std::vector<std::byte>& storage = a.owned_[row];
+      // And the buffer grows only as the data delivers bytes (compression.hpp),
+      // uninitialised: the decoder writes every byte once.
+      byte_buffer& storage = a.owned_[row];
       if (auto s = decompress_into(static_cast<compression>(c.compression_type), stored, c.uncompressed_size, storage);
           !s) {
         error e = s.error();
@@ -317,7 +318,7 @@ class asset_loader {
   /// Stage 2, for bytes that arrived in a buffer of their own (byte-range
   /// loading): the asset keeps `stored` when the chunk is uncompressed.
   template <class = void>
-  static status load_payload(asset& a, std::uint32_t row, std::vector<std::byte>&& stored) {
+  static status load_payload(asset& a, std::uint32_t row, byte_buffer&& stored) {
     const chunk_entry& c = a.chunks_[row];
     if (c.compression_type != static_cast<std::uint32_t>(compression::none)) return load_payload(a, row, byte_span(stored));
     if (stored.size() != c.compressed_size)

@@ -5,8 +5,11 @@
 //   range_source       an interface for "give me bytes [offset, offset+n)",
 //                      so a reader can fetch only the ranges it needs (a
 //                      metadata prefix, then single chunks) from a file, a
-//                      network cache or memory.
-//   memory_range_source / file_range_source   its two stock implementations.
+//                      network cache or memory; a source holding the file in
+//                      memory also lends views (no copy).
+//   memory_range_source / file_range_source   its two stock implementations
+//                      (file_range_source maps the file and lends views by
+//                      default; file_access::pread reads instead).
 //   read_file          the whole file into a vector.
 //
 // I/O errors carry the OS error number (errno / GetLastError) in
@@ -175,7 +178,8 @@ enum class read_ahead : std::uint8_t {
 ///
 /// The mapping reflects the file on disk: if another process truncates the
 /// file while it is mapped, touching the lost pages raises SIGBUS (POSIX) or
-/// an access violation (Windows); use file_range_source where that matters.
+/// an access violation (Windows); use file_range_source::open(path,
+/// file_access::pread) where that matters.
 class mapped_file {
  public:
   /// Maps `path` read-only. `hint` = read_ahead::whole_file asks the OS to
@@ -191,29 +195,12 @@ class mapped_file {
 #if defined(_WIN32)
     auto opened = detail::open_readable(
         path, hint == read_ahead::whole_file ? FILE_ATTRIBUTE_NORMAL | FILE_FLAG_SEQUENTIAL_SCAN : FILE_ATTRIBUTE_NORMAL);
-    if (!opened) return opened.error();
-    const std::uint64_t size = opened->second;
-    if (!detail::fits_in_size_t(size)) return detail::source_error(errc::io_open_failed, "size", size);
-    // Size 0/0 maps the whole file. Both handles may close once the view
-    // exists: the view keeps the mapping (and the file) alive.
-    const detail::win_handle mapping(
-        ::CreateFileMappingW(opened->first.get(), nullptr, PAGE_READONLY, 0, 0, nullptr));
-    if (mapping.get() == nullptr) return detail::last_os_error(errc::io_open_failed);
-    const void* view = ::MapViewOfFile(mapping.get(), FILE_MAP_READ, 0, 0, 0);
-    if (view == nullptr) return detail::last_os_error(errc::io_open_failed);
-    return mapped_file(static_cast<const std::byte*>(view), static_cast<std::size_t>(size));
 #else
     auto opened = detail::open_readable(path);
-    if (!opened) return opened.error();
-    const std::uint64_t size = opened->second;
-    if (!detail::fits_in_size_t(size)) return detail::source_error(errc::io_open_failed, "size", size);
-    void* p = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, opened->first.get(), 0);
-    if (p == MAP_FAILED) return detail::last_os_error(errc::io_open_failed);
-    // Only a hint: failure changes nothing about correctness.
-    if (hint == read_ahead::whole_file) (void)::posix_madvise(p, static_cast<std::size_t>(size), POSIX_MADV_WILLNEED);
-    // The descriptor closes when `opened` dies; the mapping stays valid.
-    return mapped_file(static_cast<const std::byte*>(p), static_cast<std::size_t>(size));
 #endif
+    if (!opened) return opened.error();
+    // The descriptor closes when `opened` dies; the mapping stays valid.
+    return map(opened->first, opened->second, hint);
   }
 
   mapped_file(mapped_file&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
@@ -234,7 +221,38 @@ class mapped_file {
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
 
  private:
+  friend class file_range_source;  // maps the file it opened, never a second open of the path
+
+#if defined(_WIN32)
+  using handle_type = detail::win_handle;
+#else
+  using handle_type = detail::posix_fd;
+#endif
+
+  mapped_file() noexcept = default;
   mapped_file(const std::byte* data, std::size_t size) noexcept : data_(data), size_(size) {}
+
+  // Maps all `size` bytes of the open regular file `file` read-only (errors
+  // as open). The mapping outlives `file`.
+  [[nodiscard]] static result<mapped_file> map(const handle_type& file, std::uint64_t size, read_ahead hint) noexcept {
+    if (!detail::fits_in_size_t(size)) return detail::source_error(errc::io_open_failed, "size", size);
+#if defined(_WIN32)
+    (void)hint;  // FILE_FLAG_SEQUENTIAL_SCAN was given when the file was opened
+    // Size 0/0 maps the whole file. The mapping handle may close once the
+    // view exists: the view keeps the mapping (and the file) alive.
+    const detail::win_handle mapping(::CreateFileMappingW(file.get(), nullptr, PAGE_READONLY, 0, 0, nullptr));
+    if (mapping.get() == nullptr) return detail::last_os_error(errc::io_open_failed);
+    const void* view = ::MapViewOfFile(mapping.get(), FILE_MAP_READ, 0, 0, 0);
+    if (view == nullptr) return detail::last_os_error(errc::io_open_failed);
+    return mapped_file(static_cast<const std::byte*>(view), static_cast<std::size_t>(size));
+#else
+    void* p = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, file.get(), 0);
+    if (p == MAP_FAILED) return detail::last_os_error(errc::io_open_failed);
+    // Only a hint: failure changes nothing about correctness.
+    if (hint == read_ahead::whole_file) (void)::posix_madvise(p, static_cast<std::size_t>(size), POSIX_MADV_WILLNEED);
+    return mapped_file(static_cast<const std::byte*>(p), static_cast<std::size_t>(size));
+#endif
+  }
 
   void unmap() noexcept {
     if (data_ == nullptr) return;
@@ -266,6 +284,21 @@ class range_source {
   /// offset from an untrusted file is fine.
   [[nodiscard]] virtual status read(std::uint64_t offset, mutable_byte_span out) = 0;
 
+  /// Whether view() lends bytes in place: true for a source that holds the
+  /// whole file in memory (a buffer, a mapping). A reader then views chunks
+  /// instead of copying them into fresh buffers (streamed_asset does).
+  [[nodiscard]] virtual bool lends_views() const noexcept { return false; }
+
+  /// Bytes [offset, offset + size) in place, without a copy; the span stays
+  /// valid as long as the source (a mapped source: see mapped_file about a
+  /// file truncated while mapped). A range outside [0, size()), or a source
+  /// that does not lend views, fails with io_read_failed (context.field
+  /// "offset" / "view"). Safe on untrusted offsets.
+  [[nodiscard]] virtual result<byte_span> view(std::uint64_t offset, std::uint64_t size) {
+    (void)size;
+    return detail::source_error(errc::io_read_failed, "view", offset);
+  }
+
  protected:
   range_source() = default;
   range_source(const range_source&) = default;
@@ -285,8 +318,8 @@ namespace detail {
 }  // namespace detail
 
 /// A range_source over bytes already in memory (a buffer or a mapped_file);
-/// counts what it serves, so tests can prove how much a reader fetched.
-/// The bytes must outlive this object.
+/// lends views of them; counts what it serves (reads and views), so tests can
+/// prove how much a reader fetched. The bytes must outlive this object.
 class memory_range_source final : public range_source {
  public:
   explicit memory_range_source(byte_span bytes) noexcept : bytes_(bytes) {}
@@ -302,9 +335,19 @@ class memory_range_source final : public range_source {
     return {};
   }
 
-  /// Bytes delivered by successful read() calls.
+  [[nodiscard]] bool lends_views() const noexcept override { return true; }
+
+  /// See range_source::view. Safe on untrusted offsets.
+  [[nodiscard]] result<byte_span> view(std::uint64_t offset, std::uint64_t size) override {
+    if (auto e = detail::check_read_range(offset, size, bytes_.size())) return *e;
+    bytes_served_ += size;
+    ++reads_;
+    return subspan(bytes_, {offset, size});
+  }
+
+  /// Bytes delivered by successful read() and view() calls.
   [[nodiscard]] std::uint64_t bytes_served() const noexcept { return bytes_served_; }
-  /// Number of successful read() calls.
+  /// Number of successful read() and view() calls.
   [[nodiscard]] std::uint64_t reads() const noexcept { return reads_; }
   void reset_counters() noexcept { bytes_served_ = reads_ = 0; }
 
@@ -314,23 +357,48 @@ class memory_range_source final : public range_source {
   std::uint64_t reads_ = 0;
 };
 
-/// A range_source reading a file with positional reads (pread / ReadFile
-/// with an OVERLAPPED offset): no shared file position, no mapping, so a
-/// file truncated behind our back gives io_read_failed rather than a signal.
+/// How file_range_source reaches a file's bytes.
+enum class file_access : std::uint8_t {
+  /// Also map the file read-only (as open_file does) and lend views into
+  /// the mapping: streamed_asset then loads chunks in place, at the cost of
+  /// a whole-file open. read() still uses positional reads (no page fault
+  /// reads a device's read-around window for a few bytes of metadata). Same
+  /// caveat as mapped_file for the lent views: a file truncated by another
+  /// process while mapped raises SIGBUS / an access violation when a lost
+  /// page is touched. Without a mapping (the OS refused one) it is pread.
+  mapped,
+  /// Positional reads (pread / ReadFile with an OVERLAPPED offset) into the
+  /// caller's buffers, never a mapping: a file truncated behind our back
+  /// gives io_read_failed rather than a signal. Every range costs a copy
+  /// into memory the reader allocates.
+  pread,
+};
+
+/// A range_source over a local file: read() by positional reads (no shared
+/// file position), so a file truncated behind our back gives io_read_failed;
+/// by default also a mapping whose views it lends (file_access::mapped).
 /// size() is the size at open(). RAII, move-only.
 class file_range_source final : public range_source {
  public:
-  /// Opens `path` for reading. Errors as mapped_file::open: io_open_failed
-  /// (missing, unreadable, directory, not a regular file; context.value =
-  /// errno / GetLastError), io_empty_file. Safe with any path.
-  [[nodiscard]] static result<file_range_source> open(const std::filesystem::path& path) noexcept {
+  /// Opens `path` for reading through `access`. Errors as mapped_file::open:
+  /// io_open_failed (missing, unreadable, directory, not a regular file;
+  /// context.value = errno / GetLastError), io_empty_file. A mapping the OS
+  /// refuses is no error: the source reads with pread instead (is_mapped()
+  /// tells). Safe with any path.
+  [[nodiscard]] static result<file_range_source> open(const std::filesystem::path& path,
+                                                      file_access access = file_access::mapped) noexcept {
 #if defined(_WIN32)
     auto opened = detail::open_readable(path, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_RANDOM_ACCESS);
 #else
     auto opened = detail::open_readable(path);
 #endif
     if (!opened) return opened.error();
-    return file_range_source(std::move(opened->first), opened->second);
+    file_range_source source(std::move(opened->first), opened->second);
+    if (access == file_access::mapped) {
+      if (auto mapping = mapped_file::map(source.file_, source.size_, read_ahead::on_demand))
+        source.mapping_ = std::move(*mapping);
+    }
+    return source;
   }
 
   file_range_source(file_range_source&&) noexcept = default;
@@ -341,11 +409,57 @@ class file_range_source final : public range_source {
 
   [[nodiscard]] std::uint64_t size() const override { return size_; }
 
+  /// Whether the file is mapped (file_access::mapped and the OS agreed): then
+  /// view() lends spans into the mapping.
+  [[nodiscard]] bool is_mapped() const noexcept { return mapping_.size() != 0; }
+
   /// See range_source::read. Safe on untrusted offsets. Fails with
   /// io_read_failed (context.value = errno / GetLastError, or the offset when
   /// the file ended early).
   [[nodiscard]] status read(std::uint64_t offset, mutable_byte_span out) override {
     if (auto e = detail::check_read_range(offset, out.size(), size_)) return *e;
+    UNTOLD_TRY(read_positional(offset, out));
+    bytes_served_ += out.size();
+    ++reads_;
+    return {};
+  }
+
+  [[nodiscard]] bool lends_views() const noexcept override { return is_mapped(); }
+
+  /// See range_source::view: a span into the mapping, with a hint to the OS
+  /// that it is about to be read (POSIX_MADV_WILLNEED on just that range).
+  /// Fails with io_read_failed (field "view") when not mapped. Safe on
+  /// untrusted offsets.
+  [[nodiscard]] result<byte_span> view(std::uint64_t offset, std::uint64_t size) override {
+    if (!is_mapped()) return range_source::view(offset, size);
+    if (auto e = detail::check_read_range(offset, size, size_)) return *e;
+    const byte_span bytes = subspan(mapping_.bytes(), {offset, size});
+#if !defined(_WIN32)
+    static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    if (!bytes.empty() && page != 0) {
+      const auto first = reinterpret_cast<std::uintptr_t>(bytes.data()) / page * page;
+      const auto last = reinterpret_cast<std::uintptr_t>(bytes.data()) + bytes.size();
+      // Only a hint: failure changes nothing about correctness.
+      (void)::posix_madvise(reinterpret_cast<void*>(first), static_cast<std::size_t>(last - first),
+                            POSIX_MADV_WILLNEED);
+    }
+#endif
+    bytes_served_ += size;
+    ++reads_;
+    return bytes;
+  }
+
+  /// Bytes delivered by successful read() and view() calls.
+  [[nodiscard]] std::uint64_t bytes_served() const noexcept { return bytes_served_; }
+  /// Number of successful read() and view() calls.
+  [[nodiscard]] std::uint64_t reads() const noexcept { return reads_; }
+
+ private:
+  using handle_type = mapped_file::handle_type;
+  file_range_source(handle_type file, std::uint64_t size) noexcept : file_(std::move(file)), size_(size) {}
+
+  // [offset, offset + out.size()) by positional reads; the range is checked.
+  status read_positional(std::uint64_t offset, mutable_byte_span out) {
     std::byte* dst = out.data();
     std::size_t left = out.size();
     std::uint64_t pos = offset;
@@ -378,25 +492,11 @@ class file_range_source final : public range_source {
       left -= n;
       pos += n;
     }
-    bytes_served_ += out.size();
-    ++reads_;
     return {};
   }
 
-  /// Bytes delivered by successful read() calls.
-  [[nodiscard]] std::uint64_t bytes_served() const noexcept { return bytes_served_; }
-  /// Number of successful read() calls.
-  [[nodiscard]] std::uint64_t reads() const noexcept { return reads_; }
-
- private:
-#if defined(_WIN32)
-  using handle_type = detail::win_handle;
-#else
-  using handle_type = detail::posix_fd;
-#endif
-  file_range_source(handle_type file, std::uint64_t size) noexcept : file_(std::move(file)), size_(size) {}
-
   handle_type file_;
+  mapped_file mapping_;  // empty with file_access::pread
   std::uint64_t size_ = 0;
   std::uint64_t bytes_served_ = 0;
   std::uint64_t reads_ = 0;
@@ -408,7 +508,7 @@ class file_range_source final : public range_source {
 /// Safe with any path.
 [[nodiscard]] inline result<std::vector<std::byte>> read_file(
     const std::filesystem::path& path, std::uint64_t max_size = std::numeric_limits<std::uint64_t>::max()) {
-  auto source = file_range_source::open(path);
+  auto source = file_range_source::open(path, file_access::pread);  // one copy, straight into the vector
   if (!source) return source.error();
   const std::uint64_t size = source->size();
   if (size > max_size || !detail::fits_in_size_t(size))

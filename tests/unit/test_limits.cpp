@@ -14,6 +14,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
@@ -250,4 +251,62 @@ TEST_CASE("decompress_into: highly compressible data still decodes exactly") {
     REQUIRE(untold::decompress_into(method, *packed, zeros.size(), out));
     CHECK(out == zeros);
   }
+}
+
+TEST_CASE("decompress_into a byte_buffer: the same result, bounds and errors as into a vector") {
+  const bytes raw = repeated_vertex(128 * 1024);  // 4 MiB
+  for (const compression method : {compression::lz4, compression::zstd}) {
+    if (!untold::compression_available(method)) continue;
+    CAPTURE(static_cast<int>(method));
+    const auto packed = untold::compress(method, 0, raw);
+    REQUIRE(packed);
+    untold::byte_buffer out;
+    REQUIRE(untold::decompress_into(method, *packed, raw.size(), out));
+    REQUIRE(out.size() == raw.size());
+    CHECK(std::equal(out.begin(), out.end(), raw.begin()));
+    // A declared size one off either way fails and leaves nothing behind.
+    CHECK(untold::decompress_into(method, *packed, raw.size() + 1, out).error().code == errc::decompress_failed);
+    CHECK(out.empty());
+    CHECK(untold::decompress_into(method, *packed, raw.size() - 1, out).error().code == errc::decompress_failed);
+    CHECK(out.empty());
+    // A cut stream declaring 1 GiB: allocation stays about what the data produced.
+    const bytes cut(packed->begin(), packed->begin() + static_cast<std::ptrdiff_t>(packed->size() / 8));
+    untold::status s;
+    CHECK(largest_allocation([&] { s = untold::decompress_into(method, cut, std::uint64_t{1} << 30, out); }) <= 2 * MiB);
+    CHECK(s.error().code == errc::decompress_failed);
+    CHECK(out.empty());
+    // Into caller memory (decompress): a span of the wrong size is rejected.
+    bytes caller(raw.size() + 1);
+    CHECK(untold::decompress(method, *packed, caller).error().code == errc::decompress_failed);
+    CHECK(untold::decompress(method, *packed, untold::mutable_byte_span(caller).first(raw.size() - 1)).error().code ==
+          errc::decompress_failed);
+    REQUIRE(untold::decompress(method, *packed, untold::mutable_byte_span(caller).first(raw.size())));
+    CHECK(std::equal(raw.begin(), raw.end(), caller.begin()));
+  }
+  untold::byte_buffer out;
+  untold::status s;
+  CHECK(largest_allocation([&] { s = untold::decompress_into(compression::none, raw, std::uint64_t{1} << 40, out); }) ==
+        0);
+  CHECK(s.error().code == errc::raw_size_mismatch);
+  REQUIRE(untold::decompress_into(compression::none, raw, raw.size(), out));
+  CHECK(std::equal(out.begin(), out.end(), raw.begin(), raw.end()));
+}
+
+TEST_CASE("byte_buffer: owns its bytes, moves, converts to spans") {
+  untold::byte_buffer empty;
+  CHECK(empty.empty());
+  CHECK(untold::byte_span(empty).empty());
+  untold::byte_buffer b(5);
+  REQUIRE(b.size() == 5);
+  for (std::size_t i = 0; i < 5; ++i) b.data()[i] = static_cast<std::byte>(i);
+  const std::byte* at = b.data();
+  untold::byte_buffer moved = std::move(b);
+  CHECK(moved.data() == at);
+  CHECK(b.empty());  // NOLINT(bugprone-use-after-move): moved-from is empty, documented
+  const untold::byte_span view = moved;
+  CHECK(view.size() == 5);
+  CHECK(view[4] == std::byte{4});
+  b = std::move(moved);
+  CHECK(b.data() == at);
+  CHECK(untold::byte_buffer(0).data() == nullptr);
 }

@@ -3,9 +3,13 @@
 // exactly as over a range source that copies.
 #include "../support.hpp"
 
+#include <untold/io.hpp>
 #include <untold/ranges.hpp>
 
+#include <filesystem>
 #include <string>
+#include <random>
+#include <system_error>
 
 using test::bytes;
 
@@ -96,5 +100,154 @@ TEST_CASE("ranges local: a changed byte, a bad index: the same errors either way
     CHECK(copied.find("R-INDEX-VALUE") != std::string::npos);
     CHECK(viewed == copied);
     CHECK(load_all_both_ways(f, {}).second == "loaded");
+  }
+}
+
+namespace {
+
+/// A uniquely named temp file (parallel ctest runs never collide), removed at scope exit.
+class temp_file {
+ public:
+  temp_file(const char* name, untold::byte_span content)
+      : path_(std::filesystem::temp_directory_path() /
+              ("untold_ranges_local_" + std::to_string(std::random_device{}()) + "_" + name)) {
+    REQUIRE(untold::write_file(path_, content).has_value());
+  }
+  temp_file(const temp_file&) = delete;
+  temp_file& operator=(const temp_file&) = delete;
+  ~temp_file() {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+  }
+  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// load_all's outcome through a file_range_source of `path` opened with `access`.
+std::string load_all_from_file(const std::filesystem::path& path, untold::file_access access,
+                               const untold::stream_options& options) {
+  auto source = untold::file_range_source::open(path, access);
+  REQUIRE(source);
+  auto s = untold::streamed_asset::open(*source, options);
+  if (!s) return "open: " + s.error().describe();
+  const auto st = s->load_all();
+  return st ? std::string("loaded") : st.error().describe();
+}
+
+}  // namespace
+
+TEST_CASE("ranges local: a local file by default is viewed in its mapping; pread copies the same bytes") {
+  untold::write_options compressed;
+  compressed.compression.data = {untold::compression::lz4, 0};  // geometry decoded, metadata viewed
+  for (const auto& options : {untold::write_options{}, compressed}) {
+    const bytes f = test::write_scene(true, options);
+    const temp_file file("scene.untold", f);
+    auto whole = untold::open(f, {.deep_checks = true});
+    REQUIRE(whole);
+
+    auto mapped = untold::file_range_source::open(file.path());  // what a user reaches for first
+    auto pread = untold::file_range_source::open(file.path(), untold::file_access::pread);
+    REQUIRE(mapped);
+    REQUIRE(pread);
+    REQUIRE(mapped->is_mapped());
+    const auto mapping = mapped->view(0, mapped->size());
+    REQUIRE(mapping);
+    const auto in_mapping = [&](untold::byte_span part) {
+      return !part.empty() && part.data() >= mapping->data() && part.data() + part.size() <= mapping->data() + mapping->size();
+    };
+
+    auto viewed = untold::streamed_asset::open(*mapped, {.open = {.deep_checks = true}});
+    auto copied = untold::streamed_asset::open(*pread, {.open = {.deep_checks = true}});
+    REQUIRE_MESSAGE(viewed, viewed.error().describe());
+    REQUIRE_MESSAGE(copied, copied.error().describe());
+    REQUIRE(viewed->load_all());
+    REQUIRE(copied->load_all());
+    CHECK(viewed->bytes_read() >= f.size() / 2);
+    for (std::uint32_t row = 0; row < whole->chunks().size(); ++row) {
+      CAPTURE(row);
+      const auto expected = whole->payload(row), a = viewed->metadata().payload(row), b = copied->metadata().payload(row);
+      CHECK(std::equal(a.begin(), a.end(), expected.begin(), expected.end()));
+      CHECK(std::equal(b.begin(), b.end(), expected.begin(), expected.end()));
+      CHECK_FALSE(in_mapping(b));
+      // Stored raw and outside open's prefix: lent in place, no copy.
+      const auto& c = whole->chunks()[row];
+      if (c.compression_type == 0 && c.file_offset >= untold::stream_options{}.initial_read) CHECK(in_mapping(a));
+      if (c.compression_type != 0) CHECK_FALSE(in_mapping(a));
+    }
+  }
+}
+
+TEST_CASE("ranges local: a truncated or altered local file is rejected through either access") {
+  const bytes clean = test::write_scene(true, {.block_digests = false});
+  const untold::stream_options deep{.open = {.deep_checks = true}};
+  {  // cut inside the geometry: the table points past the end
+    const temp_file file("cut.untold", untold::byte_span(clean).first(clean.size() - 100));
+    const std::string viewed = load_all_from_file(file.path(), untold::file_access::mapped, deep);
+    CHECK(viewed.rfind("open: ", 0) == 0);
+    CHECK(viewed == load_all_from_file(file.path(), untold::file_access::pread, deep));
+  }
+  {  // cut inside the header
+    const temp_file file("short.untold", untold::byte_span(clean).first(100));
+    auto source = untold::file_range_source::open(file.path());
+    REQUIRE(source);
+    auto s = untold::streamed_asset::open(*source);
+    REQUIRE_FALSE(s);
+    CHECK(s.error().rule_id() == "R-TRUNC-HEADER");
+  }
+  {  // one geometry byte changed: R-HASH at load_all
+    bytes f = clean;
+    f[test::chunk_payload_offset(f, static_cast<std::uint32_t>(untold::chunk_type::vertex_data)) + 40] ^= std::byte{1};
+    const temp_file file("changed.untold", f);
+    const std::string viewed = load_all_from_file(file.path(), untold::file_access::mapped, deep);
+    CHECK(viewed.find("R-HASH") != std::string::npos);
+    CHECK(viewed == load_all_from_file(file.path(), untold::file_access::pread, deep));
+  }
+}
+
+TEST_CASE("ranges local: load_chunk_into decodes into caller memory of exactly the declared size") {
+  untold::write_options compressed;
+  compressed.compression.data = {untold::compression::lz4, 0};
+  const bytes f = test::write_scene(false, compressed);
+  auto whole = untold::open(f);
+  REQUIRE(whole);
+  const std::uint32_t row = *whole->find_chunk(untold::chunk_type::vertex_data);
+  REQUIRE(whole->chunks()[row].compression_type != 0);
+  const untold::byte_span expected = whole->payload(row);
+
+  untold::memory_range_source lending(f);
+  const temp_file file("into.untold", f);
+  auto pread = untold::file_range_source::open(file.path(), untold::file_access::pread);
+  REQUIRE(pread);
+  for (untold::range_source* source : {static_cast<untold::range_source*>(&lending),
+                                       static_cast<untold::range_source*>(&*pread)}) {
+    auto s = untold::streamed_asset::open(*source);
+    REQUIRE(s);
+    bytes out(expected.size() + 1);
+    // One byte too many or too few: rejected before anything is read.
+    const std::uint64_t before = s->bytes_read();
+    CHECK(s->load_chunk_into(row, out).error().code == untold::errc::invalid_argument);
+    CHECK(s->load_chunk_into(row, untold::mutable_byte_span(out).first(expected.size() - 1)).error().code ==
+          untold::errc::invalid_argument);
+    CHECK(s->bytes_read() == before);
+    CHECK(s->load_chunk_into(static_cast<std::uint32_t>(whole->chunks().size()), out).error().code ==
+          untold::errc::invalid_argument);
+    REQUIRE(s->load_chunk_into(row, untold::mutable_byte_span(out).first(expected.size())));
+    CHECK(std::equal(expected.begin(), expected.end(), out.begin()));
+    CHECK_FALSE(s->metadata().is_loaded(row));  // the asset does not keep it
+  }
+  {  // a corrupt stored stream: R-DECOMPRESS, as load_chunk reports it
+    bytes bad = f;
+    const auto& c = whole->chunks()[row];
+    for (std::uint64_t i = 0; i < 64; ++i) bad[static_cast<std::size_t>(c.file_offset + c.compressed_size / 2 + i)] = std::byte{0xFF};
+    untold::memory_range_source src(bad);
+    auto s = untold::streamed_asset::open(src);
+    REQUIRE(s);
+    bytes out(expected.size());
+    const auto st = s->load_chunk_into(row, out);
+    REQUIRE_FALSE(st);
+    CHECK(st.error().rule_id() == "R-DECOMPRESS");
+    CHECK(st.error().context.chunk_index == row);
   }
 }

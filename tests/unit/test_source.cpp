@@ -178,48 +178,120 @@ TEST_CASE("source: file_range_source serves exact bytes and rejects out-of-range
   temp_path tmp("range");
   const bytes content = random_bytes(300000, 4);
   write_file(tmp.get(), content);
-  auto opened = untold::file_range_source::open(tmp.get());
-  REQUIRE(opened.has_value());
-  untold::file_range_source src = std::move(*opened);
-  CHECK(src.size() == content.size());
-  std::mt19937_64 rng(9);
-  std::uint64_t served = 0;
-  for (int i = 0; i < 200; ++i) {
+  for (const auto access : {untold::file_access::mapped, untold::file_access::pread}) {
+    CAPTURE(static_cast<int>(access));
+    auto opened = untold::file_range_source::open(tmp.get(), access);
+    REQUIRE(opened.has_value());
+    untold::file_range_source src = std::move(*opened);
+    CHECK(src.is_mapped() == (access == untold::file_access::mapped));
+    CHECK(src.size() == content.size());
+    std::mt19937_64 rng(9);
+    std::uint64_t served = 0;
+    for (int i = 0; i < 200; ++i) {
+      const std::size_t offset = rng() % content.size();
+      const std::size_t n = rng() % (content.size() - offset + 1);
+      bytes out(n);
+      REQUIRE(src.read(offset, out).has_value());
+      CHECK(std::equal(out.begin(), out.end(), content.begin() + static_cast<std::ptrdiff_t>(offset)));
+      served += n;
+    }
+    bytes all(content.size());
+    REQUIRE(src.read(0, all).has_value());
+    CHECK(all == content);
+    CHECK(src.bytes_served() == served + content.size());
+    CHECK(src.reads() == 201);
+
+    bytes buf(2);
+    for (const std::uint64_t offset : {std::uint64_t{content.size() - 1}, std::uint64_t{content.size()}, UINT64_MAX}) {
+      const auto st = src.read(offset, buf);
+      REQUIRE_FALSE(st.has_value());
+      CHECK(st.error().code == errc::io_read_failed);
+    }
+    CHECK(src.reads() == 201);
+  }
+}
+
+TEST_CASE("source: file_range_source lends views of the mapping equal to what pread reads") {
+  temp_path tmp("view");
+  const bytes content = random_bytes(200003, 7);  // not a whole number of pages
+  write_file(tmp.get(), content);
+  auto mapped = untold::file_range_source::open(tmp.get());  // the default maps
+  auto pread = untold::file_range_source::open(tmp.get(), untold::file_access::pread);
+  REQUIRE(mapped.has_value());
+  REQUIRE(pread.has_value());
+  REQUIRE(mapped->is_mapped());
+  CHECK(mapped->lends_views());
+  CHECK_FALSE(pread->lends_views());
+
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 100; ++i) {
     const std::size_t offset = rng() % content.size();
     const std::size_t n = rng() % (content.size() - offset + 1);
-    bytes out(n);
-    REQUIRE(src.read(offset, out).has_value());
-    CHECK(std::equal(out.begin(), out.end(), content.begin() + static_cast<std::ptrdiff_t>(offset)));
-    served += n;
+    const auto lent = mapped->view(offset, n);
+    REQUIRE(lent.has_value());
+    bytes copied(n);
+    REQUIRE(pread->read(offset, copied).has_value());
+    CHECK(same(*lent, copied));
   }
-  bytes all(content.size());
-  REQUIRE(src.read(0, all).has_value());
-  CHECK(all == content);
-  CHECK(src.bytes_served() == served + content.size());
-  CHECK(src.reads() == 201);
+  // Views are in place: one mapping, not a copy per call.
+  const auto whole = mapped->view(0, content.size());
+  REQUIRE(whole.has_value());
+  CHECK(same(*whole, content));
+  CHECK(mapped->view(1000, 10)->data() == whole->data() + 1000);
+  CHECK(mapped->reads() == 102);  // 100 random views, the whole file, one more
+  CHECK(mapped->bytes_served() >= content.size());
 
-  bytes buf(2);
-  for (const std::uint64_t offset : {std::uint64_t{content.size() - 1}, std::uint64_t{content.size()}, UINT64_MAX}) {
-    const auto st = src.read(offset, buf);
-    REQUIRE_FALSE(st.has_value());
-    CHECK(st.error().code == errc::io_read_failed);
+  // Out of range, overflowing, or from a source that reads: io_read_failed.
+  for (const auto& [offset, n] : {std::pair<std::uint64_t, std::uint64_t>{content.size(), 1},
+                                  {content.size() - 1, 2},
+                                  {1, UINT64_MAX},
+                                  {UINT64_MAX, 1}}) {
+    const auto v = mapped->view(offset, n);
+    REQUIRE_FALSE(v.has_value());
+    CHECK(v.error().code == errc::io_read_failed);
   }
-  CHECK(src.reads() == 201);
+  CHECK(mapped->reads() == 102);  // failures are not counted
+  const auto refused = pread->view(0, 1);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code == errc::io_read_failed);
+  CHECK(std::string(refused.error().context.field) == "view");
+  CHECK(mapped->view(content.size(), 0).has_value());  // an empty range at the end is inside
+
+  // The mapping moves with the source.
+  untold::file_range_source moved = std::move(*mapped);
+  CHECK(moved.view(0, content.size())->data() == whole->data());
+}
+
+TEST_CASE("source: memory_range_source lends views of its bytes") {
+  const bytes content = random_bytes(1000, 12);
+  untold::memory_range_source src(content);
+  CHECK(src.lends_views());
+  const auto v = src.view(10, 20);
+  REQUIRE(v.has_value());
+  CHECK(v->data() == content.data() + 10);
+  CHECK(v->size() == 20);
+  CHECK(src.bytes_served() == 20);
+  CHECK(src.reads() == 1);
+  CHECK(src.view(990, 11).error().code == errc::io_read_failed);
 }
 
 TEST_CASE("source: file_range_source reports a file that shrank") {
 #if !defined(_WIN32)
-  temp_path tmp("shrink");
-  write_file(tmp.get(), random_bytes(5000, 5));
-  auto src = untold::file_range_source::open(tmp.get());
-  REQUIRE(src.has_value());
-  REQUIRE(::truncate(tmp.get().c_str(), 1000) == 0);
-  bytes out(100);
-  REQUIRE(src->read(900, out).has_value());  // still there
-  const auto st = src->read(4000, out);
-  REQUIRE_FALSE(st.has_value());
-  CHECK(st.error().code == errc::io_read_failed);
-  CHECK(st.error().context.value == 4000);
+  // read() is a positional read with or without a mapping (only views carry
+  // mapped_file's caveat), so a shrunk file is an error, never a signal.
+  for (const auto access : {untold::file_access::mapped, untold::file_access::pread}) {
+    temp_path tmp("shrink");
+    write_file(tmp.get(), random_bytes(5000, 5));
+    auto src = untold::file_range_source::open(tmp.get(), access);
+    REQUIRE(src.has_value());
+    REQUIRE(::truncate(tmp.get().c_str(), 1000) == 0);
+    bytes out(100);
+    REQUIRE(src->read(900, out).has_value());  // still there
+    const auto st = src->read(4000, out);
+    REQUIRE_FALSE(st.has_value());
+    CHECK(st.error().code == errc::io_read_failed);
+    CHECK(st.error().context.value == 4000);
+  }
 #endif
 }
 

@@ -142,7 +142,9 @@ class https_range_source final : public range_source {
     if (options.use_cache) {  // a whole copy from fetch() with the same ETag serves every range
       const auto whole = dl.cache().lookup(s->url);
       if (whole && whole->etag == s->etag && whole->size == s->size) {
-        auto file = file_range_source::open(whole->path);
+        // Only read(), never viewed: no mapping needed. A cache entry evicted
+        // or rewritten meanwhile fails a read, then the network serves it.
+        auto file = file_range_source::open(whole->path, file_access::pread);
         if (file && file->size() == s->size) s->whole.emplace(std::move(*file));
       }
     }
