@@ -13,6 +13,8 @@
 // not resolve come back as nullopt / none / empty views, and the walk breaks
 // parent cycles instead of looping. On a validated asset every reference the
 // rules cover resolves.
+//
+// `template <class = void>`: compiled only where called (reader.hpp says why).
 #pragma once
 
 #include <algorithm>
@@ -53,7 +55,8 @@ struct scene_walk {
 /// looked up by entityId (the first row carrying it), the walk is iterative,
 /// memoized and O(n log n) (sorting the ids), and parent cycles are broken.
 /// Safe on untrusted input.
-[[nodiscard]] inline scene_walk walk_scene(const record_view<entity_record>& entities,
+template <class = void>
+[[nodiscard]] scene_walk walk_scene(const record_view<entity_record>& entities,
                                            const mat4& root_transform = identity_matrix) {
   const auto count = static_cast<std::uint32_t>(entities.size());
   std::vector<entity_record> records(entities.begin(), entities.end());
@@ -83,7 +86,8 @@ struct scene_walk {
 }
 
 /// The scene walk of an asset's entity table under its header rootTransform.
-[[nodiscard]] inline scene_walk walk_scene(const asset& a) {
+template <class = void>
+[[nodiscard]] scene_walk walk_scene(const asset& a) {
   return walk_scene(a.entities(), a.header().root_transform);
 }
 
@@ -119,7 +123,8 @@ struct resolved_mesh {
 };
 
 /// Texture row `index` with its strings; nullopt when out of range. Safe on any asset.
-[[nodiscard]] inline std::optional<resolved_texture> resolve_texture(const asset& a, std::uint32_t index) {
+template <class = void>
+[[nodiscard]] std::optional<resolved_texture> resolve_texture(const asset& a, std::uint32_t index) {
   const auto t = a.textures().at(index);
   if (!t) return std::nullopt;
   return resolved_texture{index, *t, a.string(t->name_offset), a.string(t->uri_offset)};
@@ -127,7 +132,8 @@ struct resolved_mesh {
 
 /// Material row `index` with its textures (nullopt members for NONE or
 /// unresolvable indices); nullopt when out of range. Safe on any asset.
-[[nodiscard]] inline std::optional<resolved_material> resolve_material(const asset& a, std::uint32_t index) {
+template <class = void>
+[[nodiscard]] std::optional<resolved_material> resolve_material(const asset& a, std::uint32_t index) {
   const auto m = a.materials().at(index);
   if (!m) return std::nullopt;
   resolved_material out{index, *m, a.string(m->name_offset), {}, {}, {}, {}, {}, {}, {}};
@@ -144,7 +150,8 @@ struct resolved_mesh {
 /// Mesh row `mesh_index` joined with its material, textures, entity, data
 /// and skin; nullopt when out of range. O(skins) for the skin lookup. Safe on
 /// any asset.
-[[nodiscard]] inline std::optional<resolved_mesh> resolve_mesh(const asset& a, std::uint32_t mesh_index) {
+template <class = void>
+[[nodiscard]] std::optional<resolved_mesh> resolve_mesh(const asset& a, std::uint32_t mesh_index) {
   const auto m = a.meshes().at(mesh_index);
   if (!m) return std::nullopt;
   resolved_mesh out;
@@ -194,7 +201,8 @@ struct resolved_skin {
 
 /// Skeleton row `index` with its name and joints; nullopt when out of range.
 /// Safe on any asset.
-[[nodiscard]] inline std::optional<resolved_skeleton> resolve_skeleton(const asset& a, std::uint32_t index) {
+template <class = void>
+[[nodiscard]] std::optional<resolved_skeleton> resolve_skeleton(const asset& a, std::uint32_t index) {
   const auto s = a.table<skeleton_record>().at(index);
   if (!s) return std::nullopt;
   return resolved_skeleton{index, *s, a.string(s->name_offset),
@@ -202,7 +210,8 @@ struct resolved_skin {
 }
 
 /// The first skeleton row whose entityId is `entity_id`, or nullopt. O(skeletons).
-[[nodiscard]] inline std::optional<std::uint32_t> find_skeleton(const asset& a, std::uint32_t entity_id) {
+template <class = void>
+[[nodiscard]] std::optional<std::uint32_t> find_skeleton(const asset& a, std::uint32_t entity_id) {
   const auto skeletons = a.table<skeleton_record>();
   for (std::uint32_t row = 0; row < skeletons.size(); ++row)
     if (skeletons[row].entity_id == entity_id) return row;
@@ -212,7 +221,8 @@ struct resolved_skin {
 /// Skin row `skin_index` joined with its skeleton, its joints through the
 /// mapping, and its per-vertex data; nullopt when out of range.
 /// O(skeletons + jointCount). Safe on any asset.
-[[nodiscard]] inline std::optional<resolved_skin> resolve_skin(const asset& a, std::uint32_t skin_index) {
+template <class = void>
+[[nodiscard]] std::optional<resolved_skin> resolve_skin(const asset& a, std::uint32_t skin_index) {
   const auto s = a.table<skin_record>().at(skin_index);
   if (!s) return std::nullopt;
   resolved_skin out;
@@ -249,7 +259,8 @@ struct resolved_clip {
 /// Clip row `clip_index` with its channels and their keys; nullopt when out
 /// of range (channels whose ranges do not resolve are left out, and keys
 /// whose ranges do not resolve come back empty). Safe on any asset.
-[[nodiscard]] inline std::optional<resolved_clip> resolve_clip(const asset& a, std::uint32_t clip_index) {
+template <class = void>
+[[nodiscard]] std::optional<resolved_clip> resolve_clip(const asset& a, std::uint32_t clip_index) {
   const auto c = a.table<animation_clip_record>().at(clip_index);
   if (!c) return std::nullopt;
   resolved_clip out{clip_index, *c, a.string(c->name_offset), {}};
