@@ -318,7 +318,7 @@ struct write_options {
   /// library aborts instead).
   unsigned threads = 0;
 
-  [[nodiscard]] bool writes_block_digests() const noexcept { return block_digests.value_or(false); }
+  [[nodiscard]] bool writes_block_digests() const noexcept { return block_digests.value_or(content_hash); }
 };
 
 namespace detail {
