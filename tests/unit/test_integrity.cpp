@@ -628,10 +628,10 @@ TEST_CASE("default options: block digests written; a flipped vertex byte fails w
   f[vertex.file_offset + flipped] ^= std::byte{0x01};
 
   // The open succeeds: it did not hash the geometry (the contentHash over
-  // every byte would have failed it, R-HASH; integrity::full does).
+  // every byte would have failed it: integrity::full checks it first).
   auto a = untold::open(f);
   REQUIRE_MESSAGE(a.has_value(), a.error().describe());
-  CHECK(rule_of(untold::open(f, {.integrity = untold::integrity::full}).error()) == "R-BLOCK-HASH");
+  CHECK(rule_of(untold::open(f, {.integrity = untold::integrity::full}).error()) == "R-HASH");
   // Ranges around it verify; the flipped block does not, and the error names
   // the chunk row, its type and the block.
   CHECK(untold::verify_range(*a, vertex_row, 0, 2 * 65536).has_value());
