@@ -183,7 +183,9 @@ inline void memcpy_baseline(benchmark::State& state, const std::string& key,
     key += tag;
     key += std::to_string(value);
   }
-  if (s.block_digests) key += "_d";  // files without block digests keep their names
+  // Named by what the file holds: files without block digests keep the
+  // names they had before digests were written by default.
+  if (write_options_for(s).writes_block_digests()) key += "_d";
   return key;
 }
 

@@ -86,8 +86,10 @@ void gpu_upload_mapped_to_staging(benchmark::State& state) {
 
 /// The whole path per iteration: open_file (map, header/table/metadata
 /// rules) then the per-mesh copies; the fresh mapping faults its pages in.
-/// Argument 1: the default open, which verifies the content hash (SHA-256 of
-/// the whole file: this file has no block digests); 0: verify_hash = false.
+/// Argument 1: the default open (integrity::lazy; the file has the writer's
+/// default block digests, so the open verifies the metadata only and the
+/// copies below, through the plain accessors, are not verified); 0:
+/// verify_hash = false.
 void gpu_upload_open_map_copy(benchmark::State& state) {
   const std::filesystem::path path = untold_scene_file(gpu_scene);
   const untold::asset& reference = mapped_scene().asset;

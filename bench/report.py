@@ -312,8 +312,8 @@ def open_warm_table(run):
 
 def integrity_table(run):
     rows = []
-    for kind, label in (("plain", "file without block digests (contentHash at open)"),
-                        ("digests", "file with block digests"),
+    for kind, label in (("plain", "file written with `block_digests = false` (contentHash at open)"),
+                        ("digests", "file written with default options (block digests)"),
                         ("digests_verify_all", "with block digests + `verify_all`")):
         small = run.get(f"open_default/{kind}/geometry_mb:1/manual_time")
         big = run.get(f"open_default/{kind}/geometry_mb:1024/manual_time")

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <numbers>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,8 +49,10 @@ struct scene_spec {
   untold::compression compression = untold::compression::none;
   int level = 0;
   std::uint32_t seed = 1;
-  /// Write the untold.integrity chunk (write_options::block_digests).
-  bool block_digests = false;
+  /// Write the untold.integrity chunk (write_options::block_digests); unset:
+  /// the writer's default (on, as the content hash is). Only benchmarks that
+  /// measure the path without block digests set false.
+  std::optional<bool> block_digests{};
 };
 
 enum class mesh_shape { grid, sphere };

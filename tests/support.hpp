@@ -4,13 +4,17 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include <untold/integrity.hpp>
 #include <untold/reader.hpp>
 #include <untold/writer.hpp>
 
@@ -149,6 +153,41 @@ inline bytes read_binary(const std::filesystem::path& p) {
   std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   bytes out(chars.size());
   if (!chars.empty()) std::memcpy(out.data(), chars.data(), chars.size());
+  return out;
+}
+
+/// The HTTP Range requests https_range_source makes when streamed_asset's
+/// load_mesh loads `meshes` of the uncompressed file `whole`, computed from
+/// the file's layout alone: each non-empty vertex, index and edge-index part
+/// is read on its own, grown to the 64 KiB digest blocks around it when the
+/// file has block digests (counted from the chunk's first byte, the last cut
+/// at the chunk's end). A range inside the `prefix` open read costs nothing;
+/// one asked for again comes from the disk cache. Returns {file offset, size}
+/// per request.
+inline std::set<std::pair<std::uint64_t, std::uint64_t>> mesh_range_requests(const untold::asset& whole,
+                                                                             const std::vector<std::uint32_t>& meshes,
+                                                                             std::uint64_t prefix = 65536) {
+  const std::uint64_t block = untold::has_block_digests(whole) ? untold::default_digest_block_size : 1;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> out;
+  for (const std::uint32_t i : meshes) {
+    const untold::mesh_record m = whole.meshes()[i];
+    const std::pair<untold::chunk_type, untold::byte_range> parts[] = {
+        {untold::chunk_type::vertex_data, {m.vertex_data_offset, m.vertex_data_size_bytes}},
+        {untold::chunk_type::index_data, {m.index_data_offset, m.index_data_size_bytes}},
+        {untold::chunk_type::edge_index_data,
+         {m.edge_index_offset(), std::uint64_t{m.edge_index_count()} * untold::index_size(m.index_type)}}};
+    for (const auto& [type, part] : parts) {
+      const auto row = whole.find_chunk(type);
+      if (!row || part.size == 0) continue;
+      const untold::chunk_entry& c = whole.chunks()[*row];
+      REQUIRE(c.compression_type == 0);
+      const std::uint64_t first = part.offset / block * block;
+      const std::uint64_t end = std::min(c.compressed_size, (part.end() + block - 1) / block * block);
+      CHECK(end - first <= part.size + 2 * (block - 1));  // at most a partial block each side
+      if (c.file_offset + end <= prefix) continue;
+      out.insert({c.file_offset + first, end - first});
+    }
+  }
   return out;
 }
 

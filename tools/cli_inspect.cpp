@@ -144,7 +144,8 @@ int run_dump(const std::string& path, std::uint32_t vertices, const common_flags
   const detected d = detect(in->bytes());
   say_reading(flags, *in, d);
   if (d.what == detected::kind::untold) {
-    auto opened = untold::open(in->bytes());
+    // dump prints vertices through the plain accessors: verify every byte first.
+    auto opened = untold::open(in->bytes(), {.integrity = untold::integrity::full});
     if (!opened) {
       complain(path + ": " + opened.error().describe());
       if (flags.json) print(to_text(failed(path, "untold", error_json(opened.error()))));

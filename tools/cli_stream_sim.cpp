@@ -6,9 +6,10 @@
 // Network model: one link of --bandwidth Mbit/s shared equally by the
 // transfers moving bytes at that moment; each HTTP request first waits
 // --latency ms. A level's request sizes come from its file when the file is
-// next to the manifest (the prefix read by streamed_asset::open, then one
-// request per coalesced mesh range, as untold::remote::https_range_source
-// sends them), else from file_size_bytes (prefix = 64 KiB, the rest in one
+// next to the manifest (the prefix read by streamed_asset::open, then the
+// reads of load_mesh for every mesh - each part grown to its digest blocks -
+// as untold::remote::https_range_source sends them: one request per range
+// not inside its prefix or fetched before), else from file_size_bytes (prefix = 64 KiB, the rest in one
 // request). load completes on the next tick; the planner ticks every --tick s.
 #include <algorithm>
 #include <cmath>
@@ -18,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -97,20 +99,27 @@ us::vec3 camera_at(const std::vector<camera_key>& keys, double t) {
   return {a.p[0] + f * (b.p[0] - a.p[0]), a.p[1] + f * (b.p[1] - a.p[1]), a.p[2] + f * (b.p[2] - a.p[2])};
 }
 
-/// A range_source over a file that counts reads (= HTTP requests of a range client) and bytes.
+/// A range_source over a file that counts reads (= HTTP requests of a range
+/// client) and bytes. As https_range_source: once `held_prefix` is set, a
+/// read inside it costs nothing, nor does a range read before (its disk cache).
 class counting_source final : public range_source {
  public:
   explicit counting_source(file_range_source& f) : file_(&f) {}
   [[nodiscard]] std::uint64_t size() const override { return file_->size(); }
   [[nodiscard]] status read(std::uint64_t offset, mutable_byte_span out) override {
-    ++reads;
-    bytes += out.size();
+    const bool free = held_prefix != 0 && (offset + out.size() <= held_prefix || !seen_.insert({offset, out.size()}).second);
+    if (!free) {
+      ++reads;
+      bytes += out.size();
+    }
     return file_->read(offset, out);
   }
   std::uint64_t reads = 0, bytes = 0;
+  std::uint64_t held_prefix = 0;
 
  private:
   file_range_source* file_;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> seen_;
 };
 
 /// The HTTP requests one level costs: the prefix phase, then the geometry phase.
@@ -133,15 +142,16 @@ level_cost cost_of(const std::filesystem::path& file, std::uint64_t declared) {
     if (tile) {
       c.prefix_bytes = counter.bytes;
       c.prefix_requests = counter.reads;
-      // As https_range_source: a range inside the prefix it holds costs no
-      // request; any other is one request for the whole range.
-      for (std::uint32_t m = 0; m < tile->metadata().meshes().size(); ++m) {
-        for (const byte_range& r : tile->ranges_for_mesh(m)) {
-          if (r.end() <= std::min(c.prefix_bytes, prefix_size)) continue;
-          c.range_bytes += r.size;
-          ++c.range_requests;
-        }
-      }
+      // Then every mesh, read exactly as the stream runner reads it
+      // (load_mesh: each part on its own, grown to its digest blocks when the
+      // file has block digests), served free from the prefix a range client
+      // holds or from its cache of ranges already fetched.
+      counter.held_prefix = std::min(c.prefix_bytes, prefix_size);
+      counter.reads = counter.bytes = 0;
+      for (std::uint32_t m = 0; m < tile->metadata().meshes().size(); ++m)
+        if (!tile->load_mesh(m)) break;  // the runner fails such a tile at the same read
+      c.range_bytes = counter.bytes;
+      c.range_requests = counter.reads;
       c.file_bytes = src->size();
       c.measured = true;
       return c;

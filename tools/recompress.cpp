@@ -13,7 +13,9 @@ namespace untold::tools {
 
 recompress_result recompress(byte_span input, const compression_policy& policy) {
   recompress_result out;
-  auto opened = open(input);
+  // Every byte verified before it is re-stored: new block digests and a new
+  // contentHash over altered bytes would launder them.
+  auto opened = open(input, {.integrity = integrity::full});
   if (!opened) {
     out.error = "invalid input: " + opened.error().describe();
     return out;
@@ -117,9 +119,9 @@ recompress_result recompress(byte_span input, const compression_policy& policy) 
 }
 
 std::string compare_payloads(byte_span a_bytes, byte_span b_bytes) {
-  auto a = open(a_bytes);
+  auto a = open(a_bytes, {.integrity = integrity::full});
   if (!a) return "first file: " + a.error().describe();
-  auto b = open(b_bytes);
+  auto b = open(b_bytes, {.integrity = integrity::full});
   if (!b) return "second file: " + b.error().describe();
   file_header ha = a->header(), hb = b->header();
   ha.content_hash = hb.content_hash = {};

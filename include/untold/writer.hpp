@@ -305,7 +305,9 @@ struct write_options {
   /// Stored first, before the metadata (one prefix read holds it); costs
   /// 32 bytes per block (0.05% at 64 KiB) and one more SHA-256 pass, which
   /// runs on the other `threads` while the content hash is computed.
-  /// Default: off (SECURITY.md, "Integrity").
+  /// Default (unset): on whenever `content_hash` is, so default files open
+  /// without a pass over their geometry; false leaves the chunk out
+  /// (SECURITY.md, "Integrity").
   std::optional<bool> block_digests{};
   std::uint32_t digest_block_size = default_digest_block_size;
   compression_policy compression{};
@@ -318,7 +320,7 @@ struct write_options {
   /// library aborts instead).
   unsigned threads = 0;
 
-  [[nodiscard]] bool writes_block_digests() const noexcept { return block_digests.value_or(false); }
+  [[nodiscard]] bool writes_block_digests() const noexcept { return block_digests.value_or(content_hash); }
 };
 
 namespace detail {

@@ -127,10 +127,30 @@ TEST_CASE("recompress keeps unknown and plugin chunks and the hash state") {
       const auto r = untold::tools::recompress(*file, untold::tools::uniform_policy({method, 0}));
       REQUIRE_MESSAGE(static_cast<bool>(r), r.error);
       CHECK(r.bytes.size() < file->size());
-      auto a = untold::open(r.bytes);
+      auto a = untold::open(r.bytes, {.integrity = untold::integrity::full});  // every block digest matches
       REQUIRE(a.has_value());
       CHECK(untold::is_hashed(a->header()) == hashed);
-      const auto raw = a->raw_chunks();
+      // The writer adds block digests (the untold.integrity plugin chunk)
+      // whenever it hashes; recompress rebuilds them for the new stored bytes.
+      auto input = untold::open(*file);
+      REQUIRE(input.has_value());
+      const auto integrity_row = [](const untold::asset& x) -> std::optional<std::uint32_t> {
+        for (std::uint32_t row = 0; row < x.chunks().size(); ++row)
+          if (x.chunks()[row].chunk_type == untold::integrity_chunk_type) return row;
+        return std::nullopt;
+      };
+      const auto digests = integrity_row(*a);
+      CHECK(digests.has_value() == hashed);
+      if (digests) {
+        REQUIRE(integrity_row(*input).has_value());
+        const auto before = input->payload(*integrity_row(*input));
+        const auto after = a->payload(*digests);
+        CHECK_FALSE(std::equal(before.begin(), before.end(), after.begin(), after.end()));
+        CHECK(untold::has_block_digests(*a));
+      }
+      std::vector<std::uint32_t> raw;  // the unknown and the plugin chunk, the integrity chunk aside
+      for (const std::uint32_t row : a->raw_chunks())
+        if (a->chunks()[row].chunk_type != untold::integrity_chunk_type) raw.push_back(row);
       REQUIRE(raw.size() == 2);
       CHECK(a->chunks()[raw[0]].compression_type == static_cast<std::uint32_t>(method));
       CHECK(a->chunks()[raw[0]].element_count == 5);

@@ -448,32 +448,67 @@ TEST_CASE("remote fetch: a corrupted cache entry is downloaded again, on a hit a
 
 TEST_CASE("remote fetch: a file that fails validation is not cached") {
   fixture f;
+  // Default writer options: block digests, which a lazy open leaves unchecked
+  // for the vertex data (no open reads it). The fetch must still find it.
   test::bytes tile = small_tile();
-  tile[test::chunk_payload_offset(tile, 6) + 40] ^= std::byte{0x10};  // a vertex byte: R-HASH
+  const std::uint32_t vertex_row = test::chunk_row(tile, 6);
+  tile[test::chunk_payload_offset(tile, 6) + 40] ^= std::byte{0x10};  // a vertex byte
+  REQUIRE(untold::open(tile).has_value());  // the lazy default alone accepts it
+  // A file written without block digests: the contentHash catches it.
+  untold::builder plain_builder{untold::file_type::tile};
+  const test::grid g = test::make_grid(6, 0.0f);
+  plain_builder.add_mesh({.entity = plain_builder.add_entity({.name = "root"}), .vertices = g.vertices,
+                          .indices = g.indices});
+  auto plain = plain_builder.finish({.block_digests = false});
+  REQUIRE(plain.has_value());
+  (*plain)[test::chunk_payload_offset(*plain, 6) + 40] ^= std::byte{0x10};
   f.put("bad.untold", tile);
+  f.put("bad_plain.untold", *plain);
   auto dl = rt::make_downloader(f.options());
   auto r = dl->fetch(f.server.url("bad.untold"));
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().code == ur::remote_errc::invalid_asset);
-  CHECK(r.error().core.rule_id() == "R-HASH");
+  CHECK(r.error().core.rule_id() == "R-BLOCK-HASH");
+  CHECK(r.error().core.context.chunk_index == vertex_row);
+  CHECK(r.error().core.context.value == 0);  // the block: byte 40 of the chunk
+  auto p = dl->fetch(f.server.url("bad_plain.untold"));
+  REQUIRE_FALSE(p.has_value());
+  CHECK(p.error().code == ur::remote_errc::invalid_asset);
+  CHECK(p.error().core.rule_id() == "R-HASH");
   CHECK(dl->cache().items().empty());
+  CHECK(dl->stats().downloads == 0);
 }
 
-TEST_CASE("remote fetch: only the configured CA is trusted") {
+TEST_CASE("remote fetch: a cached default-options file opens without a second full pass") {
   fixture f;
-  f.put("t.untold", small_tile());
-  auto o = f.options();
-  o.client.ca_file.clear();  // the system store does not know the test CA
-  auto dl = rt::make_downloader(o);
+  const test::bytes tile = small_tile();
+  f.put("t.untold", tile);
+  auto dl = rt::make_downloader(f.options());
   auto r = dl->fetch(f.server.url("t.untold"));
-  REQUIRE_FALSE(r.has_value());
-  CHECK(r.error().code == ur::remote_errc::tls_failed);
-  CHECK(r.error().attempts == 1);  // not retried
-
-  o.client.ca_file = (f.dir / "no-such-ca.pem").string();
-  auto dl2 = rt::make_downloader(o);
-  CHECK(dl2->fetch(f.server.url("t.untold")).error().code == ur::remote_errc::tls_failed);
-  CHECK(f.server.log_for("t.untold").empty());
+  REQUIRE_MESSAGE(r.has_value(), r.error().describe());
+  CHECK(r->outcome == ur::fetch_outcome::downloaded);
+  CHECK(dl->fetch(f.server.url("t.untold"))->outcome == ur::fetch_outcome::hit);
+  // The cached copy opens with default options (integrity::lazy) without
+  // hashing its geometry a second time: with a vertex byte changed on disk
+  // after the download's check, the open still succeeds (a whole-file hash,
+  // the contentHash path, would fail it: R-HASH), and the change is found
+  // by the first verified access to those bytes.
+  const std::size_t vertex_byte = test::chunk_payload_offset(tile, 6) + 40;
+  {
+    auto a = untold::open_file(r->path);
+    REQUIRE(a.has_value());
+    CHECK(untold::has_block_digests(a->asset));
+    CHECK(untold::verify_all(a->asset).has_value());
+  }
+  rt::flip_byte(r->path, vertex_byte);
+  auto a = untold::open_file(r->path);
+  REQUIRE_MESSAGE(a.has_value(), a.error().describe());
+  const auto v = untold::verified_vertices(a->asset, a->asset.meshes()[0]);
+  REQUIRE_FALSE(v.has_value());
+  CHECK(v.error().rule_id() == "R-BLOCK-HASH");
+  CHECK(v.error().context.chunk_index == test::chunk_row(tile, 6));
+  // What the lazy open skipped: integrity::full hashes every byte at open.
+  CHECK(untold::open_file(r->path, {.integrity = untold::integrity::full}).error().rule_id() == "R-HASH");
 }
 
 TEST_CASE("remote cache: a process killed mid-download leaves no corrupt entry") {
@@ -566,15 +601,16 @@ TEST_CASE("remote ranges: a streamed tile reads only the bytes it needs") {
     if (whole->meshes()[i].vertex_count > whole->meshes()[terrain].vertex_count) terrain = i;
   for (std::uint32_t i = 0; i < whole->meshes().size(); ++i)
     if (i != terrain) wanted.push_back(i);
+  // The file has block digests (the writer's default), in row 0 inside the
+  // 64 KiB prefix open reads: open stays one request, and each mesh part is
+  // read grown to the digest blocks around it (test::mesh_range_requests).
+  REQUIRE(untold::has_block_digests(*whole));
+  const untold::chunk_entry digests = whole->chunks()[test::chunk_row(file, untold::integrity_chunk_type)];
+  REQUIRE(digests.file_offset + digests.compressed_size <= 65536);
+  const auto ranges = test::mesh_range_requests(*whole, wanted);
   std::uint64_t expected = 0;
-  std::uint64_t expected_requests = 1;
-  for (const std::uint32_t i : wanted) {
-    for (const part& p : mesh_parts(*whole, i)) {
-      if (p.range.end() <= 65536) continue;  // inside the prefix open already holds
-      expected += p.range.size;
-      ++expected_requests;
-    }
-  }
+  for (const auto& r : ranges) expected += r.second;
+  const std::uint64_t expected_requests = 1 + ranges.size();
   REQUIRE(expected > 0);
 
   const std::string url = f.server.url("tiles/big.untold");
@@ -614,7 +650,9 @@ TEST_CASE("remote ranges: a streamed tile reads only the bytes it needs") {
     }
     CHECK(sent == expected);
     CHECK(src->bytes_fetched() == 65536 + expected);
-    CHECK(65536 + expected < file.size() / 20);  // the terrain's geometry was never fetched
+    // The terrain's geometry was never fetched: everything read is less than
+    // its vertex bytes alone.
+    CHECK(65536 + expected < whole->meshes()[terrain].vertex_data_size_bytes);
   }
   // Again with the cache warm: one conditional request (304), ranges from disk.
   auto dl = rt::make_downloader(f.options());

@@ -57,22 +57,23 @@ ur::manifest row_of_tiles(const rt::fs::path& www, const std::string& dir, int n
   return m;
 }
 
-/// What a range client fetches for a whole tile: the 64 KiB prefix, then one
-/// request per mesh range not inside it (https_range_source serves those from
-/// the prefix). Returns {bytes, requests}.
+/// What a range client fetches for a whole tile: the 64 KiB prefix, then
+/// the requests of test::mesh_range_requests for every mesh (the tiles have
+/// the writer's default block digests). Returns {bytes, requests}.
 std::pair<std::uint64_t, std::uint64_t> range_cost(const rt::fs::path& file) {
-  auto src = untold::file_range_source::open(file);
-  REQUIRE(src.has_value());
-  auto tile = untold::streamed_asset::open(*src);
-  REQUIRE(tile.has_value());
-  std::uint64_t bytes = 65536, requests = 1;
-  for (std::uint32_t m = 0; m < tile->metadata().meshes().size(); ++m)
-    for (const untold::byte_range& r : tile->ranges_for_mesh(m))
-      if (r.end() > 65536) {
-        bytes += r.size;
-        ++requests;
-      }
-  return {bytes, requests};
+  auto bytes = untold::read_file(file);
+  REQUIRE(bytes.has_value());
+  auto whole = untold::open(*bytes);
+  REQUIRE(whole.has_value());
+  REQUIRE(untold::has_block_digests(*whole));
+  std::vector<std::uint32_t> meshes(whole->meshes().size());
+  for (std::uint32_t m = 0; m < meshes.size(); ++m) meshes[m] = m;
+  std::uint64_t total = 65536, requests = 1;
+  for (const auto& r : test::mesh_range_requests(*whole, meshes)) {
+    total += r.second;
+    ++requests;
+  }
+  return {total, requests};
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {

@@ -594,3 +594,84 @@ TEST_CASE("block digests: verified accessors from several threads agree") {
     for (const int r : ok) CHECK(r == (f == &good ? 1 : 0));
   }
 }
+
+TEST_CASE("default options: block digests written; a flipped vertex byte fails when its block is first accessed") {
+  // Everything default: the builder's write_options{} and open_options{}.
+  CHECK(untold::write_options{}.writes_block_digests());
+  CHECK_FALSE(untold::write_options{.content_hash = false}.writes_block_digests());  // nothing to verify against
+  CHECK_FALSE(untold::write_options{.block_digests = false}.writes_block_digests());
+  untold::builder b;
+  std::vector<test::grid> grids;
+  test::fill_realistic_scene(b, grids);
+  const auto written = b.finish();
+  REQUIRE(written.has_value());
+  const bytes& good = *written;
+  const integrity_layout l = locate(good);
+  CHECK(l.row == 0);
+  CHECK(l.block_size == untold::default_digest_block_size);
+  CHECK(test::get_u64(good, 140) != 0);  // and the contentHash, as before
+
+  auto clean = untold::open(good);
+  REQUIRE(clean.has_value());
+  CHECK(untold::has_block_digests(*clean));
+  const std::uint32_t vertex_row = *clean->find_chunk(untold::chunk_type::vertex_data);
+  const untold::chunk_entry vertex = clean->chunks()[vertex_row];
+  // The largest mesh spans many blocks; flip a byte in its third block.
+  std::uint32_t big = 0;
+  for (std::uint32_t m = 0; m < clean->meshes().size(); ++m)
+    if (clean->meshes()[m].vertex_data_size_bytes > clean->meshes()[big].vertex_data_size_bytes) big = m;
+  const untold::mesh_record terrain = clean->meshes()[big];
+  const std::uint64_t flipped = 2 * 65536 + 123;  // within VERTEX_DATA
+  REQUIRE(flipped >= terrain.vertex_data_offset);
+  REQUIRE(flipped < terrain.vertex_data_offset + terrain.vertex_data_size_bytes);
+  bytes f = good;
+  f[vertex.file_offset + flipped] ^= std::byte{0x01};
+
+  // The open succeeds: it did not hash the geometry (the contentHash over
+  // every byte would have failed it: integrity::full checks it first).
+  auto a = untold::open(f);
+  REQUIRE_MESSAGE(a.has_value(), a.error().describe());
+  CHECK(rule_of(untold::open(f, {.integrity = untold::integrity::full}).error()) == "R-HASH");
+  // Ranges around it verify; the flipped block does not, and the error names
+  // the chunk row, its type and the block.
+  CHECK(untold::verify_range(*a, vertex_row, 0, 2 * 65536).has_value());
+  CHECK(untold::verify_range(*a, vertex_row, 3 * 65536, 65536).has_value());
+  const auto bad = untold::verify_range(*a, vertex_row, flipped, 1);
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(rule_of(bad.error()) == "R-BLOCK-HASH");
+  CHECK(bad.error().context.chunk_index == vertex_row);
+  CHECK(bad.error().context.chunk_type == static_cast<std::uint32_t>(untold::chunk_type::vertex_data));
+  CHECK(bad.error().context.value == 2);
+  const auto mesh = untold::verified_vertices(*a, terrain);
+  REQUIRE_FALSE(mesh.has_value());
+  CHECK(mesh.error().context.value == 2);
+  // Meshes whose vertices lie in other blocks are served.
+  for (const untold::mesh_record& m : a->meshes()) {
+    const std::uint64_t first = m.vertex_data_offset / 65536;
+    const std::uint64_t last = (m.vertex_data_offset + m.vertex_data_size_bytes + 65535) / 65536;
+    if (m.vertex_data_size_bytes != 0 && (last <= 2 || first > 2)) CHECK(untold::verified_vertices(*a, m).has_value());
+  }
+  CHECK(untold::verified_indices(*a, terrain).has_value());  // another chunk
+
+  // The intact file: every verified access passes, and the open itself never
+  // read the geometry (its pages are PROT_NONE during the open).
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  void* mem = ::mmap(nullptr, good.size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(mem != MAP_FAILED);
+  auto* in = static_cast<std::byte*>(mem);
+  std::memcpy(in, good.data(), good.size());
+  const std::size_t first_page = (vertex.file_offset + page - 1) / page * page;
+  const std::size_t end_page = (vertex.file_offset + vertex.compressed_size) / page * page;
+  REQUIRE(end_page > first_page + 16 * page);
+  REQUIRE(::mprotect(in + first_page, end_page - first_page, PROT_NONE) == 0);
+  {
+    auto opened = untold::open(untold::byte_span(in, good.size()));
+    CHECK(opened.has_value());
+    REQUIRE(::mprotect(in + first_page, end_page - first_page, PROT_READ) == 0);
+    if (opened) {
+      for (const untold::mesh_record& m : opened->meshes()) CHECK(untold::verified_vertices(*opened, m).has_value());
+      CHECK(untold::verify_all(*opened).has_value());
+    }
+  }
+  ::munmap(mem, good.size());
+}

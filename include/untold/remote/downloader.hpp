@@ -19,8 +19,9 @@
 //   files and oversize bodies are not.
 // - timeouts: request_timeout bounds connecting and any stall with no byte
 //   received; resource_timeout bounds the whole fetch, retries included.
-// - a downloaded .untold is validated (untold::open_file) before it enters
-//   the cache, then its textures (URIs relative to the file's URL) are
+// - a downloaded .untold is validated (untold::open_file, then verify_all:
+//   every block digest, or the contentHash of a file without them) before it
+//   enters the cache, then its textures (URIs relative to the file's URL) are
 //   fetched in the background into the cache, each keyed by its absolute URL
 //   like any entry (two tiles' "Textures/wall.png" from different
 //   directories or hosts are two entries); failures are logged and skipped.
@@ -52,6 +53,7 @@
 #include <utility>
 #include <vector>
 
+#include "../integrity.hpp"
 #include "../io.hpp"
 #include "disk_cache.hpp"
 #include "error.hpp"
@@ -109,7 +111,9 @@ struct downloader_options {
   /// Fetch a downloaded .untold's textures in the background.
   bool prefetch_textures = true;
   std::uint32_t prefetch_threads = 4;
-  /// untold::open every downloaded .untold (hash and records) before caching it.
+  /// untold::open every downloaded .untold (records, and with `validation`'s
+  /// integrity mode every byte: a lazy open is followed by verify_all, so
+  /// the block digests of data no open reads are checked too) before caching it.
   bool validate_untold = true;
   open_options validation{};
   /// Largest body accepted (too_large beyond).
@@ -416,9 +420,15 @@ class downloader {
     const bool is_untold = url_extension(url) == "untold";
     if (is_untold && (options_.validate_untold || options_.prefetch_textures)) {
       auto asset = open_file(temp->path(), options_.validation);
-      if (!asset && options_.validate_untold) {
+      // "Verified on download" must cover every byte: a lazy open (the
+      // default) leaves uncompressed chunks with block digests for their
+      // first access, so finish the job here (one SHA-256 pass over those
+      // blocks; a file without block digests had its contentHash checked by
+      // the open, and integrity::none leaves nothing for verify_all to do).
+      untold::status verified = asset ? verify_all(asset->asset) : untold::status(asset.error());
+      if (!verified && options_.validate_untold) {
         error e = make_error(remote_errc::invalid_asset, url);
-        e.core = asset.error();
+        e.core = verified.error();
         e.http_status = r->status;
         return e;
       }
