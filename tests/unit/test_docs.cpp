@@ -145,7 +145,7 @@ std::vector<std::string> read_lines(const std::filesystem::path& path) {
 
 /// docs/*.md and README.md, as paths relative to the repository root.
 std::vector<std::string> documentation_pages() {
-  std::vector<std::string> pages{"README.md"};
+  std::vector<std::string> pages{"README.md", "SECURITY.md"};
   for (const auto& entry : std::filesystem::directory_iterator(repo_root / "docs"))
     if (entry.is_regular_file() && entry.path().extension() == ".md")
       pages.push_back("docs/" + entry.path().filename().string());
