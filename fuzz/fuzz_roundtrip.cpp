@@ -379,7 +379,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::uint32_t i = 0; i < cameras.size(); ++i)
     if (a->string(cameras[i].name_offset) != camera_names[i]) die("camera name differs");
 
-  const auto raw_rows = a->raw_chunks();
+  // The writer's own integrity chunk (a plugin chunk, written with block
+  // digests: by default when the content hash is on) besides the raw chunks.
+  std::vector<std::uint32_t> raw_rows;
+  bool has_integrity_chunk = false;
+  for (const std::uint32_t row : a->raw_chunks()) {
+    if (a->chunks()[row].chunk_type == untold::integrity_chunk_type)
+      has_integrity_chunk = true;
+    else
+      raw_rows.push_back(row);
+  }
+  if (has_integrity_chunk != options.writes_block_digests()) die("integrity chunk presence differs");
   if (raw_rows.size() != raws.size()) die("raw chunk count");
   for (std::size_t i = 0; i < raws.size(); ++i)
     if (a->chunks()[raw_rows[i]].chunk_type != raws[i].type || !untold_fuzz::same_bytes(a->payload(raw_rows[i]), raws[i].payload))
