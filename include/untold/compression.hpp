@@ -583,7 +583,7 @@ template <class = void>
 /// method). `raw` is trusted writer input (any bytes are fine).
 template <class = void>
 [[nodiscard]] result<std::vector<std::byte>> compress(compression method, [[maybe_unused]] int level,
-                                                             byte_span raw) {
+                                                      byte_span raw) {
   switch (method) {
     case compression::none:
       return std::vector<std::byte>(raw.begin(), raw.end());
@@ -614,7 +614,7 @@ template <class = void>
 /// for as long as the codec runs, and give compress()'s bytes.
 template <class = void>
 [[nodiscard]] result<std::vector<std::byte>> compress(compression method, int level,
-                                                             std::span<const byte_span> pieces) {
+                                                      std::span<const byte_span> pieces) {
   if (pieces.size() == 1) return compress(method, level, pieces[0]);
 #if UNTOLD_DETAIL_ZSTD
   if (method == compression::zstd) return detail::zstd_compress(level, pieces);

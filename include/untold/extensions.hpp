@@ -842,8 +842,8 @@ std::uint32_t visit_parents_first(std::uint32_t count, ParentOf&& parent_of, Vis
 /// alone is past the end, else `count_field`.
 template <class = void>
 status check_record_range(const asset& a, chunk_type table, std::size_t row, std::uint32_t first,
-                                 std::uint32_t count, std::uint64_t size, const char* first_field,
-                                 const char* count_field) {
+                          std::uint32_t count, std::uint64_t size, const char* first_field,
+                          const char* count_field) {
   if (first > size) return record_error(errc::extension_range, a, table, row, first_field, first);
   if (std::uint64_t{first} + count > size)
     return record_error(errc::extension_range, a, table, row, count_field, count);

@@ -130,7 +130,7 @@ inline error chunk_error(errc code, std::uint32_t row, const chunk_entry& c, con
 /// file's size `file_size`.
 template <class = void>
 result<std::vector<chunk_entry>> parse_chunk_table(const file_header& h, byte_span prefix,
-                                                          std::uint64_t file_size, const open_options& options = {}) {
+                                                   std::uint64_t file_size, const open_options& options = {}) {
   const limits& limits = options.limits;
   const byte_range table = chunk_table_range(h);
   if (table.end() > file_size)  // R-TRUNC-TABLE

@@ -57,7 +57,7 @@ struct scene_walk {
 /// Safe on untrusted input.
 template <class = void>
 [[nodiscard]] scene_walk walk_scene(const record_view<entity_record>& entities,
-                                           const mat4& root_transform = identity_matrix) {
+                                    const mat4& root_transform = identity_matrix) {
   const auto count = static_cast<std::uint32_t>(entities.size());
   std::vector<entity_record> records(entities.begin(), entities.end());
   std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id(count);  // (entityId, row)

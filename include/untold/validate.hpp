@@ -542,7 +542,7 @@ namespace detail {
 /// element is ignored); `row` out of range is invalid_argument.
 template <class = void>
 status validate_mesh_deep(const asset& a, std::size_t row, byte_span vertices, byte_span indices,
-                                 byte_span edge_indices) {
+                          byte_span edge_indices) {
   const auto meshes = a.meshes();
   if (row >= meshes.size())
     return make_error(errc::invalid_argument, {.record_index = static_cast<std::uint32_t>(row), .field = "mesh_index"});
