@@ -1,14 +1,15 @@
 // fuzz_ranges: byte-range loading (streamed_asset over a memory_range_source)
 // on arbitrary bytes, with several first-read sizes. Properties:
 //   - every planned range lies inside the file, every load stays inside it;
-//   - open + load_all accepts exactly when untold::open accepts with the same
-//     options and integrity::full (load_all verifies every block digest, which
-//     a lazy untold::open leaves for first access), and then every payload,
+//   - open + load_all accepts exactly when untold::open with the same options
+//     accepts and untold::verify_all then passes (load_all verifies every
+//     block digest, which a lazy untold::open leaves for first access; the
+//     contentHash only where open checks it: with integrity::full, checked
+//     here too, or in a file without block digests), and then every payload,
 //     record and mesh equals untold::open's;
 //   - a mesh loaded on its own equals untold::open's bytes for it, and loads
-//     whenever untold::open with integrity::full accepts the file (a lazy
-//     open may accept a file whose unread vertex blocks were altered; the
-//     range load verifies them);
+//     whenever that reference accepts the file (a lazy open may accept a file
+//     whose unread vertex blocks were altered; the range load verifies them);
 //   - a partly loaded asset is safe to query (empty spans, no crash).
 #include "traverse.hpp"
 
@@ -24,8 +25,8 @@ void check_ranges(const std::vector<untold::byte_range>& ranges, std::uint64_t f
     if (!untold::checked_range(r.offset, r.size, 1, file_size)) die("a planned range is outside the file");
 }
 
-// `whole`: untold::open with `options`; `verified`: whether it accepts with
-// integrity::full too (the same as `whole` for files without block digests).
+// `whole`: untold::open with `options`; `verified`: whether it accepted and
+// every block digest it left for first access verifies too.
 void run(untold::byte_span file, const untold::open_options& options, std::uint64_t initial_read,
          const untold::result<untold::asset>& whole, bool verified) {
   untold::memory_range_source source(file);
@@ -67,7 +68,7 @@ void run(untold::byte_span file, const untold::open_options& options, std::uint6
   }
   const auto all = s->load_all();
   if (static_cast<bool>(all) != verified)
-    die(std::string("load_all and untold::open (integrity::full) disagree: ") +
+    die(std::string("load_all and untold::open + verify_all disagree: ") +
         (all ? "accepted" : all.error().describe()) + " vs " + (verified ? "accepted" : "rejected"));
   if (!all) return;
   for (std::uint32_t row = 0; row < m.chunks().size(); ++row)
@@ -83,13 +84,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto sets = untold_fuzz::option_sets();
   for (std::size_t set = 0; set < 3; ++set) {  // defaults, deep checks, small limits
     const auto whole = untold::open(file, sets[set]);
-    untold::open_options full = sets[set];
-    full.integrity = untold::integrity::full;
-    const bool verified = whole && untold::open(file, full).has_value();
+    const bool verified = whole && untold::verify_all(*whole).has_value();
     for (const std::uint64_t initial_read : {0, 244, 1000, 65536}) {
       run(file, sets[set], initial_read, whole, verified);
       if (set == 2) break;
     }
   }
+  untold::open_options full = sets[0];  // the contentHash as well, even with block digests
+  full.integrity = untold::integrity::full;
+  const auto whole = untold::open(file, full);
+  run(file, full, 0, whole, whole.has_value());
   return 0;
 }

@@ -187,6 +187,11 @@ int main(int argc, char** argv) {
     save_as("fuzz_open", std::string("regress-") + name, file);
     save_as("fuzz_ranges", std::string("regress-") + name, file);
   }
+  {  // block digests intact, contentHash not: a lazy open and load_all accept it, integrity::full does not
+    bytes file = scene({});
+    file[untold::content_hash_field_offset] ^= std::byte{0x01};
+    save_as("fuzz_ranges", "regress-digests-with-stale-content-hash", file);
+  }
   const fs::path data = UNTOLD_TEST_DATA_DIR;
   for (const char* foreign : {"urho3d/Models/Box.mdl", "udm/models/cube.pmdl_b"})
     save("fuzz_open", fs::path(foreign).filename().string(), read(data / foreign));

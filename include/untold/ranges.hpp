@@ -30,11 +30,12 @@
 // integrity.hpp) has them read and checked at open (R-INTEGRITY-*,
 // R-DIRECTORY-HASH), and every chunk and every mesh range verified as it
 // loads (R-BLOCK-HASH; a mesh range is read out to whole 64 KiB blocks),
-// unless open.integrity is none. A file without them cannot be verified by
-// range: the content hash covers every stored byte of every chunk in one
-// SHA-256, so bytes from load_mesh / load_chunk are then range-checked,
-// decoded exactly and (with deep checks) value-checked, but NOT
-// authenticated. Only load_all, which reads every stored byte, verifies
+// unless open.integrity is none; load_all then checks the contentHash only
+// with integrity::full, as untold::open does. A file without them cannot be
+// verified by range: the content hash covers every stored byte of every
+// chunk in one SHA-256, so bytes from load_mesh / load_chunk are then
+// range-checked, decoded exactly and (with deep checks) value-checked, but
+// NOT authenticated. Only load_all, which reads every stored byte, verifies
 // R-HASH; call it (or verify the file by other means, e.g. a pinned ETag
 // plus a digest the caller trusts) before relying on integrity.
 #pragma once
@@ -300,14 +301,19 @@ class streamed_asset {
     return out;
   }
 
-  /// Loads every chunk; then verifies the content hash (when open.verify_hash
-  /// and the file is hashed) and runs the deep checks (when asked), exactly as
-  /// untold::open would. Reads each stored byte once more for the hash
-  /// (from a source that lends views: hashes them in place).
+  /// Loads every chunk, then runs the deep checks (when asked), so that every
+  /// stored byte is verified as untold::open with the same integrity mode
+  /// verifies it: with block digests attached, each chunk's blocks as it
+  /// loads (R-BLOCK-HASH); the contentHash (R-HASH) only with
+  /// integrity::full, or when the file has no block digests (then it is the
+  /// only check there is). A contentHash pass reads each stored byte once
+  /// more (from a source that lends views: hashes them in place).
   template <class = void>
   status load_all() {
     const auto& chunks = asset_.chunks();
-    const bool hash = options_.open.effective_integrity() != integrity::none && is_hashed(asset_.header());
+    const integrity mode = options_.open.effective_integrity();
+    const bool hash = is_hashed(asset_.header()) &&
+                      (mode == integrity::full || (mode == integrity::lazy && !has_block_digests(asset_)));
     sha256 hasher;
     for (const std::uint32_t row : content_hash_order(chunks)) {
       const chunk_entry& c = chunks[row];

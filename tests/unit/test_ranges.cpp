@@ -130,6 +130,42 @@ TEST_CASE("ranges: load_all verifies the hash and runs deep checks like open") {
   CHECK(status.error().rule_id() == "R-HASH");
 }
 
+TEST_CASE("ranges: with block digests, load_all checks the contentHash only with integrity::full, as open does") {
+  const auto load_all_rule = [](const bytes& file, untold::integrity mode) -> std::string {
+    untold::memory_range_source src(file);
+    untold::stream_options options;
+    options.open.integrity = mode;
+    auto tile = untold::streamed_asset::open(src, options);
+    REQUIRE(tile.has_value());
+    const auto status = tile->load_all();
+    return status ? "loaded" : std::string(status.error().rule_id());
+  };
+  const auto whole_rule = [](const bytes& file, untold::integrity mode) -> std::string {
+    auto a = untold::open(file, {.integrity = mode});
+    if (!a) return std::string(a.error().rule_id());
+    const auto all = untold::verify_all(*a);
+    return all ? "loaded" : std::string(all.error().rule_id());
+  };
+  bytes f = test::write_scene(true);  // default options: contentHash and block digests
+  REQUIRE(untold::open(f).has_value());
+  REQUIRE(untold::has_block_digests(*untold::open(f)));
+  SUBCASE("a contentHash byte changed: no digest covers it, so only full rejects") {
+    f[140] ^= std::byte{0x01};
+    CHECK(load_all_rule(f, untold::integrity::lazy) == "loaded");
+    CHECK(whole_rule(f, untold::integrity::lazy) == "loaded");
+    CHECK(load_all_rule(f, untold::integrity::full) == "R-HASH");
+    CHECK(whole_rule(f, untold::integrity::full) == "R-HASH");
+    CHECK(load_all_rule(f, untold::integrity::none) == "loaded");
+  }
+  SUBCASE("a geometry byte changed: its block digest rejects it in lazy and full") {
+    f[test::chunk_payload_offset(f, 6) + 40] ^= std::byte{0x10};
+    CHECK(load_all_rule(f, untold::integrity::lazy) == "R-BLOCK-HASH");
+    CHECK(whole_rule(f, untold::integrity::lazy) == "R-BLOCK-HASH");
+    CHECK(load_all_rule(f, untold::integrity::full) == "R-BLOCK-HASH");
+    CHECK(load_all_rule(f, untold::integrity::none) == "loaded");
+  }
+}
+
 TEST_CASE("ranges: the same rules reject a bad file at open") {
   bytes f = test::write_scene();
   test::put_u32(f, test::record_offset(f, 3, 1, 104) + 8, 7);  // R-MESH-MATERIAL
