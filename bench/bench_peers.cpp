@@ -5,6 +5,9 @@
 //
 //   load/untold_open        untold::open (record rules, no content hash) and
 //                           every mesh's vertex/index span: packed, zero-copy
+//   load/untold_default     the same with default open_options: the file's
+//                           block digests (written by default) checked for
+//                           the header, table and metadata (integrity::lazy)
 //   load/untold_deep        + the deep checks (R-INDEX-VALUE, R-FINITE, R-BOUNDS)
 //   load/untold_deep_decode + every mesh decoded to float streams (position,
 //                           normal, tangent, uv0): what assimp hands over
@@ -45,11 +48,12 @@ std::string key_of(const char* what, const benchmark::State& state) {
   return std::string(what) + "/" + std::to_string(state.range(0)) + "/" + std::to_string(state.range(1));
 }
 
-enum class untold_level { open, deep, deep_decode };
+enum class untold_level { open, default_open, deep, deep_decode };
 
 void load_untold(benchmark::State& state, untold_level level) {
   const auto& file = untold_scene(spec_of(state));
-  const untold::open_options options{.verify_hash = false, .deep_checks = level != untold_level::open};
+  untold::open_options options{.verify_hash = false, .deep_checks = level >= untold_level::deep};
+  if (level == untold_level::default_open) options = {};
   std::uint64_t bytes = 0;
   const double s = cpu_loop(state, [&] {
     auto a = untold::open(file, options);
@@ -75,7 +79,7 @@ void load_untold(benchmark::State& state, untold_level level) {
     benchmark::DoNotOptimize(streams);
     benchmark::DoNotOptimize(a);
   });
-  static const char* const names[] = {"untold_open", "untold_deep", "untold_deep_decode"};
+  static const char* const names[] = {"untold_open", "untold_default", "untold_deep", "untold_deep_decode"};
   set_baseline(state, key_of(names[static_cast<int>(level)], state), s);
   state.counters["file_mb"] = static_cast<double>(file.size()) / (1 << 20);
   benchmark::DoNotOptimize(bytes);
@@ -83,6 +87,7 @@ void load_untold(benchmark::State& state, untold_level level) {
 
 [[maybe_unused]] void report_peer(benchmark::State& state, double seconds, std::size_t file_size) {
   speed_ratio(state, "untold_open_ratio", key_of("untold_open", state), seconds);
+  speed_ratio(state, "untold_default_ratio", key_of("untold_default", state), seconds);
   speed_ratio(state, "untold_deep_ratio", key_of("untold_deep", state), seconds);
   speed_ratio(state, "untold_decode_ratio", key_of("untold_deep_decode", state), seconds);
   state.counters["file_mb"] = static_cast<double>(file_size) / (1 << 20);
@@ -207,6 +212,7 @@ void scenes(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK_CAPTURE(load_untold, untold_open, untold_level::open)->Name("load/untold_open")->Apply(scenes);
+BENCHMARK_CAPTURE(load_untold, untold_default, untold_level::default_open)->Name("load/untold_default")->Apply(scenes);
 BENCHMARK_CAPTURE(load_untold, untold_deep, untold_level::deep)->Name("load/untold_deep")->Apply(scenes);
 BENCHMARK_CAPTURE(load_untold, untold_deep_decode, untold_level::deep_decode)
     ->Name("load/untold_deep_decode")

@@ -25,7 +25,7 @@
 
 #if defined(UNTOLD_HAS_OPENSSL) && UNTOLD_HAS_OPENSSL
 #define UNTOLD_DETAIL_OPENSSL 1
-// The six EVP digest functions this header calls, declared exactly as
+// The EVP digest functions this header calls, declared exactly as
 // <openssl/evp.h> (OpenSSL 1.1 and 3.x) declares them: evp.h costs every
 // translation unit 8,000 preprocessed lines, types.h 600. Identical
 // redeclarations are fine where a file also includes evp.h
@@ -38,6 +38,9 @@ int EVP_DigestInit_ex(EVP_MD_CTX* ctx, const EVP_MD* type, ENGINE* impl);
 int EVP_DigestUpdate(EVP_MD_CTX* ctx, const void* d, size_t cnt);
 int EVP_DigestFinal_ex(EVP_MD_CTX* ctx, unsigned char* md, unsigned int* s);
 const EVP_MD* EVP_sha256(void);
+#if defined(OPENSSL_VERSION_MAJOR) && OPENSSL_VERSION_MAJOR >= 3
+EVP_MD* EVP_MD_fetch(OSSL_LIB_CTX* ctx, const char* algorithm, const char* properties);
+#endif
 }
 #else
 #define UNTOLD_DETAIL_OPENSSL 0
@@ -214,7 +217,7 @@ class sha256 {
   sha256() noexcept {
 #if UNTOLD_DETAIL_OPENSSL
     ctx_ = EVP_MD_CTX_new();
-    ok_ = ctx_ != nullptr && EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) == 1;
+    ok_ = ctx_ != nullptr && EVP_DigestInit_ex(ctx_, algorithm(), nullptr) == 1;
 #endif
   }
   sha256(sha256&& other) noexcept { swap(other); }
@@ -254,7 +257,7 @@ class sha256 {
     ok_ = EVP_DigestFinal_ex(ctx_, out.data(), &length) == 1 && length == out.size();
     if (!ok_) return make_error(errc::encode_failed);
     // Restart for the next message; a failure shows at the next finish().
-    ok_ = EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) == 1;
+    ok_ = EVP_DigestInit_ex(ctx_, algorithm(), nullptr) == 1;
     return out;
 #else
     return portable_.finish();
@@ -272,6 +275,17 @@ class sha256 {
   }
 
 #if UNTOLD_DETAIL_OPENSSL
+  // With EVP_sha256(), OpenSSL 3 looks the implementation up again on every
+  // init (a global lock and string compares: most of the time of hashing a
+  // small block). Fetched once, it is reused by every digest.
+  static const EVP_MD* algorithm() noexcept {
+#if defined(OPENSSL_VERSION_MAJOR) && OPENSSL_VERSION_MAJOR >= 3
+    static const EVP_MD* const fetched = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+    if (fetched != nullptr) return fetched;
+#endif
+    return EVP_sha256();
+  }
+
   EVP_MD_CTX* ctx_ = nullptr;
   bool ok_ = false;
 #else
