@@ -760,6 +760,39 @@ struct plugin_chunk_view {
   return plugin_chunk_view{id, e.chunk_kind, e.chunk_version, chunk.subspan(plugin_envelope_size + e.plugin_id_length)};
 }
 
+/// What the envelope of a plugin chunk the library defines itself
+/// (untold.integrity, untold.images) must name.
+struct plugin_chunk_identity {
+  std::string_view plugin_id{};
+  std::uint32_t kind = 0;
+  std::uint32_t chunk_version = 0;
+};
+
+/// The body (the bytes after the plugin id) of `chunk`, the payload of
+/// chunk-table row `row` of chunkType `type`, whose envelope must name
+/// `expected`. Errors, each with chunk_index `row` and chunk_type `type`:
+/// parse_plugin_chunk's (R-EXT-RANGES), then `mismatch` (the chunk's own
+/// rule) with field "pluginId" (value: the id's length), "chunkKind" or
+/// "chunkVersion" (value: the one found). Safe on untrusted input.
+template <class = void>
+[[nodiscard]] result<byte_span> plugin_chunk_body(byte_span chunk, const plugin_chunk_identity& expected, errc mismatch,
+                                                  std::uint32_t row, std::uint32_t type) noexcept {
+  const auto in_row = [&](error e) {
+    e.context.chunk_index = row;
+    e.context.chunk_type = type;
+    return e;
+  };
+  const auto fail = [&](const char* field, std::uint64_t value) {
+    return in_row(make_error(mismatch, {.field = field, .value = value, .has_value = true}));
+  };
+  const auto envelope = parse_plugin_chunk(chunk);
+  if (!envelope) return in_row(envelope.error());
+  if (envelope->plugin_id != expected.plugin_id) return fail("pluginId", envelope->plugin_id.size());
+  if (envelope->kind != expected.kind) return fail("chunkKind", envelope->kind);
+  if (envelope->chunk_version != expected.chunk_version) return fail("chunkVersion", envelope->chunk_version);
+  return envelope->payload;
+}
+
 /// The payload of a plugin chunk: envelope, plugin id, then `payload`.
 /// Errors: errc::invalid_argument, field "pluginId", for an id that
 /// is_valid_plugin_id rejects.

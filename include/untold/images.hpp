@@ -169,24 +169,16 @@ struct embedded_image {
   byte_span found_payload{};  // the envelope's payload of the found row
   for (std::uint32_t row = 0; row < a.chunks().size(); ++row) {
     if (a.chunks()[row].chunk_type != images_chunk_type || !a.is_loaded(row)) continue;
-    const auto fail = [&](const char* field, std::uint64_t value) {
-      return make_error(errc::extension_range,
-                        {.chunk_index = row, .chunk_type = images_chunk_type, .field = field, .value = value,
-                         .has_value = true});
-    };
-    if (found) return fail("chunkType", images_chunk_type);
+    if (found)
+      return make_error(errc::extension_range, {.chunk_index = row, .chunk_type = images_chunk_type,
+                                                .field = "chunkType", .value = images_chunk_type, .has_value = true});
     found = row;
-    auto envelope = parse_plugin_chunk(a.payload(row));
-    if (!envelope) {
-      error e = envelope.error();
-      e.context.chunk_index = row;
-      e.context.chunk_type = images_chunk_type;
-      return e;
-    }
-    if (envelope->plugin_id != images_plugin_id) return fail("pluginId", envelope->plugin_id.size());
-    if (envelope->kind != images_chunk_kind) return fail("chunkKind", envelope->kind);
-    if (envelope->chunk_version != images_chunk_version) return fail("chunkVersion", envelope->chunk_version);
-    found_payload = envelope->payload;
+    const auto body = plugin_chunk_body(
+        a.payload(row),
+        {.plugin_id = images_plugin_id, .kind = images_chunk_kind, .chunk_version = images_chunk_version},
+        errc::extension_range, row, images_chunk_type);
+    if (!body) return body.error();
+    found_payload = *body;
   }
   if (!found) return std::vector<embedded_image>{};
   auto images = parse_images_chunk(found_payload, caps);

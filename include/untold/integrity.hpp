@@ -168,18 +168,13 @@ template <class = void>
   };
   if (chunks[row].compression_type != static_cast<std::uint32_t>(compression::none))
     return fail("compressionType", chunks[row].compression_type);
-  auto envelope = parse_plugin_chunk(stored);
-  if (!envelope) {
-    error e = envelope.error();
-    e.context.chunk_index = row;
-    e.context.chunk_type = integrity_chunk_type;
-    return e;
-  }
-  if (envelope->plugin_id != integrity_plugin_id) return fail("pluginId", envelope->plugin_id.size());
-  if (envelope->kind != integrity_chunk_kind) return fail("chunkKind", envelope->kind);
-  if (envelope->chunk_version != integrity_chunk_version) return fail("chunkVersion", envelope->chunk_version);
+  const auto body = plugin_chunk_body(
+      stored,
+      {.plugin_id = integrity_plugin_id, .kind = integrity_chunk_kind, .chunk_version = integrity_chunk_version},
+      errc::integrity_layout, row, integrity_chunk_type);
+  if (!body) return body.error();
 
-  byte_cursor in(envelope->payload, {.truncated = errc::integrity_layout, .count_too_large = errc::integrity_layout});
+  byte_cursor in(*body, {.truncated = errc::integrity_layout, .count_too_large = errc::integrity_layout});
   std::uint32_t fixed[4] = {};  // blockSize, chunkCount, digestCount, reserved
   const char* const fixed_names[4] = {"blockSize", "chunkCount", "digestCount", "reserved"};
   for (int i = 0; i < 4; ++i) {

@@ -307,6 +307,39 @@ TEST_CASE("ext: plugin envelope encode and parse") {
   CHECK(untold::encode_plugin_chunk("\xE6\x97\xA5\xE6\x9C\xAC", 1, 1, {}).has_value());  // non-ASCII id, empty payload
 }
 
+TEST_CASE("ext: plugin_chunk_body checks the envelope against the expected id, kind and version") {
+  const bytes payload = {std::byte{1}, std::byte{2}, std::byte{3}};
+  const untold::plugin_chunk_identity expected{.plugin_id = "com.example.physics", .kind = 42, .chunk_version = 3};
+  const auto body_of = [&](std::string_view id, std::uint32_t kind, std::uint32_t version) {
+    const auto chunk = untold::encode_plugin_chunk(id, kind, version, payload);
+    REQUIRE(chunk.has_value());
+    return untold::plugin_chunk_body(*chunk, expected, untold::errc::integrity_layout, 7, 0x8001);
+  };
+  const auto body = body_of("com.example.physics", 42, 3);
+  REQUIRE(body.has_value());
+  CHECK(same_bytes(*body, payload));
+  // A wrong identity: the caller's rule, the field, the value found, the row.
+  const auto mismatch = [&](const untold::result<untold::byte_span>& r, const char* field, std::uint64_t value) {
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == untold::errc::integrity_layout);
+    CHECK(r.error().context.field == std::string(field));
+    CHECK(r.error().context.value == value);
+    CHECK(r.error().context.chunk_index == 7);
+    CHECK(r.error().context.chunk_type == 0x8001);
+  };
+  mismatch(body_of("com.example.other", 42, 3), "pluginId", 17);
+  mismatch(body_of("com.example.physics", 41, 3), "chunkKind", 41);
+  mismatch(body_of("com.example.physics", 42, 4), "chunkVersion", 4);
+  // A broken envelope: parse_plugin_chunk's R-EXT-RANGES, with the row.
+  const auto broken =
+      untold::plugin_chunk_body(untold::byte_span(payload), expected, untold::errc::integrity_layout, 7, 0x8001);
+  REQUIRE_FALSE(broken.has_value());
+  CHECK(broken.error().code == untold::errc::extension_range);
+  CHECK(broken.error().context.field == std::string("magic"));
+  CHECK(broken.error().context.chunk_index == 7);
+  CHECK(broken.error().context.chunk_type == 0x8001);
+}
+
 TEST_CASE("ext: unknown plugin kinds pass through untouched, and survive a rewrite") {
   const bytes f = test::write_ext_scene();
   const untold::asset a = open_ok(f);

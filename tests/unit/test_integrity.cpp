@@ -187,6 +187,42 @@ class recording_source final : public untold::range_source {
   untold::memory_range_source inner_;
 };
 
+// A copy of `file` in anonymous memory in which every page lying wholly
+// inside `chunk` (at least 16 pages, or the test fails) is PROT_NONE: code run
+// on span() that read one of them would crash the test, so code that returns
+// did not read the chunk. unprotect() makes the pages readable again.
+class protected_copy {
+ public:
+  protected_copy(const bytes& file, const untold::chunk_entry& chunk)
+      : mapping_{::mmap(nullptr, file.size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+                 file.size()} {
+    REQUIRE(mapping_.memory != MAP_FAILED);
+    std::memcpy(mapping_.memory, file.data(), file.size());
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    first_ = (chunk.file_offset + page - 1) / page * page;
+    end_ = (chunk.file_offset + chunk.compressed_size) / page * page;
+    REQUIRE(end_ > first_ + 16 * page);
+    REQUIRE(::mprotect(data() + first_, end_ - first_, PROT_NONE) == 0);
+  }
+  [[nodiscard]] untold::byte_span span() const { return {data(), mapping_.size}; }
+  void unprotect() { REQUIRE(::mprotect(data() + first_, end_ - first_, PROT_READ) == 0); }
+
+ private:
+  struct mapping {  // unmapped even when a REQUIRE in the constructor fails
+    mapping(void* m, std::size_t n) : memory(m), size(n) {}
+    mapping(const mapping&) = delete;
+    mapping& operator=(const mapping&) = delete;
+    ~mapping() {
+      if (memory != MAP_FAILED) ::munmap(memory, size);
+    }
+    void* memory;
+    std::size_t size;
+  };
+  [[nodiscard]] std::byte* data() const { return static_cast<std::byte*>(mapping_.memory); }
+  mapping mapping_;
+  std::size_t first_ = 0, end_ = 0;  // the protected pages, as file offsets
+};
+
 }  // namespace
 
 TEST_CASE("block digests: the writer's integrity chunk, checked against OpenSSL") {
@@ -534,25 +570,13 @@ TEST_CASE("block digests: the lazy default reads no geometry at open") {
     CHECK(s->bytes_read() <= vertex.file_offset);
   }
   SUBCASE("whole file: geometry pages made unreadable do not stop the open") {
-    // The file in anonymous memory; every page wholly inside VERTEX_DATA is
-    // PROT_NONE, so the open would crash if it touched one.
-    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-    void* mem = ::mmap(nullptr, f.size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    REQUIRE(mem != MAP_FAILED);
-    auto* bytes_in = static_cast<std::byte*>(mem);
-    std::memcpy(bytes_in, f.data(), f.size());
-    const std::size_t first = (vertex.file_offset + page - 1) / page * page;
-    const std::size_t end = (vertex.file_offset + vertex.compressed_size) / page * page;
-    REQUIRE(end > first + 16 * page);
-    REQUIRE(::mprotect(bytes_in + first, end - first, PROT_NONE) == 0);
-    {
-      auto a = untold::open(untold::byte_span(bytes_in, f.size()));
-      CHECK(a.has_value());
-      CHECK(untold::has_block_digests(*a));
-      REQUIRE(::mprotect(bytes_in + first, end - first, PROT_READ) == 0);
-      CHECK(untold::verify_all(*a).has_value());  // and now everything checks out
-    }
-    ::munmap(mem, f.size());
+    // The open would crash if it touched a page wholly inside VERTEX_DATA.
+    protected_copy in(f, vertex);
+    auto a = untold::open(in.span());
+    CHECK(a.has_value());
+    CHECK(untold::has_block_digests(*a));
+    in.unprotect();
+    CHECK(untold::verify_all(*a).has_value());  // and now everything checks out
   }
 }
 
@@ -655,23 +679,12 @@ TEST_CASE("default options: block digests written; a flipped vertex byte fails w
 
   // The intact file: every verified access passes, and the open itself never
   // read the geometry (its pages are PROT_NONE during the open).
-  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  void* mem = ::mmap(nullptr, good.size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  REQUIRE(mem != MAP_FAILED);
-  auto* in = static_cast<std::byte*>(mem);
-  std::memcpy(in, good.data(), good.size());
-  const std::size_t first_page = (vertex.file_offset + page - 1) / page * page;
-  const std::size_t end_page = (vertex.file_offset + vertex.compressed_size) / page * page;
-  REQUIRE(end_page > first_page + 16 * page);
-  REQUIRE(::mprotect(in + first_page, end_page - first_page, PROT_NONE) == 0);
-  {
-    auto opened = untold::open(untold::byte_span(in, good.size()));
-    CHECK(opened.has_value());
-    REQUIRE(::mprotect(in + first_page, end_page - first_page, PROT_READ) == 0);
-    if (opened) {
-      for (const untold::mesh_record& m : opened->meshes()) CHECK(untold::verified_vertices(*opened, m).has_value());
-      CHECK(untold::verify_all(*opened).has_value());
-    }
+  protected_copy in(good, vertex);
+  auto opened = untold::open(in.span());
+  CHECK(opened.has_value());
+  in.unprotect();
+  if (opened) {
+    for (const untold::mesh_record& m : opened->meshes()) CHECK(untold::verified_vertices(*opened, m).has_value());
+    CHECK(untold::verify_all(*opened).has_value());
   }
-  ::munmap(mem, good.size());
 }
