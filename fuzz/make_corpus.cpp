@@ -169,6 +169,7 @@ int main(int argc, char** argv) {
   };
   both("plain.untold", scene({.write = {.content_hash = false}}));
   both("hashed.untold", scene({}));
+  both("digests-no-content-hash.untold", scene({.write = {.content_hash = false, .block_digests = true}}));
   both("lz4.untold", scene({.write = compressed(compression::lz4, compression::lz4)}));
   both("zstd.untold", scene({.write = compressed(compression::zstd, compression::zstd, true)}));
   both("mixed.untold", scene({.write = compressed(compression::zstd, compression::lz4)}));
