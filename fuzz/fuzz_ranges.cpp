@@ -7,9 +7,10 @@
 //     contentHash only where open checks it: with integrity::full, checked
 //     here too, or in a file without block digests), and then every payload,
 //     record and mesh equals untold::open's;
-//   - a mesh loaded on its own equals untold::open's bytes for it, and loads
-//     whenever that reference accepts the file (a lazy open may accept a file
-//     whose unread vertex blocks were altered; the range load verifies them);
+//   - a mesh loaded on its own (load_mesh, and load_mesh_into caller memory)
+//     equals untold::open's bytes for it, and loads whenever that reference
+//     accepts the file (a lazy open may accept a file whose unread vertex
+//     blocks were altered; the range load verifies them);
 //   - a partly loaded asset is safe to query (empty spans, no crash).
 #include "traverse.hpp"
 
@@ -58,6 +59,14 @@ void run(untold::byte_span file, const untold::open_options& options, std::uint6
     if (!mesh) {
       if (verified) die("load_mesh failed on a file untold::open accepts: " + mesh.error().describe());
       continue;
+    }
+    {  // into caller memory: the same bytes
+      const auto sizes = s->mesh_sizes(i);
+      if (!sizes) die("mesh_sizes failed for a mesh load_mesh loaded");
+      std::vector<std::byte> v(static_cast<std::size_t>((*sizes)[0])), x(static_cast<std::size_t>((*sizes)[1])),
+          e(static_cast<std::size_t>((*sizes)[2]));
+      if (!s->load_mesh_into(i, {v, x, e})) die("load_mesh_into failed where load_mesh succeeded");
+      if (v != mesh->vertices || x != mesh->indices || e != mesh->edge_indices) die("load_mesh_into bytes differ");
     }
     if (whole) {
       const auto record = whole->meshes()[i];

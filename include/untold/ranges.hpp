@@ -74,6 +74,13 @@ struct mesh_bytes {
   std::vector<std::byte> edge_indices;
 };
 
+/// Where streamed_asset::load_mesh_into writes one mesh's bytes.
+struct mesh_targets {
+  mutable_byte_span vertices;
+  mutable_byte_span indices;
+  mutable_byte_span edge_indices;
+};
+
 /// Sorts ranges and merges those that touch or are separated by less than
 /// `gap` bytes (alignment padding), so adjacent chunks become one request.
 [[nodiscard]] inline std::vector<byte_range> coalesce(std::vector<byte_range> ranges, std::uint64_t gap = 16) {
@@ -274,31 +281,68 @@ class streamed_asset {
   /// (validate_mesh_deep: R-FINITE, R-BOUNDS, R-INDEX-VALUE), so every index
   /// handed out is below the mesh's vertexCount. Block digests, when the
   /// file has them, are checked as the bytes are read; the content hash
-  /// never is (file comment). Safe on untrusted input.
+  /// never is (file comment). Safe on untrusted input. load_mesh_into does
+  /// the same into memory the caller owns.
   template <class = void>
   result<mesh_bytes> load_mesh(std::uint32_t mesh_index) {
+    const auto sizes = mesh_sizes(mesh_index);
+    if (!sizes) return sizes.error();
+    mesh_bytes out;
+    out.vertices.resize(static_cast<std::size_t>((*sizes)[0]));
+    out.indices.resize(static_cast<std::size_t>((*sizes)[1]));
+    out.edge_indices.resize(static_cast<std::size_t>((*sizes)[2]));
+    UNTOLD_TRY(load_mesh_into(mesh_index, {out.vertices, out.indices, out.edge_indices}));
+    return out;
+  }
+
+  /// load_mesh into caller memory, e.g. a mapped GPU staging buffer: the
+  /// same reads, checks and errors, with the bytes written straight into
+  /// `out` (each span exactly the size of that part of the mesh, as
+  /// mesh_sizes returns it; an absent part takes an empty span), so nothing
+  /// is allocated for them (a range read out to whole digest blocks passes
+  /// through one scratch buffer). Errors: invalid_argument for a bad
+  /// mesh_index (field "mesh_index") or a span of another size (field
+  /// "vertices", "indices" or "edge_indices", value = the span's size). On
+  /// failure the contents of `out` are unspecified. Safe on untrusted input.
+  template <class = void>
+  status load_mesh_into(std::uint32_t mesh_index, const mesh_targets& out) {
     const auto mesh = asset_.meshes().at(mesh_index);
     if (!mesh) return make_error(errc::invalid_argument, {.record_index = mesh_index, .field = "mesh_index"});
-    mesh_bytes out;
-    std::vector<std::byte>* targets[] = {&out.vertices, &out.indices, &out.edge_indices};
+    const mutable_byte_span targets[] = {out.vertices, out.indices, out.edge_indices};
+    const char* const names[] = {"vertices", "indices", "edge_indices"};
     std::size_t i = 0;
     for (const auto& part : mesh_parts(*mesh)) {
-      std::vector<std::byte>& target = *targets[i++];
-      if (!part.row || part.size == 0) continue;
+      const mutable_byte_span target = targets[i];
+      const char* const name = names[i++];
+      if (target.size() != (part.row ? part.size : 0))
+        return make_error(errc::invalid_argument,
+                          {.record_index = mesh_index, .field = name, .value = target.size(), .has_value = true});
+      if (target.empty()) continue;
       const chunk_entry& c = asset_.chunks()[*part.row];
       if (!asset_.is_loaded(*part.row) && c.compression_type != static_cast<std::uint32_t>(compression::none)) {
         UNTOLD_TRY(load_chunk(*part.row));
       }
       if (asset_.is_loaded(*part.row)) {
-        const auto bytes = subspan(asset_.payload(*part.row), {part.offset, part.size});
-        target.assign(bytes.begin(), bytes.end());
+        std::memcpy(target.data(), subspan(asset_.payload(*part.row), {part.offset, part.size}).data(), target.size());
       } else {
-        UNTOLD_TRY(read_verified(target, *part.row, part.offset, part.size));
+        UNTOLD_TRY(read_verified(target, *part.row, part.offset));
       }
     }
     if (options_.open.deep_checks)
       UNTOLD_TRY(validate_mesh_deep(asset_, mesh_index, out.vertices, out.indices, out.edge_indices));
-    return out;
+    return {};
+  }
+
+  /// The byte sizes of mesh `mesh_index`'s vertices, indices and edge
+  /// indices: what load_mesh returns and load_mesh_into's spans must hold
+  /// (0 for an absent part). invalid_argument for a bad index.
+  [[nodiscard]] result<std::array<std::uint64_t, 3>> mesh_sizes(std::uint32_t mesh_index) const {
+    const auto mesh = asset_.meshes().at(mesh_index);
+    if (!mesh) return make_error(errc::invalid_argument, {.record_index = mesh_index, .field = "mesh_index"});
+    std::array<std::uint64_t, 3> sizes{};
+    std::size_t i = 0;
+    for (const auto& part : mesh_parts(*mesh)) sizes[i++] = part.row ? part.size : 0;
+    return sizes;
   }
 
   /// Loads every chunk, then runs the deep checks (when asked), so that every
@@ -390,8 +434,16 @@ class streamed_asset {
       out = byte_buffer(static_cast<std::size_t>(size));
     else
       out.resize(static_cast<std::size_t>(size));
+    return read_exact(out, offset);
+  }
+
+  // Reads [offset, offset + out.size()) into `out`.
+  template <class = void>
+  status read_exact(mutable_byte_span out, std::uint64_t offset) {
+    if (!checked_range(offset, out.size(), 1, source_->size()))
+      return make_error(errc::io_read_failed, {.value = offset, .has_value = true});
     UNTOLD_TRY(source_->read(offset, out));
-    bytes_read_ += size;
+    bytes_read_ += out.size();
     return {};
   }
 
@@ -426,16 +478,22 @@ class streamed_asset {
     return detail::integrity_access::attach(asset_, directory, *row, asset_.payload(*row), false);
   }
 
-  // Payload bytes [offset, offset + size) of uncompressed chunk `row` into
-  // `out`; with block digests, the whole blocks around them are read and
-  // verified first (R-BLOCK-HASH).
+  // Payload bytes [offset, offset + out.size()) of uncompressed chunk `row`
+  // into `out`; with block digests, the whole blocks around them are read
+  // (into a scratch buffer unless they are exactly `out`) and verified first
+  // (R-BLOCK-HASH).
   template <class = void>
-  status read_verified(std::vector<std::byte>& out, std::uint32_t row, std::uint64_t offset, std::uint64_t size) {
-    const byte_range blocks = detail::integrity_access::covering_blocks(asset_, row, offset, size);
-    UNTOLD_TRY(read_into(out, asset_.chunks()[row].file_offset + blocks.offset, blocks.size));
-    UNTOLD_TRY(detail::integrity_access::verify_stored(asset_, row, blocks.offset, out));
-    out.erase(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(offset - blocks.offset));
-    out.resize(static_cast<std::size_t>(size));
+  status read_verified(mutable_byte_span out, std::uint32_t row, std::uint64_t offset) {
+    const std::uint64_t file_offset = asset_.chunks()[row].file_offset;
+    const byte_range blocks = detail::integrity_access::covering_blocks(asset_, row, offset, out.size());
+    if (blocks.offset == offset && blocks.size == out.size()) {
+      UNTOLD_TRY(read_exact(out, file_offset + offset));
+      return detail::integrity_access::verify_stored(asset_, row, blocks.offset, out);
+    }
+    byte_buffer stored;
+    UNTOLD_TRY(read_into(stored, file_offset + blocks.offset, blocks.size));
+    UNTOLD_TRY(detail::integrity_access::verify_stored(asset_, row, blocks.offset, stored));
+    std::memcpy(out.data(), stored.data() + (offset - blocks.offset), out.size());
     return {};
   }
 

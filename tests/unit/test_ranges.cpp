@@ -82,6 +82,87 @@ TEST_CASE("ranges: one mesh reads only its own vertex and index ranges") {
   CHECK(tile->ranges_for_mesh(99).empty());
 }
 
+TEST_CASE("ranges: load_mesh_into writes load_mesh's bytes into caller memory, reading the same ranges") {
+  struct variant {
+    const char* name;
+    bool content_hash;
+    untold::write_options options;
+  };
+  untold::write_options lz4;
+  lz4.compression.data = {untold::compression::lz4, 0};
+  for (const variant& v : {variant{"block digests (default)", true, {}},
+                           variant{"no digests, no hash", false, {}},
+                           variant{"lz4 geometry", true, lz4}}) {
+    CAPTURE(v.name);
+    const bytes f = test::write_scene(v.content_hash, v.options);
+    auto whole = untold::open(f, {.integrity = untold::integrity::full});
+    REQUIRE(whole.has_value());
+    untold::memory_range_source by_vector(f), by_span(f);
+    auto a = untold::streamed_asset::open(by_vector, {.open = {.deep_checks = true}, .initial_read = 0});
+    auto b = untold::streamed_asset::open(by_span, {.open = {.deep_checks = true}, .initial_read = 0});
+    REQUIRE(a.has_value());
+    REQUIRE(b.has_value());
+    for (std::uint32_t i = 0; i < whole->meshes().size(); ++i) {
+      CAPTURE(i);
+      const untold::mesh_record m = whole->meshes()[i];
+      const auto sizes = b->mesh_sizes(i);
+      REQUIRE(sizes.has_value());
+      CHECK((*sizes)[0] == whole->vertices(m).size());
+      CHECK((*sizes)[1] == whole->indices(m).size());
+      CHECK((*sizes)[2] == whole->edge_indices(m).size());
+      // Poisoned caller memory: every byte must be overwritten.
+      std::vector<std::byte> vertices((*sizes)[0], std::byte{0xCD}), indices((*sizes)[1], std::byte{0xCD}),
+          edges((*sizes)[2], std::byte{0xCD});
+      by_vector.reset_counters();
+      by_span.reset_counters();
+      const auto expected = a->load_mesh(i);
+      REQUIRE(expected.has_value());
+      const auto status = b->load_mesh_into(i, {vertices, indices, edges});
+      REQUIRE_MESSAGE(status.has_value(), status.error().describe());
+      CHECK(by_span.bytes_served() == by_vector.bytes_served());
+      CHECK(equal(vertices, whole->vertices(m)));
+      CHECK(equal(indices, whole->indices(m)));
+      CHECK(equal(edges, whole->edge_indices(m)));
+      CHECK(vertices == expected->vertices);
+    }
+    // Spans of the wrong size, and a mesh past the end, are refused before anything is read.
+    const auto sizes = b->mesh_sizes(0);
+    REQUIRE(sizes.has_value());
+    std::vector<std::byte> vertices((*sizes)[0] + 1), indices((*sizes)[1]), edges((*sizes)[2]);
+    by_span.reset_counters();
+    const auto too_big = b->load_mesh_into(0, {vertices, indices, edges});
+    REQUIRE_FALSE(too_big.has_value());
+    CHECK(too_big.error().code == untold::errc::invalid_argument);
+    CHECK(std::string(too_big.error().context.field) == "vertices");
+    CHECK(too_big.error().context.value == (*sizes)[0] + 1);
+    CHECK(by_span.bytes_served() == 0);
+    const auto past_end = b->load_mesh_into(static_cast<std::uint32_t>(whole->meshes().size()), {});
+    REQUIRE_FALSE(past_end.has_value());
+    CHECK(std::string(past_end.error().context.field) == "mesh_index");
+    CHECK_FALSE(b->mesh_sizes(static_cast<std::uint32_t>(whole->meshes().size())).has_value());
+  }
+}
+
+TEST_CASE("ranges: load_mesh_into verifies block digests like load_mesh") {
+  bytes f = test::write_scene(true);  // default options: block digests
+  auto whole = untold::open(f);
+  REQUIRE(whole.has_value());
+  const untold::mesh_record m = whole->meshes()[0];
+  const auto vertex_row = *whole->find_chunk(untold::chunk_type::vertex_data);
+  // One byte of mesh 0's vertices changed: R-BLOCK-HASH from both.
+  f[whole->chunks()[vertex_row].file_offset + m.vertex_data_offset] ^= std::byte{0x40};
+  untold::memory_range_source src(f);
+  auto s = untold::streamed_asset::open(src);
+  REQUIRE(s.has_value());
+  const auto sizes = s->mesh_sizes(0);
+  REQUIRE(sizes.has_value());
+  std::vector<std::byte> vertices((*sizes)[0]), indices((*sizes)[1]), edges((*sizes)[2]);
+  const auto status = s->load_mesh_into(0, {vertices, indices, edges});
+  REQUIRE_FALSE(status.has_value());
+  CHECK(status.error().rule_id() == "R-BLOCK-HASH");
+  CHECK(s->load_mesh(0).error().rule_id() == "R-BLOCK-HASH");
+}
+
 TEST_CASE("ranges: compressed geometry loads whole chunks once, then serves from memory") {
   untold::write_options options;
   options.compression.data = {untold::compression::lz4, 0};

@@ -56,6 +56,14 @@ TEST_CASE("ranges: load_mesh with deep checks refuses an index past vertexCount"
   const auto whole = untold::open(f, deep.open);
   REQUIRE_FALSE(whole);
   CHECK(whole.error().describe() == bad.error().describe());
+  {  // into caller memory: the same error
+    const auto sizes = tile->mesh_sizes(0);
+    REQUIRE(sizes);
+    std::vector<std::byte> vertices((*sizes)[0]), indices((*sizes)[1]), edges((*sizes)[2]);
+    const auto into = tile->load_mesh_into(0, {vertices, indices, edges});
+    REQUIRE_FALSE(into);
+    CHECK(into.error().describe() == bad.error().describe());
+  }
 
   // Other meshes still load; without deep checks the index is handed out,
   // as documented (SECURITY.md).
