@@ -7,6 +7,7 @@
 #include <untold/ranges.hpp>
 
 #include <cmath>
+#include <deque>
 #include <limits>
 
 using test::bytes;
@@ -310,10 +311,12 @@ TEST_CASE("ext: plugin envelope encode and parse") {
 TEST_CASE("ext: plugin_chunk_body checks the envelope against the expected id, kind and version") {
   const bytes payload = {std::byte{1}, std::byte{2}, std::byte{3}};
   const untold::plugin_chunk_identity expected{.plugin_id = "com.example.physics", .kind = 42, .chunk_version = 3};
+  std::deque<bytes> chunks;  // the bodies returned view them: kept alive for the whole test
   const auto body_of = [&](std::string_view id, std::uint32_t kind, std::uint32_t version) {
-    const auto chunk = untold::encode_plugin_chunk(id, kind, version, payload);
+    auto chunk = untold::encode_plugin_chunk(id, kind, version, payload);
     REQUIRE(chunk.has_value());
-    return untold::plugin_chunk_body(*chunk, expected, untold::errc::integrity_layout, 7, 0x8001);
+    chunks.push_back(std::move(*chunk));
+    return untold::plugin_chunk_body(chunks.back(), expected, untold::errc::integrity_layout, 7, 0x8001);
   };
   const auto body = body_of("com.example.physics", 42, 3);
   REQUIRE(body.has_value());
