@@ -79,6 +79,13 @@ enum class integrity : std::uint8_t {
   none,
 };
 
+/// Whether opening in `mode` verifies the contentHash (R-HASH), whole file or
+/// by byte ranges (streamed_asset::load_all): always with `full`; with `lazy`
+/// only for a file without block digests, where it is the only check.
+[[nodiscard]] constexpr bool verifies_content_hash(integrity mode, bool file_has_digests) noexcept {
+  return mode == integrity::full || (mode == integrity::lazy && !file_has_digests);
+}
+
 inline constexpr std::uint32_t integrity_chunk_type = 0xFFFF0001u;  // the library's own plugin chunk
 inline constexpr std::string_view integrity_plugin_id = "untold.integrity";
 inline constexpr std::uint32_t integrity_chunk_kind = 1;

@@ -193,7 +193,7 @@ class streamed_asset {
     const auto mesh = asset_.meshes().at(mesh_index);
     if (!mesh) return ranges;
     for (const auto& part : mesh_parts(*mesh)) {
-      if (!part.row || part.size == 0 || asset_.is_loaded(*part.row)) continue;
+      if (part.size == 0 || asset_.is_loaded(*part.row)) continue;
       const chunk_entry& c = asset_.chunks()[*part.row];
       if (c.compression_type == static_cast<std::uint32_t>(compression::none)) {
         const byte_range blocks = detail::integrity_access::covering_blocks(asset_, *part.row, part.offset, part.size);
@@ -314,7 +314,7 @@ class streamed_asset {
     for (const auto& part : mesh_parts(*mesh)) {
       const mutable_byte_span target = targets[i];
       const char* const name = names[i++];
-      if (target.size() != (part.row ? part.size : 0))
+      if (target.size() != part.size)
         return make_error(errc::invalid_argument,
                           {.record_index = mesh_index, .field = name, .value = target.size(), .has_value = true});
       if (target.empty()) continue;
@@ -341,7 +341,7 @@ class streamed_asset {
     if (!mesh) return make_error(errc::invalid_argument, {.record_index = mesh_index, .field = "mesh_index"});
     std::array<std::uint64_t, 3> sizes{};
     std::size_t i = 0;
-    for (const auto& part : mesh_parts(*mesh)) sizes[i++] = part.row ? part.size : 0;
+    for (const auto& part : mesh_parts(*mesh)) sizes[i++] = part.size;
     return sizes;
   }
 
@@ -355,9 +355,7 @@ class streamed_asset {
   template <class = void>
   status load_all() {
     const auto& chunks = asset_.chunks();
-    const integrity mode = options_.open.effective_integrity();
-    const bool hash = is_hashed(asset_.header()) &&
-                      (mode == integrity::full || (mode == integrity::lazy && !has_block_digests(asset_)));
+    const bool hash = is_hashed(asset_.header()) && verifies_content_hash(options_.open.effective_integrity(), has_block_digests(asset_));
     sha256 hasher;
     for (const std::uint32_t row : content_hash_order(chunks)) {
       const chunk_entry& c = chunks[row];
@@ -403,12 +401,16 @@ class streamed_asset {
     std::uint64_t offset = 0;          // within the uncompressed payload
     std::uint64_t size = 0;
   };
+  // A part whose chunk the file lacks has size 0 (nothing to read or hand out).
   [[nodiscard]] std::array<mesh_part, 3> mesh_parts(const mesh_record& m) const noexcept {
-    const std::uint64_t isize = index_size(m.index_type);
-    return {mesh_part{asset_.find_chunk(chunk_type::vertex_data), m.vertex_data_offset, m.vertex_data_size_bytes},
-            mesh_part{asset_.find_chunk(chunk_type::index_data), m.index_data_offset, m.index_data_size_bytes},
-            mesh_part{asset_.find_chunk(chunk_type::edge_index_data), m.edge_index_offset(),
-                      std::uint64_t{m.edge_index_count()} * isize}};
+    const auto part = [&](chunk_type type, std::uint64_t offset, std::uint64_t size) {
+      const auto row = asset_.find_chunk(type);
+      return mesh_part{row, offset, row ? size : 0};
+    };
+    return {part(chunk_type::vertex_data, m.vertex_data_offset, m.vertex_data_size_bytes),
+            part(chunk_type::index_data, m.index_data_offset, m.index_data_size_bytes),
+            part(chunk_type::edge_index_data, m.edge_index_offset(),
+                 std::uint64_t{m.edge_index_count()} * index_size(m.index_type))};
   }
 
   // Loads chunk `row` from `block`, which holds the file bytes starting at `base`.

@@ -277,7 +277,7 @@ class asset_loader {
                                                   *row, subspan(file, {c.file_offset, c.compressed_size}),
                                                   mode == integrity::lazy && !options.deep_checks));
     }
-    if (mode == integrity::full || *row == none) UNTOLD_TRY(verify_content_hash(a.header_, a.chunks_, file));
+    if (verifies_content_hash(mode, *row != none)) UNTOLD_TRY(verify_content_hash(a.header_, a.chunks_, file));
     return {};
   }
 
