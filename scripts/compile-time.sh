@@ -67,7 +67,7 @@ if [[ "${ROWS:-all}" == paths ]]; then  # the rows above and the umbrella only
 else
   while IFS= read -r header; do
     measure "$header" "#include <$header>"
-  done < <(cd include && find untold -name '*.hpp' ! -path 'untold/remote/*' ! -name 'rules.hpp' | sort)
+  done < <(cd include && find untold -name '*.hpp' ! -path 'untold/remote/*' ! -path 'untold/rules/*' | sort)
 fi
 echo
 echo "Measured with $("$cxx" --version | head -n 1) on $(nproc) cores, $(date -u +%Y-%m-%d)."

@@ -1,21 +1,23 @@
 // untold/error.hpp - errors as values.
 //
 // Every failure the library can report is one `errc` value. Each value knows
-// its stable name, the spec rule id it enforces (`R-...`, or an `E-...` id for
-// failures that are not file rules, such as I/O or bad writer input) and a
-// one-line message. An `error` adds where it happened: chunk index and type,
-// record index and the field name. `result<T>` carries either a value or an
-// error; nothing in the library throws.
+// its stable name, the rule id it enforces (`R-...` for .untold, `U3D-...`,
+// `UDM-...`, `HM-...` for the foreign formats, or an `E-...` id for failures
+// that are not file rules, such as I/O or bad writer input), its format
+// family and a one-line message. An `error` adds where it happened: chunk,
+// record, field, the offending value (an integer or a float, shown with its
+// bits), the limit it broke, the byte offset, a name from the file.
+// `result<T>` carries either a value or an error; nothing in the library
+// throws.
 //
-// To find the code that enforces a rule, grep for its errc name next to the
-// rule id in the table below (e.g. R-MESH-MATERIAL -> mesh_material).
-//
-// The foreign formats (Urho3D, UDM, assetc) add their rules to the same enum
-// from their own tables (urho3d/rules.hpp, udm/rules.hpp, assetc/rules.hpp):
-// one error type for every format, each value tagged with its format family.
+// The rules are data: one table per family in rules/ (core.hpp, urho3d.hpp,
+// udm.hpp, assetc.hpp), rows X(family, name, rule id, message). To find the
+// code that enforces a rule, grep for its errc name next to the rule id in
+// those tables (e.g. R-MESH-MATERIAL -> mesh_material).
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cassert>
 #include <cstdint>
 #include <iosfwd>
@@ -25,138 +27,36 @@
 #include <type_traits>
 #include <utility>
 
-#include "assetc/rules.hpp"
-#include "udm/rules.hpp"
-#include "urho3d/rules.hpp"
+#include "detail/error_enum.hpp"
+#include "rules/assetc.hpp"
+#include "rules/core.hpp"
+#include "rules/udm.hpp"
+#include "rules/urho3d.hpp"
 
 namespace untold {
 
-// X(name, rule id, message). One table per format family; every other
-// accessor derives from them.
-#define UNTOLD_ERROR_TABLE(X)                                                  \
-  UNTOLD_CORE_ERROR_TABLE(X)                                                   \
-  UNTOLD_URHO3D_ERROR_TABLE(X)                                                 \
-  UNTOLD_UDM_ERROR_TABLE(X)                                                    \
-  UNTOLD_ASSETC_ERROR_TABLE(X)
+/// Every family's rows, in one enum.
+#define UNTOLD_ERROR_TABLE(X) \
+  UNTOLD_CORE_RULES(X)        \
+  UNTOLD_URHO3D_RULES(X)      \
+  UNTOLD_UDM_RULES(X)         \
+  UNTOLD_ASSETC_RULES(X)
 
-#define UNTOLD_CORE_ERROR_TABLE(X)                                                                                   \
-  X(ok, "OK", "no error")                                                                                       \
-  /* spec 6: header and table */                                                                                \
-  X(bad_magic, "R-MAGIC", "the first 8 bytes are not the .untold magic \"UNTOLD\\0\\0\"")                       \
-  X(truncated_header, "R-TRUNC-HEADER", "the file is shorter than the 204-byte header")                        \
-  X(unsupported_version, "R-VERSION", "formatVersion is not in 1..4")                                           \
-  X(bad_header_size, "R-HEADER-SIZE", "headerSize is not 204")                                                  \
-  X(unknown_file_type, "R-FILE-TYPE", "unknown fileType")                                                       \
-  X(unknown_vertex_layout, "R-VERTEX-LAYOUT", "unknown vertexLayout")                                           \
-  X(truncated_table, "R-TRUNC-TABLE", "the chunk table extends past the end of the file")                      \
-  X(unknown_compression, "R-COMPRESSION", "unknown compressionType")                                            \
-  X(misaligned_chunk, "R-ALIGN", "a chunk fileOffset is not a multiple of 16")                                 \
-  X(chunk_out_of_range, "R-CHUNK-RANGE",                                                                        \
-    "a chunk extends past the end of the file or overlaps the header, the table or another chunk")             \
-  X(raw_size_mismatch, "R-RAW-SIZE", "an uncompressed chunk has compressedSize != uncompressedSize")          \
-  X(duplicate_chunk, "R-DUP-CHUNK", "a core chunk type appears more than once")                                \
-  X(missing_required_chunk, "R-REQUIRED", "a chunk required for this fileType is missing")                     \
-  X(table_size_mismatch, "R-TABLE-SIZE", "a record table's uncompressedSize != elementCount * record size")    \
-  X(header_count_mismatch, "R-HEADER-COUNTS", "a header count differs from its table's element count")         \
-  X(limit_exceeded, "R-LIMITS", "a count or size exceeds the caller's limits")                                 \
-  /* spec 6: payloads */                                                                                        \
-  X(decompress_failed, "R-DECOMPRESS", "a compressed chunk failed to decode to exactly its declared size")     \
-  X(compression_unsupported, "R-DECOMPRESS",                                                                    \
-    "this build of the library cannot decode the chunk's compression (unsupported here)")                      \
-  X(hash_mismatch, "R-HASH", "contentHash does not match the chunk bytes")                                     \
-  /* spec 6: records */                                                                                         \
-  X(bad_string, "R-STRING", "a string reference is outside the string table, unterminated or not UTF-8")      \
-  X(entity_mesh_range, "R-ENTITY-MESH-RANGE", "an entity's mesh record range exceeds the mesh table")          \
-  X(duplicate_entity_id, "R-ENTITY-ID", "two entities share an entityId")                                      \
-  X(bad_entity_parent, "R-ENTITY-PARENT", "an entity's parent does not exist or the parent chain has a cycle")  \
-  X(mesh_entity, "R-MESH-ENTITY", "a mesh's entityId names no entity")                                         \
-  X(mesh_material, "R-MESH-MATERIAL", "a mesh's materialIndex is neither NONE nor a material")                 \
-  X(bad_index_type, "R-INDEX-TYPE", "a mesh's indexType is not 1 (uint16) or 2 (uint32)")                     \
-  X(bad_stride, "R-STRIDE", "a mesh's vertexStrideBytes does not match the vertex layout (32)")               \
-  X(vertex_size, "R-VERTEX-SIZE", "a mesh's vertexDataSizeBytes != vertexCount * vertexStrideBytes")          \
-  X(index_size, "R-INDEX-SIZE", "a mesh's indexDataSizeBytes != indexCount * index size")                     \
-  X(index_count, "R-INDEX-COUNT", "a mesh's indexCount is not a multiple of 3 (meshes are triangle lists)")    \
-  X(vertex_range, "R-VERTEX-RANGE", "a mesh's vertex bytes exceed VERTEX_DATA")                                \
-  X(index_range, "R-INDEX-RANGE", "a mesh's index bytes exceed INDEX_DATA")                                    \
-  X(edge_range, "R-EDGE-RANGE", "a mesh's edge indices exceed EDGE_INDEX_DATA or it is missing")              \
-  X(texture_index, "R-TEXTURE-INDEX", "a material texture index is neither NONE nor a texture")               \
-  X(texture_format, "R-TEXTURE-FORMAT", "unknown textureFormat")                                               \
-  X(extension_range, "R-EXT-RANGES", "an extension-table reference or range is invalid")                      \
-  X(morph_mesh, "R-MORPH-MESH", "a morph target's meshRecordIndex names no mesh")                              \
-  X(morph_range, "R-MORPH-RANGE", "a morph target's entries exceed MORPH_TARGET_DATA, or that chunk is missing") \
-  X(morph_driver, "R-MORPH-DRIVER", "a morph driver's targetIndex names no morph target")                      \
-  /* spec 6: deep checks */                                                                                     \
-  X(index_value, "R-INDEX-VALUE", "an index is >= the mesh's vertexCount")                                     \
-  X(not_finite, "R-FINITE", "a position, bound or transform is not finite")                                    \
-  X(out_of_bounds, "R-BOUNDS", "a vertex lies outside its mesh's localBounds")                                 \
-  X(morph_vertex, "R-MORPH-VERTEX", "a morph entry's vertexIndex is >= its mesh's vertexCount")                \
-  /* not file rules: I/O and API misuse */                                                                      \
-  X(io_open_failed, "E-IO-OPEN", "the file could not be opened")                                               \
-  X(io_read_failed, "E-IO-READ", "reading the file failed")                                                    \
-  X(io_empty_file, "E-IO-EMPTY", "the file is empty")                                                          \
-  X(io_write_failed, "E-IO-WRITE", "writing the file failed")                                                  \
-  X(range_missing, "E-RANGE-MISSING", "the bytes this needs have not been supplied yet")                      \
-  X(invalid_argument, "E-INVALID-ARGUMENT", "invalid input to the writer or API")                              \
-  X(format_version_too_low, "E-FORMAT-VERSION",                                                                 \
-    "the requested formatVersion cannot store the content (limit = the lowest version that can)")              \
-  X(encode_failed, "E-ENCODE", "compressing or hashing failed inside the codec library")                        \
-  /* block digests (integrity.hpp): the untold.integrity plugin chunk */                                        \
-  X(integrity_layout, "R-INTEGRITY-LAYOUT", "the untold.integrity chunk is malformed or appears twice")          \
-  X(integrity_hash, "R-INTEGRITY-HASH", "the untold.integrity chunk's digest of its own digests does not match") \
-  X(directory_hash, "R-DIRECTORY-HASH", "the header or chunk table differs from the integrity chunk's digest")  \
-  X(block_hash, "R-BLOCK-HASH", "a block of a chunk's stored bytes does not match its SHA-256 block digest")
+/// errc, name(errc) ("mesh_material"), rule_id(errc) ("R-MESH-MATERIAL"),
+/// message(errc).
+UNTOLD_DEFINE_ERROR_ENUM(errc, UNTOLD_ERROR_TABLE)
 
-enum class errc : std::uint16_t {
-#define UNTOLD_X(name, rule, msg) name,
-  UNTOLD_ERROR_TABLE(UNTOLD_X)
-#undef UNTOLD_X
-};
-
-/// The enumerator's name, e.g. "mesh_material".
-[[nodiscard]] constexpr std::string_view name(errc e) noexcept {
-  switch (e) {
-#define UNTOLD_X(n, rule, msg) \
-  case errc::n:                \
-    return #n;
-    UNTOLD_ERROR_TABLE(UNTOLD_X)
-#undef UNTOLD_X
-  }
-  return "unknown";
-}
-
-/// The spec rule id, e.g. "R-MESH-MATERIAL".
-[[nodiscard]] constexpr std::string_view rule_id(errc e) noexcept {
-  switch (e) {
-#define UNTOLD_X(n, rule, msg) \
-  case errc::n:                \
-    return rule;
-    UNTOLD_ERROR_TABLE(UNTOLD_X)
-#undef UNTOLD_X
-  }
-  return "E-UNKNOWN";
-}
-
-/// A one-line human-readable message.
-[[nodiscard]] constexpr std::string_view message(errc e) noexcept {
-  switch (e) {
-#define UNTOLD_X(n, rule, msg) \
-  case errc::n:                \
-    return msg;
-    UNTOLD_ERROR_TABLE(UNTOLD_X)
-#undef UNTOLD_X
-  }
-  return "unknown error";
-}
-
-/// Which format's rules a value enforces. Derived from the rule id prefix:
-/// R-/E- core, U3D- Urho3D, UDM- Pragma UDM, HM- assetc.
+/// Which format's rules a value enforces: the family column of its row.
 enum class format_family : std::uint8_t { untold, urho3d, udm, assetc };
 
 [[nodiscard]] constexpr format_family family(errc e) noexcept {
-  const std::string_view id = rule_id(e);
-  if (id.starts_with("U3D-")) return format_family::urho3d;
-  if (id.starts_with("UDM-")) return format_family::udm;
-  if (id.starts_with("HM-")) return format_family::assetc;
+  switch (e) {
+#define UNTOLD_X(fam, n, id, msg) \
+  case errc::n:                   \
+    return format_family::fam;
+    UNTOLD_ERROR_TABLE(UNTOLD_X)
+#undef UNTOLD_X
+  }
   return format_family::untold;
 }
 
@@ -184,6 +84,7 @@ struct error_context {
   const char* field = nullptr;            // spec field name, e.g. "materialIndex"
   std::uint64_t value = 0;                // the offending value, when one helps
   bool has_value = false;
+  bool value_is_float = false;            // value holds a float's 32 bits (shown as a float with its bits)
   std::uint64_t offset = no_offset;       // byte offset in the file, when known
   std::uint64_t limit = 0;                // the bound the value broke, when one helps
   bool has_limit = false;
@@ -191,6 +92,79 @@ struct error_context {
   /// fit; stored inline so an error never points into the caller's buffer.
   std::array<char, 48> subject{};
 };
+
+namespace detail {
+
+/// Appends `text` with bytes below 0x20, 0x7F and '\\' escaped (\n, \t, \xHH,
+/// \\): what every text output does with a name taken from a file.
+template <class String>
+void append_escaped(String& out, std::string_view text) {
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\\') {
+      out.append("\\\\");
+    } else if (c == '\n') {
+      out.append("\\n");
+    } else if (c == '\t') {
+      out.append("\\t");
+    } else if (c == '\r') {
+      out.append("\\r");
+    } else if (c < 0x20 || c == 0x7F) {
+      const char hex[] = {'\\', 'x', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 0xFu]};
+      out.append(std::string_view(hex, 4));
+    } else {
+      out.push_back(ch);
+    }
+  }
+}
+
+/// Appends a float given by its bits: nan, inf, -inf, or about 7 significant
+/// digits (the bits beside it in describe() are exact). No <cstdio>/<charconv>
+/// so error.hpp stays light.
+template <class String>
+void append_float(String& out, std::uint32_t bits) {
+  if ((bits & 0x7F800000u) == 0x7F800000u) {
+    out.append((bits & 0x007FFFFFu) != 0 ? "nan" : (bits >> 31) != 0 ? "-inf" : "inf");
+    return;
+  }
+  double d = std::bit_cast<float>(bits);
+  if ((bits >> 31) != 0) out.push_back('-'), d = -d;
+  int exponent = 0;
+  if (d != 0.0) {
+    while (d >= 10.0) d /= 10.0, ++exponent;
+    while (d < 1.0) d *= 10.0, --exponent;
+  }
+  auto digits = static_cast<std::uint64_t>(d * 1e6 + 0.5);  // 7 significant digits: d.dddddd
+  if (digits >= 10000000u) digits /= 10, ++exponent;
+  char text[7];
+  for (int i = 6; i >= 0; --i) text[i] = static_cast<char>('0' + digits % 10), digits /= 10;
+  int last = 6;
+  while (last > 0 && text[last] == '0') --last;  // trailing zeros of the fraction
+  if (exponent >= -4 && exponent <= 8) {  // plain notation: 0.00012345, 3.25, 12345678
+    if (exponent < 0) {
+      out.append("0.");
+      for (int i = -1; i > exponent; --i) out.push_back('0');
+      out.append(std::string_view(text, static_cast<std::size_t>(last + 1)));
+      return;
+    }
+    for (int i = 0; i <= (exponent > last ? exponent : last); ++i) {
+      if (i == exponent + 1) out.push_back('.');
+      out.push_back(i <= 6 ? text[i] : '0');
+    }
+    return;
+  }
+  out.push_back(text[0]);
+  if (last > 0) out.push_back('.'), out.append(std::string_view(text + 1, static_cast<std::size_t>(last)));
+  out.push_back('e');
+  if (exponent < 0) out.push_back('-'), exponent = -exponent;
+  char e[4];
+  int n = 0;
+  do e[n++] = static_cast<char>('0' + exponent % 10), exponent /= 10;
+  while (exponent != 0);
+  while (n > 0) out.push_back(e[--n]);
+}
+
+}  // namespace detail
 
 struct error {
   errc code = errc::ok;
@@ -203,6 +177,35 @@ struct error {
     return *this;
   }
   [[nodiscard]] constexpr std::string_view subject() const noexcept { return context.subject.data(); }
+
+  // Named context setters: every family builds its errors with these (a
+  // swapped field cannot compile into a wrong message, as positional u64
+  // arguments could), e.g.
+  //   return make_error(errc::u3d_draw_range).at_field("indexStart").with_value(v).with_limit(n).at_offset(at);
+  constexpr error& at_field(const char* field) noexcept { return context.field = field, *this; }
+  constexpr error& with_value(std::uint64_t v) noexcept {
+    context.value = v, context.has_value = true, context.value_is_float = false;
+    return *this;
+  }
+  /// A float value: kept as its bits, shown as "nan (bits 0xffffffff)".
+  constexpr error& with_float(float f) noexcept {
+    context.value = std::bit_cast<std::uint32_t>(f), context.has_value = true, context.value_is_float = true;
+    return *this;
+  }
+  constexpr error& with_limit(std::uint64_t limit) noexcept {
+    context.limit = limit, context.has_limit = true;
+    return *this;
+  }
+  /// The n-th record/item; indices that do not fit 32 bits read as unknown.
+  constexpr error& at_record(std::uint64_t index) noexcept {
+    context.record_index = index < no_index ? static_cast<std::uint32_t>(index) : no_index;
+    return *this;
+  }
+  constexpr error& at_offset(std::uint64_t offset) noexcept { return context.offset = offset, *this; }
+  constexpr error& at_chunk(std::uint32_t index, std::uint32_t type) noexcept {
+    context.chunk_index = index, context.chunk_type = type;
+    return *this;
+  }
   [[nodiscard]] constexpr format_family family() const noexcept { return untold::family(code); }
 
   [[nodiscard]] constexpr std::string_view name() const noexcept { return untold::name(code); }
@@ -231,11 +234,24 @@ struct error {
     if (context.chunk_type != 0) add("type", number(context.chunk_type));
     if (context.record_index != no_index) add("record", number(context.record_index));
     if (context.field != nullptr) add("field", context.field);
-    if (context.has_value) add("value", number(context.value));
+    if (context.has_value && context.value_is_float) {
+      String v;
+      detail::append_float(v, static_cast<std::uint32_t>(context.value));
+      v.append(" (bits 0x");
+      for (int shift = 28; shift >= 0; shift -= 4) v.push_back("0123456789abcdef"[(context.value >> shift) & 0xFu]);
+      v.append(")");
+      add("value", v);
+    } else if (context.has_value) {
+      add("value", number(context.value));
+    }
     if (context.has_limit) add("limit", number(context.limit));
     if (context.offset != no_offset) add("offset", number(context.offset));
     if (!subject().empty()) {
-      where.append(where.empty() ? "" : ", ").append("name '").append(subject()).append("'");
+      // The name comes from the file: control characters are escaped so a
+      // hostile name cannot forge lines or terminal sequences in a log.
+      where.append(where.empty() ? "" : ", ").append("name '");
+      detail::append_escaped(where, subject());
+      where.append("'");
     }
     if (!where.empty()) s.append(" (").append(where).append(")");
     return s;

@@ -25,6 +25,23 @@ struct limits {
   /// compressed chunk at all.
   std::uint32_t max_expansion = 64;
 
+  /// The budget (budget.hpp) one input of n bytes gets across everything it
+  /// makes the library do: reader, converter and printer alike.
+  ///   memory  <= memory_per_input_byte x n + memory_floor   (bytes held)
+  ///   work    <= work_per_input_byte x n + work_floor       (items visited:
+  ///              nodes, keys, elements, vertices, entries; items that take
+  ///              no bytes in the file count too)
+  ///   output  <= output_per_input_byte x n + output_floor   (bytes written
+  ///              by a converter or printer)
+  /// The floors are what any input, however small, may use; the rates keep
+  /// peak memory, work and output linear in the input's size.
+  std::uint32_t memory_per_input_byte = 64;
+  std::uint64_t memory_floor = std::uint64_t{64} << 20;
+  std::uint32_t work_per_input_byte = 256;
+  std::uint64_t work_floor = std::uint64_t{1} << 20;
+  std::uint32_t output_per_input_byte = 64;
+  std::uint64_t output_floor = std::uint64_t{64} << 20;
+
   /// What one file of `file_size` bytes may decompress to in total:
   /// max_expansion x file_size, and never more than max_total_bytes.
   /// Overflow-safe for any values.

@@ -268,12 +268,6 @@ status validate_records(const asset& a) {
 // ---- deep checks (opt-in; linear in geometry size) ---------------------------
 
 namespace detail {
-template <std::size_t N>
-[[nodiscard]] inline bool all_finite(const std::array<float, N>& v) noexcept {
-  for (const float f : v)
-    if (!detail::is_finite(f)) return false;
-  return true;
-}
 [[nodiscard]] inline bool all_finite(const aabb& b) noexcept { return all_finite(b.min) && all_finite(b.max); }
 }  // namespace detail
 

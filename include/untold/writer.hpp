@@ -737,7 +737,7 @@ class basic_builder {
       channels_.push_back(channel);
     }
     clip.duration = d.duration.value_or(latest);
-    if (!std::isfinite(clip.duration))
+    if (!untold::detail::is_finite(clip.duration))
       fail(errc::invalid_argument, chunk_type::animation_clip_table, handle, "duration", 0);
     clips_.push_back(clip);
     return handle;
@@ -815,7 +815,7 @@ class basic_builder {
       p.driver->kernel = d.driver->kernel;
       p.driver->pose_rotation = d.driver->pose_rotation;
       p.driver->radius = d.driver->radius;
-      if (!detail::all_finite(d.driver->pose_rotation) || !std::isfinite(d.driver->radius))
+      if (!detail::all_finite(d.driver->pose_rotation) || !untold::detail::is_finite(d.driver->radius))
         fail(errc::invalid_argument, chunk_type::morph_driver_table, handle, "driver", 0);
     }
     if (mesh >= meshes_.size()) {
@@ -847,7 +847,7 @@ class basic_builder {
     float scale = d.position_scale.value_or(1.0f);
     if (!d.position_scale)
       while (largest / scale > static_cast<float>(half_max)) scale *= 2.0f;
-    if (!std::isfinite(scale) || !(scale > 0.0f)) fail_here("positionScale", 0);
+    if (!untold::detail::is_finite(scale) || !(scale > 0.0f)) fail_here("positionScale", 0);
 
     p.record.flags = d.flags | (with_normals ? morph_flags::has_normal_deltas : 0u);
     p.record.position_scale = scale;
@@ -1135,7 +1135,7 @@ class basic_builder {
       bool finite = true;
       const auto check = [&finite](const auto& field, const char*) {
         if constexpr (std::is_floating_point_v<std::remove_cvref_t<decltype(field)>>)
-          finite = finite && std::isfinite(field);
+          finite = finite && untold::detail::is_finite(field);
       };
       record_traits<K>::fields(check, keys[i], max_format_version);
       if (!finite || (i > 0 && keys[i].time < keys[i - 1].time))

@@ -12,7 +12,7 @@
 //   common.hpp read_options {limits, deep}, le_array<T>, fourcc, is_safe_runtime_path
 //
 // Every reader is safe on untrusted input and reports errors as values with
-// HM-* rule ids (rules.hpp); no exceptions, no RTTI.
+// HM-* rule ids (rules/assetc.hpp); no exceptions, no RTTI.
 //
 //   auto mesh = untold::assetc::open_hmesh(bytes, {.deep = true});
 //   if (!mesh) puts(mesh.error().describe().c_str());

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "../bytes.hpp"
+#include "../detail/checks.hpp"
 #include "../cursor.hpp"
 #include "../error.hpp"
 #include "../limits.hpp"
@@ -167,30 +168,18 @@ namespace detail {
 /// What a byte_cursor reports when an assetc structure runs out of bytes.
 inline constexpr cursor_rules hm_cursor_rules{errc::hm_truncated, errc::hm_count_too_large};
 
-[[nodiscard]] inline bool is_finite(float f) noexcept {
-  // Exponent all ones is Inf or NaN; through the bits so -ffast-math cannot fold it.
-  return (std::bit_cast<std::uint32_t>(f) & 0x7F800000u) != 0x7F800000u;
-}
+using untold::detail::is_finite;  // the shared bit test (detail/checks.hpp)
 
 }  // namespace detail
 
 /// HM-PATH: a runtime path (.hman and .hpack entries) is relative,
-/// '/'-separated and cannot climb out of the runtime root: not empty, no
-/// leading '/', no '\\' or NUL, no empty, "." or ".." component. An engine
-/// opens root + "/" + path, so this is what keeps a hostile manifest inside
-/// the root. Safe on any string.
+/// '/'-separated and cannot climb out of the runtime root: the shared
+/// untold::detail::is_safe_relative_path (no empty, "." or ".." component,
+/// no leading '/', no '\\', ':', NUL or control byte). An engine opens
+/// root + "/" + path, so this is what keeps a hostile manifest inside the
+/// root. Safe on any string.
 [[nodiscard]] constexpr bool is_safe_runtime_path(std::string_view path) noexcept {
-  if (path.empty()) return false;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t slash = path.find('/', start);
-    const std::string_view part = path.substr(start, slash == std::string_view::npos ? path.npos : slash - start);
-    if (part.empty() || part == "." || part == "..") return false;
-    for (const char c : part)
-      if (c == '\\' || c == '\0') return false;
-    if (slash == std::string_view::npos) return true;
-    start = slash + 1;
-  }
+  return untold::detail::is_safe_relative_path(path);
 }
 
 }  // namespace untold::assetc

@@ -240,7 +240,7 @@ struct prepared_uvs {
     for (std::size_t axis = 0; axis < 2; ++axis) {
       float lo = (*uv)[axis], hi = (*uv)[axis];
       for (std::size_t i = axis; i < uv->size(); i += 2) {
-        if (!std::isfinite((*uv)[i])) continue;
+        if (!untold::detail::is_finite((*uv)[i])) continue;
         lo = std::min(lo, (*uv)[i]);
         hi = std::max(hi, (*uv)[i]);
       }
@@ -273,7 +273,7 @@ struct prepared_uvs {
     std::uint64_t imprecise = 0;
     double worst = 0;
     for (const float v : *uv) {
-      if (!std::isfinite(v)) continue;
+      if (!untold::detail::is_finite(v)) continue;
       const double err = std::fabs(static_cast<double>(half_to_float(float_to_half_raw(v))) - v);
       if (err > uv_precision_tolerance) {
         ++imprecise;

@@ -14,14 +14,10 @@
 #include <cstdint>
 #include <utility>
 
+#include "checks.hpp"  // is_finite, is_nan: the shared bit tests
+
 namespace untold::detail {
 
-[[nodiscard]] constexpr bool is_finite(float f) noexcept {
-  return (std::bit_cast<std::uint32_t>(f) & 0x7F800000u) != 0x7F800000u;
-}
-[[nodiscard]] constexpr bool is_nan(float f) noexcept {
-  return (std::bit_cast<std::uint32_t>(f) & 0x7FFFFFFFu) > 0x7F800000u;
-}
 [[nodiscard]] constexpr float abs(float f) noexcept {
   return std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) & 0x7FFFFFFFu);
 }

@@ -22,72 +22,34 @@
 
 namespace untold::remote {
 
-// X(name, id, message). One table; every accessor derives from it.
+// X(layer, name, id, message). One table; the enum and its accessors
+// (name(), rule_id(), message()) come from the mechanism every error enum
+// uses (detail/error_enum.hpp).
 #define UNTOLD_REMOTE_ERROR_TABLE(X)                                                                             \
-  X(ok, "E-REMOTE-OK", "no error")                                                                               \
-  X(insecure_scheme, "E-REMOTE-INSECURE", "plain http:// is refused (before any network I/O); use https://")    \
-  X(unsupported_scheme, "E-REMOTE-SCHEME", "only https:// URLs can be downloaded")                              \
-  X(bad_url, "E-REMOTE-URL", "the URL is malformed")                                                             \
-  X(path_escapes, "E-REMOTE-ESCAPE",                                                                             \
+  X(remote, ok, "E-REMOTE-OK", "no error")                                                                               \
+  X(remote, insecure_scheme, "E-REMOTE-INSECURE", "plain http:// is refused (before any network I/O); use https://")    \
+  X(remote, unsupported_scheme, "E-REMOTE-SCHEME", "only https:// URLs can be downloaded")                              \
+  X(remote, bad_url, "E-REMOTE-URL", "the URL is malformed")                                                             \
+  X(remote, path_escapes, "E-REMOTE-ESCAPE",                                                                             \
     "a relative path escapes its base (.., an absolute path, another scheme or host)")                          \
-  X(http_status, "E-REMOTE-HTTP", "the server answered with an error status")                                   \
-  X(timeout, "E-REMOTE-TIMEOUT", "the request or resource timeout expired")                                     \
-  X(tls_failed, "E-REMOTE-TLS", "the server certificate is not trusted (or the CA bundle is unusable)")         \
-  X(transfer_failed, "E-REMOTE-TRANSFER", "the connection failed, was reset or closed early")                  \
-  X(truncated_body, "E-REMOTE-TRUNCATED", "the response body ended before its declared length")                 \
-  X(changed_on_server, "E-REMOTE-CHANGED",                                                                       \
+  X(remote, http_status, "E-REMOTE-HTTP", "the server answered with an error status")                                   \
+  X(remote, timeout, "E-REMOTE-TIMEOUT", "the request or resource timeout expired")                                     \
+  X(remote, tls_failed, "E-REMOTE-TLS", "the server certificate is not trusted (or the CA bundle is unusable)")         \
+  X(remote, transfer_failed, "E-REMOTE-TRANSFER", "the connection failed, was reset or closed early")                  \
+  X(remote, truncated_body, "E-REMOTE-TRUNCATED", "the response body ended before its declared length")                 \
+  X(remote, changed_on_server, "E-REMOTE-CHANGED",                                                                       \
     "the resource changed on the server while it was being streamed (If-Range did not match)")                  \
-  X(range_unsupported, "E-REMOTE-RANGE",                                                                         \
+  X(remote, range_unsupported, "E-REMOTE-RANGE",                                                                         \
     "the server did not answer a byte-range request with a strong ETag and a matching 206")                     \
-  X(bad_response, "E-REMOTE-RESPONSE", "the server's response is malformed or inconsistent")                    \
-  X(invalid_asset, "E-REMOTE-INVALID", "the downloaded .untold file failed validation")                         \
-  X(cache_io, "E-REMOTE-CACHE", "the disk cache could not be read or written")                                  \
-  X(bad_manifest, "E-REMOTE-MANIFEST", "the tile manifest is not valid JSON or a field is missing or mistyped") \
-  X(too_large, "E-REMOTE-TOO-LARGE", "the response is larger than the configured limit")                        \
-  X(shutting_down, "E-REMOTE-SHUTDOWN", "the downloader is shutting down")                                       \
-  X(transport_failed, "E-REMOTE-CURL", "libcurl could not be set up for the request")
+  X(remote, bad_response, "E-REMOTE-RESPONSE", "the server's response is malformed or inconsistent")                    \
+  X(remote, invalid_asset, "E-REMOTE-INVALID", "the downloaded .untold file failed validation")                         \
+  X(remote, cache_io, "E-REMOTE-CACHE", "the disk cache could not be read or written")                                  \
+  X(remote, bad_manifest, "E-REMOTE-MANIFEST", "the tile manifest is not valid JSON or a field is missing or mistyped") \
+  X(remote, too_large, "E-REMOTE-TOO-LARGE", "the response is larger than the configured limit")                        \
+  X(remote, shutting_down, "E-REMOTE-SHUTDOWN", "the downloader is shutting down")                                       \
+  X(remote, transport_failed, "E-REMOTE-CURL", "libcurl could not be set up for the request")
 
-enum class remote_errc : std::uint16_t {
-#define UNTOLD_REMOTE_X(name, id, msg) name,
-  UNTOLD_REMOTE_ERROR_TABLE(UNTOLD_REMOTE_X)
-#undef UNTOLD_REMOTE_X
-};
-
-/// The enumerator's name, e.g. "insecure_scheme" (NUL-terminated literal).
-[[nodiscard]] constexpr std::string_view name(remote_errc e) noexcept {
-  switch (e) {
-#define UNTOLD_REMOTE_X(n, id, msg) \
-  case remote_errc::n:              \
-    return #n;
-    UNTOLD_REMOTE_ERROR_TABLE(UNTOLD_REMOTE_X)
-#undef UNTOLD_REMOTE_X
-  }
-  return "unknown";
-}
-
-/// The stable id, e.g. "E-REMOTE-INSECURE".
-[[nodiscard]] constexpr std::string_view error_id(remote_errc e) noexcept {
-  switch (e) {
-#define UNTOLD_REMOTE_X(n, id, msg) \
-  case remote_errc::n:              \
-    return id;
-    UNTOLD_REMOTE_ERROR_TABLE(UNTOLD_REMOTE_X)
-#undef UNTOLD_REMOTE_X
-  }
-  return "E-REMOTE-UNKNOWN";
-}
-
-/// A one-line human-readable message.
-[[nodiscard]] constexpr std::string_view message(remote_errc e) noexcept {
-  switch (e) {
-#define UNTOLD_REMOTE_X(n, id, msg) \
-  case remote_errc::n:              \
-    return msg;
-    UNTOLD_REMOTE_ERROR_TABLE(UNTOLD_REMOTE_X)
-#undef UNTOLD_REMOTE_X
-  }
-  return "unknown error";
-}
+UNTOLD_DEFINE_ERROR_ENUM(remote_errc, UNTOLD_REMOTE_ERROR_TABLE)
 
 struct error {
   remote_errc code = remote_errc::ok;
@@ -98,7 +60,7 @@ struct error {
   std::string detail{};       // URL, JSON field, OS call, libcurl's text
 
   [[nodiscard]] constexpr std::string_view name() const noexcept { return remote::name(code); }
-  [[nodiscard]] constexpr std::string_view id() const noexcept { return remote::error_id(code); }
+  [[nodiscard]] constexpr std::string_view id() const noexcept { return remote::rule_id(code); }
   [[nodiscard]] constexpr std::string_view message() const noexcept { return remote::message(code); }
 
   /// "E-REMOTE-HTTP http_status: <message> (HTTP 404, attempts 3): https://..."

@@ -10,7 +10,7 @@
 // ArrayLz4 are decompressed once, at parse time, with the safe LZ4 API to
 // exactly their declared size; the document owns those buffers.
 //
-// Rejects (rule ids, see udm/rules.hpp): UDM-MAGIC, UDM-VERSION, UDM-TRUNC,
+// Rejects (rule ids, see rules/udm.hpp): UDM-MAGIC, UDM-VERSION, UDM-TRUNC,
 // UDM-COUNT, UDM-TYPE, UDM-BLOCK-SIZE, UDM-BLOCK-RANGE, UDM-DEPTH, UDM-LZ4,
 // UDM-LIMITS, UDM-STRUCT, UDM-ARRAY-TYPE, UDM-ROOT, UDM-DUP-KEY,
 // UDM-TRAILING. The getters report UDM-GET-TYPE / UDM-GET-PATH.

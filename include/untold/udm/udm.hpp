@@ -15,7 +15,7 @@
 //
 // Headers: types.hpp (the 36 types), reader.hpp (binary -> views), writer.hpp
 // (owning tree, binary writer), ascii.hpp (text form), pmdl.hpp (models),
-// rules.hpp (UDM-* rule ids). docs/udm.md has the format and the rules.
+// rules/udm.hpp (UDM-* rule ids). docs/udm.md has the format and the rules.
 // Every parser here is safe on untrusted input and reports errors as values.
 #pragma once
 

@@ -290,7 +290,7 @@ namespace detail {
     e.context.has_value = true;
     return e.with_subject(name);
   };
-  if (!std::isfinite(a.length)) return err(errc::u3d_not_finite, "length", 0, 0, a.name);
+  if (!untold::detail::is_finite(a.length)) return err(errc::u3d_not_finite, "length", 0, 0, a.name);
   for (std::size_t ti = 0; ti < a.tracks.size(); ++ti) {
     const track& t = a.tracks[ti];
     const std::size_t bad = detail::first_non_finite(t.keys, t.stride(), 0, t.stride() / 4);
@@ -308,7 +308,7 @@ namespace detail {
     float previous = -std::numeric_limits<float>::infinity();
     for (std::uint32_t k = 0; k < t.keyframe_count; ++k) {
       const float time = load_le_unchecked<float>(t.keys.data() + k * stride);
-      if (!std::isfinite(time)) return err(errc::u3d_not_finite, "variant.time", ti, k, t.name);
+      if (!untold::detail::is_finite(time)) return err(errc::u3d_not_finite, "variant.time", ti, k, t.name);
       if (time < previous) return err(errc::u3d_key_order, "variant.time", ti, k, t.name);
       previous = time;
     }

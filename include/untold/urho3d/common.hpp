@@ -6,7 +6,6 @@
 #pragma once
 
 #include <array>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "../bytes.hpp"
+#include "../detail/checks.hpp"
 #include "../cursor.hpp"
 #include "../error.hpp"
 #include "../limits.hpp"
@@ -65,12 +65,7 @@ template <std::size_t N>
   return out;
 }
 
-template <std::size_t N>
-[[nodiscard]] inline bool all_finite(const std::array<float, N>& v) noexcept {
-  for (float f : v)
-    if (!std::isfinite(f)) return false;
-  return true;
-}
+using untold::detail::all_finite;  // the shared bit test (detail/checks.hpp)
 
 /// All floats in `bytes` (a multiple of 4 bytes, any alignment) are finite.
 /// Returns the index of the first non-finite float, or npos.
@@ -81,7 +76,7 @@ inline constexpr std::size_t npos = ~std::size_t{0};
   const std::size_t n = bytes.size() / stride;
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t k = 0; k < floats; ++k)
-      if (!std::isfinite(load_le_unchecked<float>(bytes.data() + i * stride + offset + 4 * k))) return i;
+      if (!untold::detail::is_finite(load_le_unchecked<float>(bytes.data() + i * stride + offset + 4 * k))) return i;
   return npos;
 }
 

@@ -637,7 +637,7 @@ namespace detail {
   for (std::size_t bi = 0; bi < m.bones.size(); ++bi) {
     const bone& b = m.bones[bi];
     const bool ok = detail::all_finite(b.position) && detail::all_finite(b.rotation) && detail::all_finite(b.scale) &&
-                    detail::all_finite(b.offset_matrix) && std::isfinite(b.radius) && detail::all_finite(b.box_min) &&
+                    detail::all_finite(b.offset_matrix) && untold::detail::is_finite(b.radius) && detail::all_finite(b.box_min) &&
                     detail::all_finite(b.box_max);
     if (!ok) return err(errc::u3d_not_finite, "bone", bi, bi).with_subject(b.name);
   }

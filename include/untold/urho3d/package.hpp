@@ -75,20 +75,12 @@ struct package_options {
   return starts_with_id(head, "UPAK") || starts_with_id(head, "ULZ4");
 }
 
-/// True when `name` is safe to use as a relative path: not empty, not
-/// absolute, no drive letter, no backslash, no "." or ".." component.
+/// True when `name` is safe to use as a relative path: the shared
+/// untold::detail::is_safe_relative_path (not empty, not absolute, no drive
+/// letter or ':', no backslash, NUL or control byte, no empty, "." or ".."
+/// component).
 [[nodiscard]] constexpr bool is_safe_entry_name(std::string_view name) noexcept {
-  if (name.empty() || name.front() == '/' || name.find('\\') != std::string_view::npos) return false;
-  if (name.size() >= 2 && name[1] == ':') return false;
-  std::size_t start = 0;
-  while (start <= name.size()) {
-    const std::size_t slash = name.find('/', start);
-    const std::string_view part = name.substr(start, slash == std::string_view::npos ? name.npos : slash - start);
-    if (part.empty() || part == "." || part == "..") return false;
-    if (slash == std::string_view::npos) break;
-    start = slash + 1;
-  }
-  return true;
+  return untold::detail::is_safe_relative_path(name);
 }
 
 [[nodiscard]] inline status verify_package(const package& p, const untold::limits& lim = {});

@@ -6,7 +6,7 @@
 //   shader.hpp     .vs3/.ps3/.vs4/.ps4 USHD and .asc ASBC: read_shader, write_shader, read_script
 //   import.hpp     model + animations -> untold::convert::scene (cook)
 // Every reader is safe on untrusted input and returns errors with U3D-* rule
-// ids (rules.hpp); results view the caller's buffer.
+// ids (rules/urho3d.hpp); results view the caller's buffer.
 #pragma once
 
 #include "animation.hpp"
@@ -14,5 +14,5 @@
 #include "import.hpp"
 #include "model.hpp"
 #include "package.hpp"
-#include "rules.hpp"
+#include "../rules/urho3d.hpp"
 #include "shader.hpp"

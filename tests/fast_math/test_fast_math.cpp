@@ -1,0 +1,50 @@
+// Built with -ffast-math (tests/CMakeLists.txt): a consumer that compiles the
+// library that way must not lose the finite rules (R-FINITE, U3D-FINITE,
+// HM-FINITE). -ffast-math lets the compiler assume that no float is NaN or
+// Inf and fold std::isfinite(x) to true; the library's one check
+// (detail/checks.hpp) tests the bits instead. Values come through volatile
+// so the compiler cannot see them at compile time.
+#include <untold/assetc/assetc.hpp>
+#include <untold/detail/checks.hpp>
+#include <untold/urho3d/urho3d.hpp>
+#include <untold/validate.hpp>
+
+#include <doctest/doctest.h>
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+#ifndef __FAST_MATH__
+#error "this translation unit must be built with -ffast-math"
+#endif
+
+namespace {
+float from_bits(std::uint32_t bits) {
+  volatile std::uint32_t v = bits;
+  return std::bit_cast<float>(static_cast<std::uint32_t>(v));
+}
+}  // namespace
+
+TEST_CASE("fast-math: the shared finite check still sees NaN and Inf") {
+  CHECK_FALSE(untold::detail::is_finite(from_bits(0x7FC00000u)));
+  CHECK_FALSE(untold::detail::is_finite(from_bits(0xFF800000u)));
+  CHECK(untold::detail::is_finite(from_bits(0x3F800000u)));
+  CHECK(untold::detail::is_nan(from_bits(0xFFFFFFFFu)));
+  const std::array<float, 3> v{1.0f, from_bits(0x7F800000u), 2.0f};
+  CHECK_FALSE(untold::detail::all_finite(v));
+}
+
+TEST_CASE("fast-math: every family's finite test rejects a NaN") {
+  // .untold deep checks (R-FINITE) go through validate.hpp's aabb test.
+  const untold::aabb box{{0.0f, from_bits(0x7FC00000u), 0.0f}, {1.0f, 1.0f, 1.0f}};
+  CHECK_FALSE(untold::detail::all_finite(box));
+  // Urho3D (U3D-FINITE): the scan over a vertex buffer.
+  std::array<std::byte, 12> vertex{};
+  const float values[3] = {0.0f, from_bits(0x7FC00000u), 1.0f};
+  std::memcpy(vertex.data(), values, sizeof(values));
+  CHECK(untold::urho3d::detail::first_non_finite(vertex, 12, 0, 3) == 0);
+  // assetc (HM-FINITE).
+  CHECK_FALSE(untold::assetc::detail::is_finite(from_bits(0xFF800000u)));
+}
