@@ -41,14 +41,16 @@ inline fs::path scratch(const std::string& name) {
   return dir;
 }
 
-/// Runs `untold ARGS` (ARGS already shell-quoted where needed).
-inline run_result run_untold(const std::string& args) {
+/// Runs `untold ARGS` (ARGS already shell-quoted where needed), or with
+/// raw_command the whole command line ARGS as given.
+inline run_result run_untold(const std::string& args, bool raw_command = false) {
   static std::atomic<int> counter{0};
   const fs::path dir = fs::path(UNTOLD_CLI_WORK_DIR) / "runs";
   fs::create_directories(dir);
   const std::string id = std::to_string(::getpid()) + "_" + std::to_string(counter++);
   const fs::path out = dir / (id + ".out"), err = dir / (id + ".err");
-  const std::string command = std::string(UNTOLD_CLI) + " " + args + " > " + quoted(out) + " 2> " + quoted(err);
+  const std::string command =
+      (raw_command ? args : std::string(UNTOLD_CLI) + " " + args) + " > " + quoted(out) + " 2> " + quoted(err);
   const int status = std::system(command.c_str());
   run_result r;
   r.exit_code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
