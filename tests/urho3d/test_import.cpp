@@ -162,7 +162,84 @@ TEST_CASE("urho3d import and deep checks: work stays linear (R-LIMITS)") {
   SUBCASE("dense morph deltas beyond the caller's byte limit") {
     untold::limits small;
     small.max_total_bytes = 16;  // one position target of 3 vertices needs 36 bytes
-    U3D_CHECK_ERR(u3::import_model(*m, {}, "tiny", small), errc::limit_exceeded);
+    U3D_CHECK_ERR(u3::import_model(*m, {}, "tiny", {.limits = small}), errc::limit_exceeded);
     CHECK(u3::import_model(*m, {}, "tiny").has_value());
   }
+}
+
+TEST_CASE("urho3d import: a vertex a morph lists twice moves by the sum of its deltas, as in Urho3D") {
+  // AnimatedModel::ApplyMorph adds every listed delta (vertex += delta x weight).
+  const tiny t = make_tiny();
+  auto m = u3::read_model(t.file, {.deep_checks = true});
+  REQUIRE(m);
+  gen entries;  // vertex 2 up by 1, then vertex 2 up by 2 and back by 0.5
+  entries.u32(2).f32(0).f32(1).f32(0);
+  entries.u32(2).f32(0).f32(2).f32(0.5f);
+  u3::morph_buffer& mb = m->morphs[0].buffers[0];
+  mb.vertex_count = 2;
+  mb.data = entries.b;
+  auto s = u3::import_model(*m);
+  REQUIRE_MESSAGE(s.has_value(), s.error().describe());
+  REQUIRE(s->meshes[0].morphs.size() == 1);
+  const std::vector<float>& d = s->meshes[0].morphs[0].position_deltas;
+  REQUIRE(d.size() == 9);
+  CHECK(d[3 * 2] == 0.0f);
+  CHECK(d[3 * 2 + 1] == 3.0f);
+  CHECK(d[3 * 2 + 2] == -0.5f);  // Z mirrored
+}
+
+namespace {
+
+/// A model of `geometries` geometries that each draw the same triangle of
+/// one 3-vertex buffer, and one morph that lists vertex 0 `entries` times:
+/// the shape that made cook quadratic (every entry visited every geometry).
+bytes repeated_morph_model(std::uint32_t geometries, std::uint32_t entries) {
+  gen g;
+  g.id("UMD2").u32(1).u32(3).u32(1).u32(0x0003).u32(0).u32(3);
+  for (int v = 0; v < 3; ++v) g.f32(static_cast<float>(v)).f32(static_cast<float>(v % 2)).f32(0);
+  g.u32(1).u32(3).u32(2).u16(0).u16(1).u16(2);
+  g.u32(geometries);
+  for (std::uint32_t i = 0; i < geometries; ++i) g.u32(0).u32(1).f32(0).u32(0).u32(0).u32(0).u32(0).u32(3);
+  g.u32(1).cstr("m").u32(1).u32(0).u32(1).u32(entries);
+  for (std::uint32_t i = 0; i < entries; ++i) g.u32(0).f32(0).f32(0.001f).f32(0);
+  g.u32(0);  // bones
+  g.f32(0).f32(0).f32(0).f32(2).f32(1).f32(0);
+  return g.b;
+}
+
+}  // namespace
+
+TEST_CASE("urho3d import: repeated morph vertices drawn by many geometries cost linear work") {
+  const auto work_of = [](std::uint32_t n) {
+    const bytes file = repeated_morph_model(n, n);
+    untold::budget budget(untold::limits{}, file.size());
+    auto s = u3::import_files(file, {}, "repeat", {.budget = &budget});
+    REQUIRE_MESSAGE(s.has_value(), s.error().describe());
+    CHECK(s->meshes.size() == n);
+    CHECK(s->meshes[0].morphs.size() == 1);
+    CHECK(s->meshes[0].morphs[0].position_deltas[1] == doctest::Approx(0.001 * n).epsilon(1e-3));  // summed
+    return budget.work().used;
+  };
+  const std::uint64_t small = work_of(1000), large = work_of(4000);
+  CAPTURE(small);
+  CAPTURE(large);
+  CHECK(large <= 16 * 8000 + 1000);  // (entries + geometries) x a constant; the old loop took 16,000,000
+  CHECK(large <= 5 * small);         // 4x the input, about 4x the work
+}
+
+TEST_CASE("urho3d import: a NaN geometry centre becomes the bounding-box centre, reported as changed") {
+  const bytes file = load(data_dir() / "Models/History2011/Box.mdl");
+  auto s = u3::import_files(file, {}, "Box");
+  REQUIRE_MESSAGE(s.has_value(), s.error().describe());
+  bool found = false;
+  for (const auto& e : s->report.entries)
+    if (e.what == "geometry centres") {
+      found = true;
+      CHECK(e.severity == cv::report_entry::kind::changed);
+      CHECK(e.count == 1);
+    }
+  CHECK(found);
+  auto real = u3::import_files(load(data_dir() / "Models/Box.mdl"), {}, "Box");
+  REQUIRE(real);
+  CHECK_FALSE(reported(*real, "geometry centres"));
 }
