@@ -463,7 +463,13 @@ descriptor open_tree(int root, std::string_view relative, bool create, std::stri
     int next = ::openat(dir.get(), part.c_str(), flags);
     if (next < 0 && errno == ENOENT && create && (::mkdirat(dir.get(), part.c_str(), 0777) == 0 || errno == EEXIST))
       next = ::openat(dir.get(), part.c_str(), flags);
-    dir = descriptor(next);
+    struct stat st {};
+    if (next < 0 && errno == ENOTDIR && ::fstatat(dir.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISLNK(st.st_mode))
+      errno = ELOOP;  // O_DIRECTORY reports a link as "not a directory": say what it is
+    const int failure = errno;
+    dir = descriptor(next);  // closes the parent
+    errno = failure;
     start = slash + 1;
   }
   return dir;

@@ -42,7 +42,7 @@ std::vector<std::byte> as_bytes(std::string_view s) {
 std::vector<std::string> tree(const fs::path& dir) {
   std::vector<std::string> out;
   if (!fs::exists(dir)) return out;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) out.push_back(fs::relative(e.path(), dir).generic_string());
+  for (const auto& e : fs::recursive_directory_iterator(dir)) out.push_back(e.path().lexically_relative(dir).generic_string());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -90,7 +90,7 @@ TEST_CASE("info on a model of a million-ish vertex elements prints a summary; --
   const run_result r = run_untold("info --json " + quoted(file));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.out.size() < 8192);  // it printed every element: about 8 MB
-  const json i = json::parse(r.out)[0];
+  json i = json::parse(r.out)[0];
   CHECK(i["vertexBufferCount"] == 1);
   CHECK(i["vertexBuffers"][0]["elementCount"] == 100000);
   CHECK(i["vertexBuffers"][0]["elements"].size() == 16);
@@ -103,7 +103,7 @@ TEST_CASE("info on a model of a million-ish vertex elements prints a summary; --
   write_bytes(small, many_elements(20));
   const run_result full = run_untold("info --json --full " + quoted(small));
   REQUIRE(full.exit_code == 0);
-  const json f = json::parse(full.out)[0];
+  json f = json::parse(full.out)[0];
   CHECK(f["vertexBuffers"][0]["elements"].size() == 20);
   CHECK_FALSE(f.contains("truncated"));
 }
@@ -138,12 +138,12 @@ TEST_CASE("the engine's 2011 models with NaN geometry centres: validate, info sa
   CHECK_MESSAGE(v.exit_code == 0, v.out);
   const run_result info = run_untold("info --json " + quoted(box));
   REQUIRE(info.exit_code == 0);
-  const json i = json::parse(info.out)[0];
+  json i = json::parse(info.out)[0];
   CHECK(i["nonFiniteGeometryCenters"] == 1);
   CHECK(i["note"].get<std::string>().find("bounding box") != std::string::npos);
   const run_result cook = run_untold("cook --json " + quoted(box) + " -o " + quoted(dir / "box.untold"));
   REQUIRE_MESSAGE(cook.exit_code == 0, cook.err);
-  const json c = json::parse(cook.out);
+  json c = json::parse(cook.out);
   bool changed = false;
   for (const json& e : c["report"])
     if (e["what"] == "geometry centres") changed = e["severity"] == "changed" && e["count"] == 1;
@@ -228,7 +228,7 @@ TEST_CASE("pak extract applies validate's limits; --max-total-bytes sets them on
   const run_result low = run_untold("pak extract " + quoted(dir / "p.pak") + " --max-total-bytes 2999 -o " +
                                     quoted(dir / "low") + " --json");
   CHECK(low.exit_code == 1);
-  const json e = json::parse(low.out)["error"];
+  json e = json::parse(low.out)["error"];
   CHECK(e["rule"] == "R-LIMITS");
   CHECK(e["describe"].get<std::string>().find("limit 2999") != std::string::npos);
   CHECK(tree(dir / "low").empty());

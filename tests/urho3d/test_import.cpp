@@ -1,5 +1,6 @@
 // Import into the neutral scene: counts equal the source, the mirror and
 // winding conventions, skeleton/skin/morph/animation mapping, the report.
+#include <untold/convert/to_untold.hpp>
 #include <untold/urho3d/import.hpp>
 #include <untold/urho3d/animation.hpp>
 
@@ -242,4 +243,19 @@ TEST_CASE("urho3d import: a NaN geometry centre becomes the bounding-box centre,
   auto real = u3::import_files(load(data_dir() / "Models/Box.mdl"), {}, "Box");
   REQUIRE(real);
   CHECK_FALSE(reported(*real, "geometry centres"));
+}
+
+TEST_CASE("urho3d import: names that are not valid UTF-8 become '?' bytes, reported; the writer takes them") {
+  tiny t = make_tiny();
+  t.file[t.bone_count + 4] = std::byte{0xFF};  // "root" -> "\xFFoot"
+  auto s = u3::import_files(t.file, {}, "tiny");
+  REQUIRE_MESSAGE(s.has_value(), s.error().describe());
+  CHECK(s->skeletons[0].joints[0].name == "?oot");
+  bool found = false;
+  for (const auto& e : s->report.entries)
+    if (e.what == "names") found = e.severity == cv::report_entry::kind::changed && e.count == 1;
+  CHECK(found);
+  cv::conversion_report report;
+  auto out = cv::to_untold(*s, {}, report);
+  CHECK_MESSAGE(out.has_value(), out.error().describe());  // it was E-INVALID-ARGUMENT (field path)
 }

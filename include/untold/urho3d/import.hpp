@@ -215,7 +215,13 @@ struct import_options {
   };
   UNTOLD_TRY(check_draw_budget(m));
   convert::scene s;
-  s.name = std::string(name);
+  std::uint64_t renamed = 0;  // names from the file that are not valid UTF-8
+  const auto scene_name = [&renamed](std::string_view raw) {
+    std::string clean = convert::sanitized_utf8(raw);
+    renamed += clean != raw ? 1 : 0;
+    return clean;
+  };
+  s.name = scene_name(name);
   convert::conversion_report& rep = s.report;
   rep.changed("coordinate system", "", "Urho3D is left-handed Y-up: Z mirrored (positions, normals, tangents, "
                                        "translations, morph deltas), quaternions (w,x,y,z) -> (-x,-y,z,w), "
@@ -249,7 +255,7 @@ struct import_options {
       joint_of[b] = static_cast<std::uint32_t>(sk.joints.size());
       const bone& src = m.bones[b];
       convert::joint j;
-      j.name = std::string(src.name);
+      j.name = scene_name(src.name);
       j.parent = src.parent == b ? no_ref : joint_of[src.parent];
       j.rest.translation = detail::mirror_point(src.position);
       j.rest.rotation = detail::mirror_rotation(src.rotation);
@@ -505,7 +511,8 @@ struct import_options {
     std::vector<std::uint32_t> distinct;  // buffer vertices of one morph buffer, in first-listed order
     std::vector<float3> sums;             // per distinct vertex: position, normal, tangent deltas
     constexpr std::uint32_t bits[3] = {morph_position, morph_normal, morph_tangent};
-    for (const morph& mo : m.morphs)
+    for (const morph& mo : m.morphs) {
+      const std::string morph_name = scene_name(mo.name);
       for (const morph_buffer& mb : mo.buffers) {
         if (first_of[mb.buffer].empty()) continue;
         std::vector<std::uint32_t>& slot = slot_of[mb.buffer];
@@ -547,7 +554,7 @@ struct import_options {
               UNTOLD_TRY(hold(bytes + sizeof(convert::morph_target) + mo.name.size(), "morph deltas"));
               const std::size_t n = mesh_vertex_lists[k].size() * 3;
               convert::morph_target t;
-              t.name = std::string(mo.name);
+              t.name = morph_name;
               t.default_weight = mo.weight;
               if ((mb.mask & morph_position) != 0) t.position_deltas.assign(n, 0.0f);
               if ((mb.mask & morph_normal) != 0) t.normal_deltas.assign(n, 0.0f);
@@ -575,6 +582,7 @@ struct import_options {
         }
         budget.release_memory(scratch);
       }
+    }
   }
   rep.info("morph targets", "", "carried as dense per-mesh deltas (Urho3D stores sparse per-buffer deltas)", morph_targets);
   std::uint64_t ranges = 0;
@@ -593,7 +601,7 @@ struct import_options {
   std::stable_sort(by_name.begin(), by_name.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   for (const animation& a : animations) {
     convert::animation out;
-    out.name = std::string(a.name);
+    out.name = scene_name(a.name);
     out.duration = a.length;
     std::uint64_t unmatched = 0, weighted = 0;
     for (const track& t : a.tracks) {
@@ -651,6 +659,7 @@ struct import_options {
   if (!animations.empty())
     rep.info("animation keys", "", "Urho3D keys are bone-local TRS replacing the bind pose, interpolated linearly",
              animations.size());
+  rep.changed("names", "", "not valid UTF-8 (Urho3D names are bytes): each invalid byte became '?'", renamed);
   UNTOLD_TRY(convert::validate_model(s));
   return s;
 }
