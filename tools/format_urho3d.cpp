@@ -27,6 +27,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <untold/source.hpp>
 #include <untold/urho3d/urho3d.hpp>
 
 #include "cli_common.hpp"
@@ -419,27 +420,8 @@ int pak_list(const pak_args& a) {
 // ---- untold pak extract: check everything, write into a temporary
 // directory, move into place, never through a symbolic link -------------
 
-/// An open file descriptor, closed on scope exit.
-class descriptor {
- public:
-  explicit descriptor(int fd = -1) noexcept : fd_(fd) {}
-  descriptor(descriptor&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  descriptor& operator=(descriptor&& o) noexcept {
-    std::swap(fd_, o.fd_);
-    return *this;
-  }
-  descriptor(const descriptor&) = delete;
-  descriptor& operator=(const descriptor&) = delete;
-  ~descriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  [[nodiscard]] int get() const noexcept { return fd_; }
-  [[nodiscard]] int release() noexcept { return std::exchange(fd_, -1); }
-  [[nodiscard]] bool ok() const noexcept { return fd_ >= 0; }
-
- private:
-  int fd_;
-};
+/// An open file descriptor, closed on scope exit (the library's, source.hpp).
+using descriptor = untold::detail::posix_fd;
 
 /// Splits an entry name (a safe relative path: U3D-PAK-NAME) at its last '/'.
 std::pair<std::string, std::string> split_name(std::string_view name) {
@@ -455,7 +437,7 @@ std::pair<std::string, std::string> split_name(std::string_view name) {
 descriptor open_tree(int root, std::string_view relative, bool create, std::string& failed) {
   descriptor dir(::fcntl(root, F_DUPFD_CLOEXEC, 0));
   std::size_t start = 0;
-  while (dir.ok() && start < relative.size()) {
+  while (dir.get() >= 0 && start < relative.size()) {
     const std::size_t slash = std::min(relative.find('/', start), relative.size());
     const std::string part(relative.substr(start, slash - start));
     failed = std::string(relative.substr(0, slash));
@@ -490,14 +472,16 @@ std::string check_targets(int out, const fs::path& out_dir, std::span<const u3::
     const auto [parent, leaf] = split_name(e->name);
     std::string failed;
     descriptor dir = open_tree(out, parent, false, failed);
-    if (!dir.ok()) {
-      if (errno == ENOENT) continue;  // made when the entry moves in
-      return refusal(out_dir, failed, errno);
+    if (dir.get() < 0) {
+      const int os_error = errno;
+      if (os_error == ENOENT) continue;  // made when the entry moves in
+      return refusal(out_dir, failed, os_error);
     }
     struct stat st {};
     if (::fstatat(dir.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      if (errno == ENOENT) continue;
-      return refusal(out_dir, std::string(e->name), errno);
+      const int os_error = errno;
+      if (os_error == ENOENT) continue;
+      return refusal(out_dir, std::string(e->name), os_error);
     }
     if (S_ISLNK(st.st_mode)) return refusal(out_dir, std::string(e->name), ELOOP);
     if (!S_ISREG(st.st_mode)) return refusal(out_dir, std::string(e->name), S_ISDIR(st.st_mode) ? EISDIR : EEXIST);
@@ -505,17 +489,23 @@ std::string check_targets(int out, const fs::path& out_dir, std::span<const u3::
   return {};
 }
 
-/// Writes `data` as the new file `leaf` in `dir` (O_EXCL, O_NOFOLLOW).
+/// Writes `data` as the new file `leaf` in `dir` (O_EXCL, O_NOFOLLOW);
+/// false with errno on failure.
 bool write_new_file(int dir, const std::string& leaf, byte_span data) {
-  descriptor f(::openat(dir, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666));
-  if (!f.ok()) return false;
+  const int fd = ::openat(dir, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) return false;
   for (std::size_t done = 0; done < data.size();) {
-    const ssize_t n = ::write(f.get(), data.data() + done, data.size() - done);
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
+    if (n <= 0) {
+      const int failure = n < 0 ? errno : EIO;
+      ::close(fd);
+      errno = failure;
+      return false;
+    }
     done += static_cast<std::size_t>(n);
   }
-  return ::close(f.release()) == 0;
+  return ::close(fd) == 0;  // a deferred write error shows here
 }
 
 int pak_extract(const pak_args& a) {
@@ -561,16 +551,19 @@ int pak_extract(const pak_args& a) {
   fs::create_directories(out_dir, ec);
   if (ec) return io_fail("cannot create " + cli::quote_path(out_dir.string()) + ": " + ec.message());
   descriptor out(::open(out_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!out.ok()) return io_fail("cannot open " + cli::quote_path(out_dir.string()) + ": " + std::strerror(errno));
+  if (const int os_error = errno; out.get() < 0)
+    return io_fail("cannot open " + cli::quote_path(out_dir.string()) + ": " + std::strerror(os_error));
   if (std::string problem = check_targets(out.get(), out_dir, wanted); !problem.empty())
     return io_fail("cannot extract into " + problem);
 
   // 3. Every entry into a fresh temporary directory inside the output one:
   // a failure leaves the output directory as it was.
   std::string pattern = (out_dir / ".untold-extract-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr)
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    const int os_error = errno;
     return io_fail("cannot create a temporary directory in " + cli::quote_path(out_dir.string()) + ": " +
-                   std::strerror(errno));
+                   std::strerror(os_error));
+  }
   const fs::path temp(pattern);
   struct cleanup {
     fs::path dir;
@@ -580,7 +573,8 @@ int pak_extract(const pak_args& a) {
     }
   } remove_temp{temp};
   descriptor staging(::open(temp.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!staging.ok()) return io_fail("cannot open " + cli::quote_path(temp.string()) + ": " + std::strerror(errno));
+  if (const int os_error = errno; staging.get() < 0)
+    return io_fail("cannot open " + cli::quote_path(temp.string()) + ": " + std::strerror(os_error));
   std::vector<std::byte> data;
   json extracted = json::array();
   for (const u3::package_entry* e : wanted) {
@@ -588,9 +582,11 @@ int pak_extract(const pak_args& a) {
     const auto [parent, leaf] = split_name(e->name);
     std::string failed;
     descriptor dir = open_tree(staging.get(), parent, true, failed);
-    if (!dir.ok() || !write_new_file(dir.get(), leaf, data))
+    if (dir.get() < 0 || !write_new_file(dir.get(), leaf, data)) {
+      const int os_error = errno;
       return io_fail("cannot write " + cli::quote_path((temp / std::string(e->name)).string()) + ": " +
-                     std::strerror(errno));
+                     std::strerror(os_error));
+    }
     extracted.push_back(json{{"name", std::string(e->name)}, {"path", (out_dir / std::string(e->name)).string()},
                              {"size", data.size()}});
   }
@@ -599,12 +595,17 @@ int pak_extract(const pak_args& a) {
   for (const u3::package_entry* e : wanted) {
     const auto [parent, leaf] = split_name(e->name);
     std::string failed;
-    descriptor from = open_tree(staging.get(), parent, false, failed);
     descriptor to = open_tree(out.get(), parent, true, failed);
-    if (!to.ok()) return io_fail("cannot extract into " + refusal(out_dir, failed, errno));
-    if (!from.ok() || ::renameat(from.get(), leaf.c_str(), to.get(), leaf.c_str()) != 0)
+    if (to.get() < 0) {
+      const int os_error = errno;
+      return io_fail("cannot extract into " + refusal(out_dir, failed, os_error));
+    }
+    descriptor from = open_tree(staging.get(), parent, false, failed);
+    if (from.get() < 0 || ::renameat(from.get(), leaf.c_str(), to.get(), leaf.c_str()) != 0) {
+      const int os_error = errno;
       return io_fail("cannot move " + cli::quote_path((out_dir / std::string(e->name)).string()) + " into place: " +
-                     std::strerror(errno));
+                     std::strerror(os_error));
+    }
     const std::string target = (out_dir / std::string(e->name)).string();
     if (a.flags.verbose) cli::complain("extracted " + cli::quote_path(target));
     if (!a.flags.quiet && !a.flags.json) std::printf("%s\n", target.c_str());

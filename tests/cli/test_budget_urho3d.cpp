@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,6 +22,7 @@
 #include <untold/urho3d/model.hpp>
 #include <untold/urho3d/package.hpp>
 
+#include "../urho3d/u3d_support.hpp"
 #include "budget_support.hpp"
 
 using namespace cli_test;
@@ -30,31 +30,11 @@ namespace u3 = untold::urho3d;
 
 namespace {
 
-using bytes = std::vector<std::byte>;
-
-/// Little-endian bytes, for the shapes the writers would not produce.
-struct le {
-  bytes b;
-  le& u8(std::uint8_t v) {
-    b.push_back(static_cast<std::byte>(v));
-    return *this;
-  }
-  le& u16(std::uint16_t v) { return u8(static_cast<std::uint8_t>(v)).u8(static_cast<std::uint8_t>(v >> 8)); }
-  le& u32(std::uint32_t v) { return u16(static_cast<std::uint16_t>(v)).u16(static_cast<std::uint16_t>(v >> 16)); }
-  le& f32(float f) {
-    std::uint32_t v;
-    std::memcpy(&v, &f, 4);
-    return u32(v);
-  }
-  le& str(std::string_view s) {
-    for (char c : s) u8(static_cast<std::uint8_t>(c));
-    return *this;
-  }
-  le& cstr(std::string_view s) { return str(s).u8(0); }
-};
+using u3d_test::bytes;
+using u3d_test::gen;
 
 /// A bone record: name, parent, identity bind pose and offset matrix, no collision.
-void bone(le& g, std::string_view name, std::uint32_t parent) {
+void bone(gen& g, std::string_view name, std::uint32_t parent) {
   g.cstr(name).u32(parent);
   for (float f : {0.f, 0.f, 0.f, 1.f, 0.f, 0.f, 0.f, 1.f, 1.f, 1.f}) g.f32(f);
   for (int k = 0; k < 12; ++k) g.f32(k % 5 == 0 ? 1.0f : 0.0f);
@@ -66,7 +46,7 @@ void bone(le& g, std::string_view name, std::uint32_t parent) {
 /// bones and a morph moving every second vertex.
 bytes plain_model(std::uint32_t k) {
   const std::uint32_t n = 300 * k;
-  le g;
+  gen g;
   g.str("UMD2").u32(1).u32(n).u32(5);
   for (std::uint32_t desc : {0x0003u, 0x0103u, 0x0402u, 0x0604u, 0x0705u}) g.u32(desc);
   g.u32(0).u32(n);
@@ -90,30 +70,23 @@ bytes plain_model(std::uint32_t k) {
 
 /// Item 1: 100 x k geometries that all draw one triangle of a 3-vertex
 /// buffer, and a morph that lists vertex 0 100 x k times.
-bytes repeated_morph_model(std::uint32_t k) {
-  const std::uint32_t n = 100 * k;
-  le g;
-  g.str("UMD2").u32(1).u32(3).u32(1).u32(0x0003).u32(0).u32(3);
-  for (int v = 0; v < 3; ++v) g.f32(static_cast<float>(v)).f32(static_cast<float>(v % 2)).f32(0);
-  g.u32(1).u32(3).u32(2).u16(0).u16(1).u16(2);
-  g.u32(n);
-  for (std::uint32_t i = 0; i < n; ++i) g.u32(0).u32(1).f32(0).u32(0).u32(0).u32(0).u32(0).u32(3);
-  g.u32(1).cstr("m").u32(1).u32(0).u32(1).u32(n);
-  for (std::uint32_t i = 0; i < n; ++i) g.u32(0).f32(0).f32(0.001f).f32(0);
-  g.u32(0);
-  g.f32(0).f32(0).f32(0).f32(2).f32(1).f32(0);
-  return g.b;
-}
+bytes repeated_morph(std::uint32_t k) { return u3d_test::repeated_morph_model(100 * k, 100 * k); }
 
-/// Item 2: a model of one triangle and `chains` bone chains of `depth`
-/// bones each, named with `name_length` characters.
-bytes skeleton_model(std::uint32_t chains, std::uint32_t depth, std::size_t name_length) {
-  le g;
+/// The start of a model of one triangle (3 positions, 3 indices, one
+/// geometry, no morphs), up to the bone count.
+void one_triangle(gen& g) {
   g.str("UMD2").u32(1).u32(3).u32(1).u32(0x0003).u32(0).u32(0);
   for (int v = 0; v < 3; ++v) g.f32(static_cast<float>(v)).f32(static_cast<float>(v % 2)).f32(0);
   g.u32(1).u32(3).u32(2).u16(0).u16(1).u16(2);
   g.u32(1).u32(0).u32(1).f32(0).u32(0).u32(0).u32(0).u32(0).u32(3);
   g.u32(0);
+}
+
+/// Item 2: a model of one triangle and `chains` bone chains of `depth`
+/// bones each, named with `name_length` characters.
+bytes skeleton_model(std::uint32_t chains, std::uint32_t depth, std::size_t name_length) {
+  gen g;
+  one_triangle(g);
   g.u32(chains * depth);
   for (std::uint32_t c = 0; c < chains; ++c)
     for (std::uint32_t d = 0; d < depth; ++d) {
@@ -128,7 +101,7 @@ bytes skeleton_model(std::uint32_t chains, std::uint32_t depth, std::size_t name
 /// Item 5: a vertex buffer without vertices that declares 4000 x k elements.
 bytes many_elements_model(std::uint32_t k) {
   const std::uint32_t n = 4000 * k;
-  le g;
+  gen g;
   g.str("UMD2").u32(1).u32(0).u32(n);
   for (std::uint32_t i = 0; i < n; ++i) g.u32(0x0401);  // FLOAT TEXCOORD
   g.u32(0).u32(0);
@@ -139,7 +112,7 @@ bytes many_elements_model(std::uint32_t k) {
 
 /// 10 x k tracks named bone0... of 40 position+rotation+scale keyframes.
 bytes plain_animation(std::uint32_t k) {
-  le g;
+  gen g;
   g.str("UANI").cstr("Walk").f32(1).u32(10 * k);
   for (std::uint32_t t = 0; t < 10 * k; ++t) {
     g.cstr("bone" + std::to_string(t)).u8(7).u32(40);
@@ -153,12 +126,8 @@ bytes plain_animation(std::uint32_t k) {
 
 /// The model an animation of 10 x k tracks drives: a root and 10 x k bones.
 bytes animated_model(std::uint32_t k) {
-  le g;
-  g.str("UMD2").u32(1).u32(3).u32(1).u32(0x0003).u32(0).u32(0);
-  for (int v = 0; v < 3; ++v) g.f32(static_cast<float>(v)).f32(static_cast<float>(v % 2)).f32(0);
-  g.u32(1).u32(3).u32(2).u16(0).u16(1).u16(2);
-  g.u32(1).u32(0).u32(1).f32(0).u32(0).u32(0).u32(0).u32(0).u32(3);
-  g.u32(0);
+  gen g;
+  one_triangle(g);
   g.u32(10 * k);
   for (std::uint32_t b = 0; b < 10 * k; ++b) bone(g, "bone" + std::to_string(b), 0);
   g.f32(0).f32(0).f32(0).f32(1).f32(1).f32(0);
@@ -189,7 +158,7 @@ bytes text_package(std::uint32_t k, bool compress) {
 /// used to zero-fill each entry before decoding it).
 bytes block_bomb_package(std::uint32_t k) {
   const std::uint32_t entries = 4 * k, blocks = 256;
-  le g;
+  gen g;
   g.str("ULZ4").u32(entries).u32(0);
   std::vector<std::size_t> offsets;
   for (std::uint32_t e = 0; e < entries; ++e) {
@@ -198,8 +167,7 @@ bytes block_bomb_package(std::uint32_t k) {
     g.u32(0).u32(blocks * 65535).u32(0);
   }
   for (std::uint32_t e = 0; e < entries; ++e) {
-    const auto at = static_cast<std::uint32_t>(g.b.size());
-    for (int i = 0; i < 4; ++i) g.b[offsets[e] + i] = static_cast<std::byte>((at >> (8 * i)) & 0xFF);
+    u3d_test::put_u32(g.b, offsets[e], static_cast<std::uint32_t>(g.size()));
     for (std::uint32_t b = 0; b < blocks; ++b) g.u16(65535).u16(1).u8(0x5A);
   }
   return g.b;
@@ -246,7 +214,7 @@ TEST_CASE("budget: urho3d info --json (.mdl, .ani, .pak)") {
                            .output_constant = 16384};
   at_three_sizes("info_plain", plain_model, info, bound);
   at_three_sizes("info_elements", many_elements_model, info, bound);  // item 5
-  at_three_sizes("info_morph", repeated_morph_model, info, bound);
+  at_three_sizes("info_morph", repeated_morph, info, bound);
   at_three_sizes("info_ani", plain_animation, info, bound);
   at_three_sizes("info_ulz4", [](std::uint32_t k) { return text_package(k, true); }, info, bound);
 }
@@ -260,7 +228,7 @@ TEST_CASE("budget: urho3d validate --deep (.mdl, .ani, .pak)") {
                            .output_constant = 4096};
   at_three_sizes("validate_plain", plain_model, validate, bound);
   at_three_sizes("validate_elements", many_elements_model, validate, bound);
-  at_three_sizes("validate_morph", repeated_morph_model, validate, bound);
+  at_three_sizes("validate_morph", repeated_morph, validate, bound);
   // Item 2: one chain of 100 x k bones; past 256 levels it is R-LIMITS.
   at_three_sizes("validate_chain", [](std::uint32_t k) { return skeleton_model(1, 100 * k, 8); }, validate, bound,
                  {0, 1, 1});
@@ -280,7 +248,7 @@ TEST_CASE("budget: urho3d cook (.mdl, .mdl + .ani)") {
   const budget_bound bound{.heap_per_input_byte = 64, .heap_constant = 8 * MiB, .output_per_input_byte = 16,
                            .output_constant = 64 * 1024};
   at_three_sizes("cook_plain", plain_model, cook, bound);
-  at_three_sizes("cook_morph", repeated_morph_model, cook, bound);  // item 1
+  at_three_sizes("cook_morph", repeated_morph, cook, bound);  // item 1
   // Item 2: one chain of 100 x k bones: past 256 levels it is R-LIMITS at the reader.
   at_three_sizes("cook_chain", [](std::uint32_t k) { return skeleton_model(1, 100 * k, 8); }, cook, bound, {0, 1, 1});
   // ... and k chains of 128 bones with 8-character names are written: their
