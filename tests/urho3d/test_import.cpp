@@ -238,3 +238,17 @@ TEST_CASE("urho3d import: names that are not valid UTF-8 become '?' bytes, repor
   auto out = cv::to_untold(*s, {}, report);
   CHECK_MESSAGE(out.has_value(), out.error().describe());  // it was E-INVALID-ARGUMENT (field path)
 }
+
+TEST_CASE("urho3d import: finite bone values whose rest matrix overflows are U3D-FINITE, naming the bone") {
+  // A rotation component of 1e20 is finite, but its square is not: the
+  // joint's rest matrix would be infinite (the writer used to refuse it as
+  // E-INVALID-ARGUMENT, found by fuzz_urho3d_model).
+  tiny t = make_tiny();
+  put_f32(t.file, t.bone0_parent + 4 + 12 + 4, 1e20f);  // bone "root": rotation x
+  REQUIRE(u3::read_model(t.file, {.deep_checks = true}).has_value());
+  auto s = u3::import_files(t.file, {}, "tiny");
+  REQUIRE_FALSE(s);
+  CHECK(s.error().code == errc::u3d_not_finite);
+  CHECK(std::string_view(s.error().context.field) == "bone.restTransform");
+  CHECK(s.error().subject() == "root");
+}

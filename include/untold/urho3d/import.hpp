@@ -22,9 +22,14 @@
 //
 // Rejects: whatever read_model / read_animation reject (import_files runs
 // them with deep checks); U3D-BLEND-INDEX for a weighted blend index outside
-// the geometry's palette. Safe on untrusted input when given bytes
-// (import_files); import_model's precondition is a model and animations the
-// readers accepted. No recursion; linear in the input size.
+// the geometry's palette; U3D-FINITE for a bone whose finite values make
+// its rest or bind matrix overflow; R-LIMITS past the input's budget (untold/budget.hpp:
+// everything the scene holds is charged before it is built). Names that are
+// not valid UTF-8 get '?' for each invalid byte (reported). Safe on
+// untrusted input when given bytes (import_files); import_model's
+// precondition is a model and animations the readers accepted. No
+// recursion; linear in the input size (a morph that lists a vertex many
+// times costs its entries, not entries x the meshes drawing that vertex).
 #pragma once
 
 #include <algorithm>
@@ -34,6 +39,7 @@
 #include <vector>
 
 #include "../convert/model.hpp"
+#include "../matrix.hpp"
 #include "animation.hpp"
 #include "model.hpp"
 
@@ -261,6 +267,14 @@ struct import_options {
       j.rest.rotation = detail::mirror_rotation(src.rotation);
       j.rest.scale = src.scale;
       j.inverse_bind = detail::mirror_matrix(src.offset_matrix);
+      // Finite values can still make the matrices a .untold joint stores
+      // overflow (a huge scale, a near-singular offset matrix): U3D-FINITE
+      // names the bone instead of the writer refusing a transform.
+      const mat4 rest = j.rest.matrix(), bind = inverse_affine(j.inverse_bind);
+      for (const mat4* derived : {&rest, &bind})
+        if (const auto bad = detail::first_non_finite(*derived))
+          return detail::not_finite(derived == &rest ? "bone.restTransform" : "bone.bindTransform", b, bad)
+              .with_subject(src.name);
       sk.joints.push_back(std::move(j));
     }
     s.skeletons.push_back(std::move(sk));

@@ -13,13 +13,15 @@
 // U3D-ELEMENT-MASK, U3D-VERTEX-SIZE, U3D-MORPH-RANGE, U3D-INDEX-SIZE,
 // U3D-LOD-COUNT, U3D-PRIMITIVE, U3D-BUFFER-REF, U3D-DRAW-RANGE,
 // U3D-BONE-MAPPING, U3D-BONE-PARENT, U3D-COLLISION, U3D-MORPH-BUFFER,
-// U3D-MORPH-MASK, U3D-MORPH-VERTEX, U3D-TRAILING, R-LIMITS; with deep checks
+// U3D-MORPH-MASK, U3D-MORPH-VERTEX, U3D-TRAILING, R-LIMITS (counts, a bone
+// deeper than limits.max_depth, the input's budget); with deep checks
 // (validate_model_deep) also U3D-INDEX-VALUE, U3D-BLEND-INDEX, U3D-FINITE.
+// NaN geometry centres are accepted (Urho3D only sorts by them).
 //
 // Safe on untrusted input: every count is checked against the remaining
-// bytes (and the caller's limits) before anything is allocated, every range
-// is overflow-checked, no recursion, work linear in the file size. The
-// returned model views the input buffer: keep it alive.
+// bytes (and the caller's limits and budget) before anything is allocated,
+// every range is overflow-checked, no recursion, work linear in the file
+// size. The returned model views the input buffer: keep it alive.
 #pragma once
 
 #include <array>

@@ -12,15 +12,18 @@
 //
 // Rejects (read_package): U3D-MAGIC, U3D-TRUNC, U3D-COUNT, U3D-STRING,
 // U3D-PAK-NAME, U3D-PAK-RANGE, U3D-PAK-OVERLAP, U3D-PAK-BLOCK (block
-// headers), U3D-PAK-SIZE, U3D-TRAILING, R-LIMITS; extract_entry and
-// verify_package add U3D-PAK-BLOCK (decoding) and U3D-PAK-CHECKSUM (with the
-// entry's name as the error's subject).
+// headers, and a block declaring more than LZ4 can produce from its bytes),
+// U3D-PAK-SIZE, U3D-TRAILING, R-LIMITS; extract_entry and verify_package add
+// U3D-PAK-BLOCK (decoding) and U3D-PAK-CHECKSUM (with the entry's name as the
+// error's subject); check_extract_paths (for extractors) U3D-PAK-PATH.
 //
 // Safe on untrusted input: counts are checked against the remaining bytes
 // and limits.max_chunks before allocation, entry sizes against
-// limits.max_chunk_bytes and the total against limits.max_total_bytes, every
-// range is overflow-checked, LZ4 decoding never writes past the declared
-// size. Linear in the file size (plus n log n for the overlap check).
+// limits.max_chunk_bytes and the input's budget (one entry held at a time)
+// and the total against limits.max_total_bytes, every range is
+// overflow-checked, the decode buffer grows only as blocks decode, LZ4
+// decoding never writes past the declared size. Linear in the file size
+// (plus n log n for the overlap check).
 #pragma once
 
 #include <algorithm>
