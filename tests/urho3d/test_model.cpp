@@ -224,6 +224,12 @@ TEST_CASE("urho3d model: one crafted file per rejection rule") {
     U3D_CHECK_ERR(u3::read_model(bone, {.deep_checks = true}), errc::u3d_not_finite);
     CHECK(u3::read_model(bone, {.deep_checks = true}).error().describe().find("value inf (bits 0x7f800000)") !=
           std::string::npos);
+    bytes weight = base.file;  // vertex 1's first blend weight (the writer of cook refused it)
+    put_f32(weight, base.positions + 44 + 24, -std::numeric_limits<float>::infinity());
+    const auto w = u3::read_model(weight, {.deep_checks = true});
+    REQUIRE_FALSE(w);
+    CHECK(w.error().code == errc::u3d_not_finite);
+    CHECK(std::string_view(w.error().context.field) == "blendWeight");
   }
   SUBCASE("R-LIMITS: a bone deeper than limits.max_depth") {
     untold::limits shallow;

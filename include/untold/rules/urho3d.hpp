@@ -38,7 +38,7 @@
   X(urho3d, u3d_morph_mask, "U3D-MORPH-MASK", "a morph element mask is empty or has bits other than position, normal, tangent") \
   X(urho3d, u3d_morph_vertex, "U3D-MORPH-VERTEX", "a morph vertex index is >= its vertex buffer's vertex count") \
   X(urho3d, u3d_not_finite, "U3D-FINITE",                                                                \
-    "a position, texture coordinate, LOD distance, transform, bound, time or key value is not finite")  \
+    "a position, texture coordinate, blend weight, LOD distance, transform, bound, time or key value is not finite") \
   X(urho3d, u3d_track_mask, "U3D-TRACK-MASK", "an animation track mask has bits other than 1, 2, 4")     \
   X(urho3d, u3d_key_order, "U3D-KEY-ORDER", "animation keyframe times decrease within a track")         \
   X(urho3d, u3d_variant_type, "U3D-VARIANT-TYPE", "a UAN2 variant track has a value type this reader cannot size") \

@@ -615,8 +615,9 @@ namespace detail {
 /// in a LOD's draw range < its vertex buffer's vertex count), U3D-BLEND-INDEX
 /// (every blend index with a non-zero weight, of the vertices a geometry
 /// draws, is inside its bone mapping, or the skeleton when the mapping is
-/// empty), U3D-FINITE (positions, float texture coordinates, morph deltas,
-/// LOD distances, bone transforms and bounds, the model's bounds), R-LIMITS
+/// empty), U3D-FINITE (positions, float texture coordinates and blend
+/// weights, morph deltas, LOD distances, bone transforms and bounds, the
+/// model's bounds), R-LIMITS
 /// when the LODs' draw ranges sum to more than draw_budget(m). Geometry
 /// centres are not checked: Urho3D only sorts by them, and files its own
 /// tools wrote store NaN there (non_finite_centers counts them). Linear in
@@ -665,9 +666,15 @@ namespace detail {
     for (const vertex_element& e : vb.elements) {
       const bool floats = e.type == element_type::float32 || e.type == element_type::vector2 ||
                           e.type == element_type::vector3 || e.type == element_type::vector4;
-      if (!floats || (e.semantic != element_semantic::texcoord && &e != position)) continue;
+      const bool checked = &e == position || e.semantic == element_semantic::texcoord ||
+                           e.semantic == element_semantic::blend_weights;
+      if (!floats || !checked) continue;
       const auto bad = detail::first_non_finite(vb.data, vb.vertex_size, e.offset, element_size(e.type) / 4);
-      if (bad) return detail::not_finite(e.semantic == element_semantic::position ? "position" : "texcoord", vi, bad, file);
+      if (bad)
+        return detail::not_finite(&e == position                                ? "position"
+                                  : e.semantic == element_semantic::texcoord ? "texcoord"
+                                                                              : "blendWeight",
+                                  vi, bad, file);
     }
   }
   for (const morph& mo : m.morphs)
