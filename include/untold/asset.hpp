@@ -85,7 +85,8 @@ class asset {
   }
 
   /// Rows of the chunk table whose type the library does not interpret
-  /// (23..0x7FFF and plugin chunks >= 0x8000), in table order.
+  /// (25, the Gaussian splats; 28..0x7FFF; plugin chunks >= 0x8000: see
+  /// is_known_chunk_type), in table order.
   [[nodiscard]] std::vector<std::uint32_t> raw_chunks() const {
     std::vector<std::uint32_t> rows;
     for (std::uint32_t i = 0; i < chunks_.size(); ++i)
