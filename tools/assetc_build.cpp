@@ -30,6 +30,7 @@
 
 #include "assetc_ktx2.hpp"
 #include "import_assimp.hpp"
+#include "simplify.hpp"
 
 namespace fs = std::filesystem;
 
@@ -548,24 +549,15 @@ void compile_mesh(context& ctx, job& j) {
     mlbn = std::move(ma.bounds);
     r.meshlets += count;
 
-    // LODs from LOD0; a level that cannot shrink below the previous one stalled.
-    std::size_t previous = b.idx.size();
-    for (const float ratio : lod_ratios) {
+    // LODs: the one policy of `cook` (simplify.hpp); assetc keeps a stalled
+    // level as a row with index count 0.
+    lod_options lod_policy;
+    lod_policy.ratios.assign(lod_ratios.begin(), lod_ratios.end());
+    for (const simplified_level& level : simplify_levels(b.idx, b.pos, nv, lod_policy)) {
       ac::mesh_lod lod;
       lod.first_index = static_cast<std::uint32_t>(lodi.size());
-      if (!b.idx.empty()) {
-        const std::size_t target = std::max<std::size_t>(3, static_cast<std::size_t>(static_cast<double>(b.idx.size() / 3) * ratio) * 3);
-        std::vector<unsigned int> out(b.idx.size());
-        const std::size_t kept = meshopt_simplify(out.data(), b.idx.data(), b.idx.size(), b.pos.data(), nv,
-                                                  3 * sizeof(float), target, 0.05f, 0, nullptr);
-        if (kept > 0 && kept < previous) {
-          out.resize(kept);
-          meshopt_optimizeVertexCache(out.data(), out.data(), kept, nv);
-          for (unsigned int i : out) lodi.push_back(i + base);
-          lod.index_count = static_cast<std::uint32_t>(kept);
-          previous = kept;
-        }
-      }
+      lod.index_count = static_cast<std::uint32_t>(level.indices.size());
+      for (const std::uint32_t i : level.indices) lodi.push_back(i + base);
       lods.push_back(lod);
     }
     submeshes.push_back(sm);

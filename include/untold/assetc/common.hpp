@@ -18,6 +18,7 @@
 #include "../cursor.hpp"
 #include "../error.hpp"
 #include "../limits.hpp"
+#include "../records.hpp"
 #include "../vertex.hpp"
 
 namespace untold::assetc {
@@ -72,35 +73,17 @@ struct codec<T> {
   static void store(std::byte* p, T v) noexcept { store_le_unchecked<T>(p, v); }
 };
 
+/// A record described once by record_traits (records.hpp): the core's codec
+/// reads and writes it field by field.
+template <class T>
+  requires untold::detail::described_record<T>
+struct codec<T> {
+  static constexpr std::size_t size = untold::record_traits<T>::size(0);
+  [[nodiscard]] static T load(const std::byte* p) noexcept { return untold::codec<T>::decode(byte_span(p, size)); }
+  static void store(std::byte* p, const T& v) noexcept { untold::codec<T>::encode(v, mutable_byte_span(p, size)); }
+};
+
 namespace detail {
-
-/// Sequential field loads/stores over a record already proven to be in range.
-struct field_loader {
-  const std::byte* p;
-  template <class T>
-  T get() noexcept {
-    const T v = load_le_unchecked<T>(p);
-    p += sizeof(T);
-    return v;
-  }
-  template <class T, std::size_t N>
-  void get(std::array<T, N>& out) noexcept {
-    for (T& v : out) v = get<T>();
-  }
-};
-
-struct field_storer {
-  std::byte* p;
-  template <class T>
-  void put(T v) noexcept {
-    store_le_unchecked<T>(p, v);
-    p += sizeof(T);
-  }
-  template <class T, std::size_t N>
-  void put(const std::array<T, N>& in) noexcept {
-    for (const T& v : in) put<T>(v);
-  }
-};
 
 template <class T>
 struct array_traits {
