@@ -61,7 +61,9 @@
 //   asset.hpp        the opened, validated file
 //   reader.hpp       open(): header/table rules and staging
 //   validate.hpp     record rules and deep checks
-//   extensions.hpp   extension tables 8-22, plugin envelope, R-EXT-RANGES
+//   extensions.hpp   extension tables 8-22: extension_records.hpp (records,
+//                    views, plugin envelope), extension_rules.hpp (R-EXT-RANGES,
+//                    R-MORPH-*, deep checks)
 //   scene.hpp        world transforms, joined mesh/skin/clip views
 //   compression.hpp  per-chunk lz4/zstd with exact-size checks
 //   hash.hpp         SHA-256 (OpenSSL EVP, portable fallback)
