@@ -224,14 +224,14 @@ TEST_CASE("build: outputs deep-validate, pass the cross-file check, meshlets cov
 }
 
 TEST_CASE("build: LODs follow cook's policy: a seam-locked mesh gets levels from the sloppy fallback") {
-  // A 24 x 24 grid whose every triangle has texture coordinates of its own:
+  // A 100 x 100 grid whose every triangle has texture coordinates of its own:
   // welding keeps the copies apart, so every edge is a seam and the
   // topology-preserving pass stalls. cook's policy (simplify_levels) falls
   // back to the sloppy simplifier; the compiler used to store stalled levels.
   const fs::path root = cli_test::scratch("build_lod_policy");
   fs::create_directories(root / "assets");
   std::ofstream obj(root / "assets/seams.obj");
-  constexpr int n = 24;
+  constexpr int n = 100;
   for (int z = 0; z <= n; ++z)
     for (int x = 0; x <= n; ++x) obj << "v " << x << " 0 " << z << "\n";
   obj << "vt 0 0\nvt 1 0\nvt 0 1\nvt 1 1\nvt 0.5 0.5\nvt 0.25 0.75\nvn 0 1 0\n";
