@@ -163,7 +163,13 @@ void place_textures(scene& s, const cook_options& options, cook_report& r, std::
   std::map<fs::path, std::string> copied;  // source file -> its URI
   for (std::size_t i = 0; i < s.textures.size(); ++i) {
     texture& t = s.textures[i];
-    const std::string where = "texture '" + (t.name.empty() ? "#" + std::to_string(i) : t.name) + "'";
+    // Appended, not "#" + std::to_string(i): that trips GCC 12's -Wrestrict at -O3 (a false positive).
+    std::string where = "texture '";
+    if (t.name.empty())
+      where.append("#").append(std::to_string(i));
+    else
+      where.append(t.name);
+    where.append("'");
     if (!t.embedded.empty()) {
       const std::string ext = image_extension(t.embedded, t.format);
       t.uri = unique_name(stem + "_tex" + std::to_string(i), "." + ext);

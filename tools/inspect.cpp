@@ -506,7 +506,9 @@ class json_stream {
   void value(const char* key, const json& v) {
     item(key);
     const std::string text = v.dump(2, ' ', false, json::error_handler_t::replace);
-    const std::string pad = "\n" + std::string(2 * first_.size(), ' ');
+    // Appended, not "\n" + std::string(...): that trips GCC 12's -Wrestrict at -O3 (a false positive).
+    std::string pad = "\n";
+    pad.append(2 * first_.size(), ' ');
     std::string indented;
     indented.reserve(text.size());
     for (std::size_t at = 0;;) {
@@ -741,9 +743,10 @@ void write_entity_tree(const asset& a, const text_sink& out) {
     std::string indent(2 * std::min(depth, max_tree_indent), ' ');
     std::string line = indent;
     if (depth > max_tree_indent) line += format("(depth %zu) ", depth);
-    line += "[" + std::to_string(e.entity_id) + "] '" +
-            (e.name_offset == none ? std::string("-") : std::string(a.string(e.name_offset))) + "' " +
-            show_transform(e.local_transform) + "\n";
+    // Appended, not "[" + std::to_string(...): that trips GCC 12's -Wrestrict at -O3 (a false positive).
+    line.append("[").append(std::to_string(e.entity_id)).append("] '");
+    line.append(e.name_offset == none ? std::string_view("-") : a.string(e.name_offset));
+    line.append("' ").append(show_transform(e.local_transform)).append("\n");
     for (std::uint32_t k = 0; k < e.mesh_record_count; ++k) {
       const std::size_t m = std::size_t{e.first_mesh_record_index} + k;
       if (m < meshes.size()) line += indent + "  " + mesh_line(mesh_json(a, static_cast<std::uint32_t>(m), meshes[m], 0)) + "\n";
