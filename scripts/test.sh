@@ -12,10 +12,10 @@ mkdir -p "$root"
 
 configure_build_test() {  # name, extra cmake args...
   local name="$1"; shift
-  echo "=== [$name] configure + build"
+  echo "=== [t=${SECONDS}s] [$name] configure + build"
   cmake -S . -B "$root/$name" -G Ninja -DUNTOLD_DEVELOPER_MODE=ON "$@" > "$root/$name.configure.log"
   cmake --build "$root/$name" -j "$jobs"
-  echo "=== [$name] test"
+  echo "=== [t=${SECONDS}s] [$name] test"
   ctest --test-dir "$root/$name" -j "$jobs" --output-on-failure --no-tests=error
 }
 
@@ -27,14 +27,14 @@ configure_build_test() {  # name, extra cmake args...
 configure_build_test gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo
 # cmake --install with the tool, examples and remote built (the consumers below
 # install the library without them): the installed tool must run.
-echo "=== [gcc] cmake --install (library, remote, tool)"
+echo "=== [t=${SECONDS}s] [gcc] cmake --install (library, remote, tool)"
 cmake --install "$root/gcc" --prefix "$root/gcc-prefix" > "$root/gcc.install.log"
 "$root/gcc-prefix/bin/untold" --version
 # The tool as scripts/demo.sh builds it (Release, -O3), with warnings as
 # errors: GCC warns at -O3 about code that is clean at -O2 (-Wrestrict in
 # inlined string concatenation), and the README's first command must build
 # without warnings.
-echo "=== [demo-release] configure + build the untold tool as scripts/demo.sh does, warnings as errors"
+echo "=== [t=${SECONDS}s] [demo-release] configure + build the untold tool as scripts/demo.sh does, warnings as errors"
 cmake -S . -B "$root/demo-release" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release \
   -DUNTOLD_BUILD_TESTS=OFF -DUNTOLD_BUILD_EXAMPLES=OFF -DUNTOLD_DEVELOPER_MODE=ON > "$root/demo-release.configure.log"
 cmake --build "$root/demo-release" -j "$jobs" --target untold_cli
@@ -43,9 +43,9 @@ configure_build_test clang-asan-ubsan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD
 configure_build_test no-exceptions -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Debug -DUNTOLD_NO_EXCEPTIONS=ON \
   -DUNTOLD_BUILD_TOOLS=OFF -DUNTOLD_BUILD_EXAMPLES=OFF
 
-echo "=== [consumers] add_subdirectory, FetchContent, find_package after install"
+echo "=== [t=${SECONDS}s] [consumers] add_subdirectory, FetchContent, find_package after install"
 bash tests/consumers/run.sh "$root/consumers"
 
 # libFuzzer smoke run: each fuzz target for 20 s (fuzz/smoke.sh, SECURITY.md).
 UNTOLD_JOBS="$jobs" bash fuzz/smoke.sh "$root/fuzz-smoke"
-echo "=== all configurations passed"
+echo "=== [t=${SECONDS}s] all configurations passed"
