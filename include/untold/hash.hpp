@@ -88,7 +88,7 @@ inline constexpr std::array<std::uint32_t, 8> sha256_initial_state = {
 
 // 4.2.2: first 32 bits of the fractional parts of the cube roots of the first
 // sixty-four primes.
-alignas(16) inline constexpr std::array<std::uint32_t, 64> sha256_round_constants = {
+inline constexpr std::array<std::uint32_t, 64> sha256_round_constants = {
     0x428a2f98u, 0x71374491u, 0xb5c0fbcfu, 0xe9b5dba5u, 0x3956c25bu, 0x59f111f1u, 0x923f82a4u, 0xab1c5ed5u,
     0xd807aa98u, 0x12835b01u, 0x243185beu, 0x550c7dc3u, 0x72be5d74u, 0x80deb1feu, 0x9bdc06a7u, 0xc19bf174u,
     0xe49b69c1u, 0xefbe4786u, 0x0fc19dc6u, 0x240ca1ccu, 0x2de92c6fu, 0x4a7484aau, 0x5cb0a9dcu, 0x76f988dau,

@@ -188,9 +188,7 @@ inline void set_flag(std::uint8_t& flag) noexcept { __atomic_store_n(&flag, std:
   return make_error(code, {.chunk_index = row, .chunk_type = integrity_chunk_type, .field = field, .value = value,
                            .has_value = true});
 }
-}  // namespace detail
 
-namespace detail {
 struct integrity_body {
   byte_span bytes;  // after the plugin id
   std::uint32_t version = 0;
@@ -425,9 +423,9 @@ template <class StoredBytes>
 /// the header's contentHash. Costs O(chunkCount), SHA-256 of at most 103
 /// bytes of the chunk, and of those later rows (none in the writer's files
 /// unless a caller added plugin chunks of types above 0xFFFF0001).
-/// Errors: as the chunk's envelope, identity or size is checked by
-/// parse_integrity_chunk (R-EXT-RANGES, R-INTEGRITY-LAYOUT); nothing else is
-/// parsed. Preconditions: `chunks` passed parse_chunk_table; `row` is the
+/// Errors: those of the chunk's envelope, identity and minimum size, as
+/// parse_integrity_chunk reports them (R-EXT-RANGES, R-INTEGRITY-LAYOUT);
+/// nothing else is parsed. Preconditions: `chunks` passed parse_chunk_table; `row` is the
 /// only row of integrity_chunk_type (find_integrity_chunk). Safe on
 /// untrusted input.
 template <class StoredBytes>
@@ -499,38 +497,6 @@ struct integrity_access {
     a.digests_ = digest_status::current;
     return {};
   }
-
- private:
-  // Parses and checks the integrity chunk (layout, top digest, directory
-  // digest) and arms per-block verification. `directory` = the file's
-  // header and chunk table; `stored` = the integrity chunk's stored bytes,
-  // which must stay alive as long as the asset (the file, or the asset's
-  // own storage). `defer_uncompressed`: uncompressed chunks that open does
-  // not read wait for first access (whole-file lazy open).
-  template <class = void>
-  static status attach(asset& a, byte_span directory, std::uint32_t row, byte_span stored, bool defer_uncompressed) {
-    auto d = parse_integrity_chunk(stored, a.chunks_, row);
-    if (!d) return d.error();
-    if (!digest_equals(sha256_of(d->top), d->top_digest))
-      return integrity_error(errc::integrity_hash, row, "topDigest", 0);
-    if (!digest_equals(untold::directory_digest(directory), d->directory_digest))
-      return make_error(errc::directory_hash, {.chunk_index = row, .chunk_type = integrity_chunk_type,
-                                               .field = "directoryDigest"});
-    block_digest_state& s = a.integrity_;
-    s.first_block.assign(a.chunks_.size() + 1, 0);
-    for (std::uint32_t r = 0; r < a.chunks_.size(); ++r)
-      s.first_block[r + 1] =
-          s.first_block[r] + (r == row ? 0 : digest_block_count(a.chunks_[r].compressed_size, d->block_size));
-    s.row_digests = d->row_digests;
-    s.block_digests = d->block_digests;
-    s.row_verified.assign(a.chunks_.size(), 0);
-    s.block_verified.assign(d->digest_count, 0);
-    s.defer_uncompressed = defer_uncompressed;
-    s.block_size = d->block_size;
-    return {};
-  }
-
- public:
 
   /// Verifies the blocks of chunk `row` that lie inside its stored bytes
   /// [first, first + bytes.size()), where `bytes` are those stored bytes and
@@ -609,6 +575,35 @@ struct integrity_access {
   }
 
  private:
+  // Parses and checks the integrity chunk (layout, top digest, directory
+  // digest) and arms per-block verification. `directory` = the file's
+  // header and chunk table; `stored` = the integrity chunk's stored bytes,
+  // which must stay alive as long as the asset (the file, or the asset's
+  // own storage). `defer_uncompressed`: uncompressed chunks that open does
+  // not read wait for first access (whole-file lazy open).
+  template <class = void>
+  static status attach(asset& a, byte_span directory, std::uint32_t row, byte_span stored, bool defer_uncompressed) {
+    auto d = parse_integrity_chunk(stored, a.chunks_, row);
+    if (!d) return d.error();
+    if (!digest_equals(sha256_of(d->top), d->top_digest))
+      return integrity_error(errc::integrity_hash, row, "topDigest", 0);
+    if (!digest_equals(untold::directory_digest(directory), d->directory_digest))
+      return make_error(errc::directory_hash, {.chunk_index = row, .chunk_type = integrity_chunk_type,
+                                               .field = "directoryDigest"});
+    block_digest_state& s = a.integrity_;
+    s.first_block.assign(a.chunks_.size() + 1, 0);
+    for (std::uint32_t r = 0; r < a.chunks_.size(); ++r)
+      s.first_block[r + 1] =
+          s.first_block[r] + (r == row ? 0 : digest_block_count(a.chunks_[r].compressed_size, d->block_size));
+    s.row_digests = d->row_digests;
+    s.block_digests = d->block_digests;
+    s.row_verified.assign(a.chunks_.size(), 0);
+    s.block_verified.assign(d->digest_count, 0);
+    s.defer_uncompressed = defer_uncompressed;
+    s.block_size = d->block_size;
+    return {};
+  }
+
   // A row's block digests against its row digest, once.
   template <class = void>
   static status verify_row_digests(const asset& a, std::uint32_t row) {
@@ -628,7 +623,8 @@ struct integrity_access {
 }  // namespace detail
 
 /// Whether `a` still has chunks the verified accessors will check on first
-/// access (the file has block digests and was opened with integrity::lazy).
+/// access (the file has block digests, current ones - asset::block_digests()
+/// - and was opened with integrity::lazy).
 [[nodiscard]] inline bool has_block_digests(const asset& a) noexcept {
   return detail::integrity_access::has_digests(a);
 }
