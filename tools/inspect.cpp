@@ -349,6 +349,27 @@ struct field_json_writer {
 
 #endif
 
+/// asset::block_digests() in info --json.
+const char* digest_status_name(digest_status s) {
+  switch (s) {
+    case digest_status::absent: return "none";
+    case digest_status::current: return "current";
+    case digest_status::stale: return "stale";
+    case digest_status::unchecked: return "unchecked";
+  }
+  return "?";
+}
+
+/// The info line for info --json's "blockDigests".
+std::string digest_status_text(const json& status) {
+  const std::string s = show(status);
+  if (s == "current") return "current (verified)";
+  if (s == "stale")
+    return "stale: computed for another contentHash (a tool that does not know them rewrote the file); ignored, "
+           "the whole-file contentHash was verified instead";
+  return s;
+}
+
 }  // namespace
 
 // ---- error, info, validate ---------------------------------------------------------
@@ -419,6 +440,7 @@ json info_json(const std::string& name, byte_span file) {
     return j;
   }
   j["valid"] = true;
+  j["blockDigests"] = digest_status_name(a->block_digests());
   std::uint64_t vertices = 0, indices = 0;
   for (const mesh_record& m : a->meshes()) {
     vertices += m.vertex_count;
@@ -442,6 +464,7 @@ std::string info_text(const json& j) {
                   show(j["geometry"]["triangles"]).c_str());
     s += format("  world bounds   %s\n", show_bounds(j["worldBounds"]).c_str());
     s += format("  content hash   %s\n", j["contentHash"].is_null() ? "none" : show(j["contentHash"]).c_str());
+    if (j.contains("blockDigests")) s += format("  block digests  %s\n", digest_status_text(j["blockDigests"]).c_str());
   }
   if (j.contains("chunks")) {
     s += format("  chunks         %zu (%s bytes stored, %s raw)\n", j["chunks"].size(), show(j["storedBytes"]).c_str(),
