@@ -12,8 +12,9 @@
 // HM-CHUNK-RANGE HM-DUP-CHUNK HM-MISSING-CHUNK HM-DESC HM-CHUNK-SIZE
 // HM-SUBMESH-RANGE HM-MATERIAL-SLOT HM-MESHLET-RANGE HM-SKEL-PARENT
 // HM-LOD-RANGE; with read_options::deep also HM-INDEX-VALUE HM-MESHLET-INDEX
-// HM-SKIN-JOINT HM-FINITE. check_meshlet_coverage (separate, allocates)
-// adds HM-MESHLET-COVER.
+// HM-SKIN-JOINT HM-FINITE (positions, bounds, weights, SKEL joint
+// transforms). check_meshlet_coverage (separate, allocates) adds
+// HM-MESHLET-COVER.
 //
 // Safe on untrusted input: every range is checked_range'd against the file,
 // counts are checked against the chunk sizes and the caller's limits before
@@ -650,6 +651,17 @@ namespace detail {
     return value_fail(errc::hm_not_finite, chunk_id::bnds, "bounds", 0, no_index);
   for (std::uint32_t s = 0; s < subs.size(); ++s)
     if (!finite_bounds(subs[s].bounds)) return value_fail(errc::hm_not_finite, chunk_id::subm, "bounds", 0, s);
+  // SKEL: every float of a joint (inverse bind, bind translation, rotation, scale).
+  const byte_span skel = m.span(chunk_id::skel);
+  for (std::uint32_t j = 0; j < joints.size(); ++j) {
+    for (std::size_t k = 0; k < 26; ++k) {
+      const float f = load_le_unchecked<float>(skel.data() + std::size_t{j} * 112 + 4 * k);
+      if (!detail::is_finite(f))
+        return value_fail(errc::hm_not_finite, chunk_id::skel,
+                          k < 16 ? "inverseBind" : k < 19 ? "bindTranslation" : k < 23 ? "bindRotation" : "bindScale", 0, j)
+            .with_float(f);
+    }
+  }
   const byte_span vtx = m.span(chunk_id::vtxs);
   for (std::size_t v = 0; v < d.vertex_count; ++v)
     for (std::size_t c = 0; c < 3; ++c)
