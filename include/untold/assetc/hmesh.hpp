@@ -20,7 +20,8 @@
 // counts are checked against the chunk sizes and the caller's limits before
 // use, work is linear in the file size (meshlet ranges may not overlap, so
 // the deep meshlet pass touches each MLTR byte once), and the only
-// allocation is one entry per table row (<= limits.max_chunks).
+// allocation is one entry per table row (<= limits.max_chunks), charged to
+// read_options::budget with the deep pass's values.
 #pragma once
 
 #include <algorithm>
@@ -435,6 +436,9 @@ namespace detail {
   const std::uint64_t table_end = table->end();
 
   // Ranges, alignment, limits; then overlaps by sorting the non-empty ranges.
+  budget own(options.limits, bytes.size());
+  budget& spend = detail::reader_budget(options, own);
+  UNTOLD_TRY(spend.charge_items(n, sizeof(std::pair<std::uint64_t, std::uint32_t>), "chunks", errc::hm_limit_exceeded));
   std::vector<std::pair<std::uint64_t, std::uint32_t>> order;
   order.reserve(n);
   std::uint64_t total = 0;
@@ -612,6 +616,10 @@ namespace detail {
   if (!options.deep) return m;
 
   // ---- deep: values ----
+  UNTOLD_TRY(spend.charge_work(std::uint64_t{d.vertex_count} + m.indices().size() + m.meshlet_vertices().size() +
+                                   m.lod_indices().size() + m.span(chunk_id::mltr).size() + m.skin().size() +
+                                   joints.size(),
+                               "deep values", errc::hm_limit_exceeded));
   auto value_fail = [&](errc code, chunk_id id, const char* field, std::uint64_t value, std::uint64_t record) {
     return chunk_fail(code, field, value, row_of(id), fourcc_of(id), record);
   };
