@@ -315,11 +315,13 @@ TEST_CASE("an unrecognised file names its first bytes; exit 1") {
   const fs::path elf = write_text(dir / "prog.untold", std::string("\x7f" "ELF\x02\x01\x01\x00 and more", 17));
   const run_result r = run_untold("info " + quoted(elf));
   CHECK(r.exit_code == 1);
-  CHECK(r.err.rfind("untold: " + quoted(elf) + ": unrecognised file: the first bytes (7f 45 4c 46 02 01 01 00)", 0) == 0);
+  CHECK(r.err.rfind("untold: " + quoted(elf) +
+                        ": E-FORMAT-UNKNOWN format_unknown: unrecognised file: the first bytes (7f 45 4c 46 02 01 01 00)",
+                    0) == 0);
   const json j = parse(run_untold("validate --json " + quoted(elf)).out)["results"][0];
   CHECK(j["valid"] == false);
   CHECK(j["format"].is_null());
-  CHECK(j["error"]["rule"] == "R-MAGIC");
+  CHECK(j["error"]["rule"] == "E-FORMAT-UNKNOWN");
   CHECK(run_untold("dump " + quoted(elf)).exit_code == 1);
   // A truncated .untold (whole magic, short header) is still .untold's R-TRUNC-HEADER.
   const fs::path short_file = write_text(dir / "short.untold", std::string("UNTOLD\0\0abc", 11));
