@@ -309,7 +309,10 @@ outcome cook_command(const cook_args& args, const common_flags& flags) {
   }
   if (!foreign && args.input == "-") {
     o.code = exit_invalid;
-    o.error = "standard input is not a format recognised by its magic; assimp inputs (glTF, OBJ, FBX, ...) "
+    // No path to hand assimp: empty is E-IO-EMPTY, anything else E-FORMAT-UNKNOWN to this command.
+    const errc code = in->bytes().empty() ? errc::io_empty_file : errc::format_unknown;
+    o.error = "standard input: " + std::string(rule_id(code)) + " " + std::string(untold::name(code)) +
+              ": standard input is not a format recognised by its magic; assimp inputs (glTF, OBJ, FBX, ...) "
               "need a file path, as they reference side files";
     return o;
   }

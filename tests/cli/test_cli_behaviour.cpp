@@ -285,7 +285,11 @@ TEST_CASE("'-' reads standard input") {
   const fs::path dir = scratch("behaviour_stdin");
   const run_result cook = run_untold("cook - -o " + quoted(dir / "x.untold") + " < " + quoted(sample_model()));
   CHECK(cook.exit_code == 1);
-  CHECK(cook.err.find("standard input is not a format recognised by its magic") != std::string::npos);
+  CHECK(cook.err.find("untold: standard input: E-FORMAT-UNKNOWN format_unknown: standard input is not a format "
+                      "recognised by its magic") == 0);
+  const run_result empty = run_untold("cook - -o " + quoted(dir / "x.untold") + " < /dev/null");
+  CHECK(empty.exit_code == 1);
+  CHECK(empty.err.find("untold: standard input: E-IO-EMPTY io_empty_file: ") == 0);
 }
 
 TEST_CASE("an empty file: one error, the one the library reports") {
