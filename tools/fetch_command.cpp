@@ -91,7 +91,7 @@ int fail(const fetch_args& a, const ur::error& e) {
   return fail(a, e.describe(), remote_error_json(e), exit_code_of(e));
 }
 int fail(const fetch_args& a, const std::string& where, const untold::error& e) {
-  return fail(a, where + ": " + e.describe(), error_json(e), cli::exit_invalid);
+  return fail(a, cli::escaped(where) + ": " + e.describe(), error_json(e), cli::exit_invalid);
 }
 
 void print(const nlohmann::ordered_json& j, bool as_json) {
@@ -101,7 +101,7 @@ void print(const nlohmann::ordered_json& j, bool as_json) {
   }
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (it.key() == "ok") continue;
-    const std::string value = it->is_string() ? it->get<std::string>() : it->dump();
+    const std::string value = cli::escaped(it->is_string() ? it->get<std::string>() : it->dump());
     std::printf("%-9s %s\n", (it.key() + ":").c_str(), value.c_str());
   }
 }
@@ -115,8 +115,8 @@ int run_fetch(const fetch_args& a) {
   o.retry.max_attempts = a.attempts;
   o.prefetch_textures = !a.no_prefetch && !a.ranges;
   if (!a.quiet)
-    o.log = [](std::string_view line) { std::fprintf(stderr, "untold: %.*s\n", static_cast<int>(line.size()), line.data()); };
-  if (a.verbose) std::fprintf(stderr, "untold: fetching %s (cache %s)\n", a.url.c_str(), o.cache_dir.string().c_str());
+    o.log = [](std::string_view line) { cli::complain(cli::escaped(line)); };
+  if (a.verbose) cli::complain("fetching " + cli::escaped(a.url) + " (cache " + cli::escaped(o.cache_dir.string()) + ")");
   auto dl = ur::downloader::create(o);
   if (!dl) return fail(a, dl.error());
   nlohmann::ordered_json out;

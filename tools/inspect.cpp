@@ -110,11 +110,11 @@ std::string format(const char* pattern, ...) {
   return s;
 }
 
-/// A JSON number or null as text ("-" for null).
+/// A JSON value as text ("-" for null; a string escaped: names come from the file).
 std::string show(const json& v) {
   if (v.is_null()) return "-";
   if (v.is_number_float()) return format("%g", v.get<double>());
-  if (v.is_string()) return v.get<std::string>();
+  if (v.is_string()) return escaped(v.get<std::string>());
   return v.dump();
 }
 
@@ -374,6 +374,25 @@ std::string digest_status_text(const json& status) {
 
 // ---- error, info, validate ---------------------------------------------------------
 
+std::string first_bytes(byte_span bytes) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string s;
+  for (std::size_t i = 0; i < bytes.size() && i < 8; ++i) {
+    const auto b = static_cast<unsigned>(bytes[i]);
+    if (i != 0) s += ' ';
+    s += digits[b >> 4];
+    s += digits[b & 15];
+  }
+  return s;
+}
+
+std::string escaped(std::string_view text) {
+  std::string s;
+  s.reserve(text.size());
+  detail::append_escaped(s, text);
+  return s;
+}
+
 json error_json(const error& e) {
   json context = json::object();
   if (e.context.chunk_index != no_index) context["chunk"] = e.context.chunk_index;
@@ -451,7 +470,7 @@ json info_json(const std::string& name, byte_span file) {
 }
 
 std::string info_text(const json& j) {
-  std::string s = format("%s\n", j["file"].get<std::string>().c_str());
+  std::string s = format("%s\n", show(j["file"]).c_str());
   s += format("  size           %s bytes\n", show(j["fileSize"]).c_str());
   if (j.contains("formatVersion")) {
     s += format("  format         version %s, %s, vertex layout %s, flags 0x%x\n", show(j["formatVersion"]).c_str(),
@@ -479,7 +498,7 @@ std::string info_text(const json& j) {
     }
   }
   s += j["valid"].get<bool>() ? "  valid          yes\n"
-                              : format("  valid          no: %s\n", show(j["error"]["describe"]).c_str());
+                              : format("  valid          no: %s\n", j["error"]["describe"].get<std::string>().c_str());
   return s;
 }
 
@@ -494,9 +513,11 @@ json validate_json(const std::string& name, byte_span file, bool deep) {
               {"error", a ? json(nullptr) : error_json(a.error())}};
 }
 
+/// describe() strings are already text output (error::describe escapes the
+/// names it quotes; the tool's own messages quote paths through escaped()).
 std::string validate_text(const json& r) {
-  if (r["valid"].get<bool>()) return format("ok    %s\n", r["file"].get<std::string>().c_str());
-  return format("FAIL  %s: %s\n", r["file"].get<std::string>().c_str(), show(r["error"]["describe"]).c_str());
+  if (r["valid"].get<bool>()) return format("ok    %s\n", show(r["file"]).c_str());
+  return format("FAIL  %s: %s\n", show(r["file"]).c_str(), r["error"]["describe"].get<std::string>().c_str());
 }
 
 // ---- dump -----------------------------------------------------------------------------
@@ -505,67 +526,6 @@ std::string validate_text(const json& r) {
 // text and JSON are linear in the file (an entity chain 10^6 deep included).
 
 namespace {
-
-/// Emits one JSON document piece by piece with the same 2-space layout as
-/// to_text, so a huge table is never held as one json value.
-class json_stream {
- public:
-  explicit json_stream(const text_sink& out) : out_(out) {}
-  void open(const char* key, char bracket) {
-    item(key);
-    out_(std::string_view(&bracket, 1));
-    first_.push_back(true);
-  }
-  void close(char bracket) {
-    const bool empty = first_.back();
-    first_.pop_back();
-    if (!empty) {
-      out_("\n");
-      indent();
-    }
-    out_(std::string_view(&bracket, 1));
-    if (first_.empty()) out_("\n");
-  }
-  void value(const char* key, const json& v) {
-    item(key);
-    const std::string text = v.dump(2, ' ', false, json::error_handler_t::replace);
-    // Appended, not "\n" + std::string(...): that trips GCC 12's -Wrestrict at -O3 (a false positive).
-    std::string pad = "\n";
-    pad.append(2 * first_.size(), ' ');
-    std::string indented;
-    indented.reserve(text.size());
-    for (std::size_t at = 0;;) {
-      const std::size_t nl = text.find('\n', at);
-      indented.append(text, at, nl == std::string::npos ? std::string::npos : nl - at);
-      if (nl == std::string::npos) break;
-      indented += pad;
-      at = nl + 1;
-    }
-    out_(indented);
-  }
-  /// A value already rendered as text at current_indent().
-  void text(const char* key, std::string_view rendered) {
-    item(key);
-    out_(rendered);
-  }
-  [[nodiscard]] std::size_t current_indent() const noexcept { return 2 * first_.size(); }
-
- private:
-  void item(const char* key) {
-    if (first_.empty()) return;
-    out_(first_.back() ? "\n" : ",\n");
-    first_.back() = false;
-    indent();
-    if (key != nullptr) {
-      out_(json(key).dump());
-      out_(": ");
-    }
-  }
-  void indent() { out_(std::string(2 * first_.size(), ' ')); }
-
-  const text_sink& out_;
-  std::vector<bool> first_;
-};
 
 json chunk_json(const chunk_entry& c, std::uint32_t row) {
   return json{{"index", row},
@@ -768,7 +728,7 @@ void write_entity_tree(const asset& a, const text_sink& out) {
     if (depth > max_tree_indent) line += format("(depth %zu) ", depth);
     // Appended, not "[" + std::to_string(...): that trips GCC 12's -Wrestrict at -O3 (a false positive).
     line.append("[").append(std::to_string(e.entity_id)).append("] '");
-    line.append(e.name_offset == none ? std::string_view("-") : a.string(e.name_offset));
+    line.append(e.name_offset == none ? std::string("-") : escaped(a.string(e.name_offset)));
     line.append("' ").append(show_transform(e.local_transform)).append("\n");
     for (std::uint32_t k = 0; k < e.mesh_record_count; ++k) {
       const std::size_t m = std::size_t{e.first_mesh_record_index} + k;

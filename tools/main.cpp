@@ -62,10 +62,10 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const std::filesystem::filesystem_error& e) {  // names the path and the system's reason
-    cli::complain(e.what());
+    cli::complain(cli::escaped(e.what()));
     return cli::exit_io;
   } catch (const std::exception& e) {  // e.g. out of memory
-    cli::complain(std::string("error: ") + e.what());
+    cli::complain("error: " + cli::escaped(e.what()));
     return cli::exit_invalid;
   }
 }

@@ -13,6 +13,7 @@
 #include <span>
 #include <string_view>
 
+#include "../budget.hpp"
 #include "../bytes.hpp"
 #include "../detail/checks.hpp"
 #include "../cursor.hpp"
@@ -25,10 +26,17 @@ namespace untold::assetc {
 
 /// Options of every assetc reader. `deep` adds the value-level checks
 /// (index values, local meshlet indices, joint indices, finite floats).
+/// `budget`: the memory and work budget (budget.hpp) the reader charges for
+/// the entries it stores and the items it visits, before it allocates or
+/// loops; null makes one per file from `limits` and the file's size. Stages
+/// that share one input (several files of one `check` run, a reader and
+/// its printer) pass one budget. A refusal is HM-LIMITS.
 struct read_options {
   untold::limits limits{};
   bool deep = false;
+  untold::budget* budget = nullptr;
 };
+
 
 /// 'a' | 'b' << 8 | 'c' << 16 | 'd' << 24, the order the files store magics and chunk ids in.
 [[nodiscard]] constexpr std::uint32_t fourcc(const char (&s)[5]) noexcept {
@@ -146,6 +154,12 @@ namespace detail {
   e.context.limit = limit;
   e.context.has_limit = true;
   return e;
+}
+
+/// options.budget, or `own` (made from the limits and the file's size): the
+/// budget one open_* call charges.
+[[nodiscard]] constexpr untold::budget& reader_budget(const read_options& options, untold::budget& own) noexcept {
+  return untold::budget::own_or_shared(options.budget, own);
 }
 
 /// What a byte_cursor reports when an assetc structure runs out of bytes.

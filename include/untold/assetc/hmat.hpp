@@ -117,6 +117,8 @@ class hmat {
     e.context.limit = bytes.size(), e.context.has_limit = true;
     return e;
   }
+  budget own(options.limits, bytes.size());
+  UNTOLD_TRY(detail::reader_budget(options, own).charge_work(count, "rows", errc::hm_limit_exceeded));
   hmat h;
   h.flags_ = load_le_unchecked<std::uint32_t>(bytes.data() + 12);
   h.rows_ = le_array<material>(subspan(bytes, *rows));

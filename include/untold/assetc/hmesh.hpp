@@ -12,14 +12,16 @@
 // HM-CHUNK-RANGE HM-DUP-CHUNK HM-MISSING-CHUNK HM-DESC HM-CHUNK-SIZE
 // HM-SUBMESH-RANGE HM-MATERIAL-SLOT HM-MESHLET-RANGE HM-SKEL-PARENT
 // HM-LOD-RANGE; with read_options::deep also HM-INDEX-VALUE HM-MESHLET-INDEX
-// HM-SKIN-JOINT HM-FINITE. check_meshlet_coverage (separate, allocates)
-// adds HM-MESHLET-COVER.
+// HM-SKIN-JOINT HM-FINITE (positions, bounds, weights, SKEL joint
+// transforms). check_meshlet_coverage (separate, allocates) adds
+// HM-MESHLET-COVER.
 //
 // Safe on untrusted input: every range is checked_range'd against the file,
 // counts are checked against the chunk sizes and the caller's limits before
 // use, work is linear in the file size (meshlet ranges may not overlap, so
 // the deep meshlet pass touches each MLTR byte once), and the only
-// allocation is one entry per table row (<= limits.max_chunks).
+// allocation is one entry per table row (<= limits.max_chunks), charged to
+// read_options::budget with the deep pass's values.
 #pragma once
 
 #include <algorithm>
@@ -434,6 +436,9 @@ namespace detail {
   const std::uint64_t table_end = table->end();
 
   // Ranges, alignment, limits; then overlaps by sorting the non-empty ranges.
+  budget own(options.limits, bytes.size());
+  budget& spend = detail::reader_budget(options, own);
+  UNTOLD_TRY(spend.charge_items(n, sizeof(std::pair<std::uint64_t, std::uint32_t>), "chunks", errc::hm_limit_exceeded));
   std::vector<std::pair<std::uint64_t, std::uint32_t>> order;
   order.reserve(n);
   std::uint64_t total = 0;
@@ -611,6 +616,10 @@ namespace detail {
   if (!options.deep) return m;
 
   // ---- deep: values ----
+  UNTOLD_TRY(spend.charge_work(std::uint64_t{d.vertex_count} + m.indices().size() + m.meshlet_vertices().size() +
+                                   m.lod_indices().size() + m.span(chunk_id::mltr).size() + m.skin().size() +
+                                   joints.size(),
+                               "deep values", errc::hm_limit_exceeded));
   auto value_fail = [&](errc code, chunk_id id, const char* field, std::uint64_t value, std::uint64_t record) {
     return chunk_fail(code, field, value, row_of(id), fourcc_of(id), record);
   };
@@ -650,6 +659,17 @@ namespace detail {
     return value_fail(errc::hm_not_finite, chunk_id::bnds, "bounds", 0, no_index);
   for (std::uint32_t s = 0; s < subs.size(); ++s)
     if (!finite_bounds(subs[s].bounds)) return value_fail(errc::hm_not_finite, chunk_id::subm, "bounds", 0, s);
+  // SKEL: every float of a joint (inverse bind, bind translation, rotation, scale).
+  const byte_span skel = m.span(chunk_id::skel);
+  for (std::uint32_t j = 0; j < joints.size(); ++j) {
+    for (std::size_t k = 0; k < 26; ++k) {
+      const float f = load_le_unchecked<float>(skel.data() + std::size_t{j} * 112 + 4 * k);
+      if (!detail::is_finite(f))
+        return value_fail(errc::hm_not_finite, chunk_id::skel,
+                          k < 16 ? "inverseBind" : k < 19 ? "bindTranslation" : k < 23 ? "bindRotation" : "bindScale", 0, j)
+            .with_float(f);
+    }
+  }
   const byte_span vtx = m.span(chunk_id::vtxs);
   for (std::size_t v = 0; v < d.vertex_count; ++v)
     for (std::size_t c = 0; c < 3; ++c)
