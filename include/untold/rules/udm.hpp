@@ -28,5 +28,7 @@
   X(udm, udm_type_mismatch, "UDM-GET-TYPE", "the property does not have the type the getter asked for") \
   X(udm, udm_not_found, "UDM-GET-PATH", "no property at that key or index")                           \
   X(udm, udm_bad_tree, "UDM-WRITE", "the tree cannot be written as UDM (key over 255 bytes, sizes that disagree)") \
-  X(udm, udm_pmdl, "UDM-PMDL", "the PMDL model does not have the structure a model needs")
+  X(udm, udm_pmdl, "UDM-PMDL", "the PMDL model does not have the structure a model needs")                                  \
+  X(udm, udm_pmdl_joint, "UDM-PMDL-JOINT", "a vertex weight names a bone the skeleton does not have (-1 marks an unused slot)") \
+  X(udm, udm_pmdl_finite, "UDM-PMDL-FINITE", "a PMDL position, vertex weight, pose or animation key is NaN or infinite")
 // clang-format on
