@@ -145,8 +145,6 @@ void run_at_three_sizes(const std::string& name, const std::function<fs::path(co
       CAPTURE(scale);
       const measured_run m = run_untold_measured(c.args(in, out), {out});
       CHECK_MESSAGE(m.run.exit_code == 0, m.run.err);
-      MESSAGE(name, " ", c.label, " x", scale, ": input ", n, " B, peak heap ", m.peak_heap, " B, output ",
-              m.output_bytes, " B");
       check_within(m, n, c.bound);
     }
   }

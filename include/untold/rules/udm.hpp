@@ -18,7 +18,7 @@
   X(udm, udm_block_range, "UDM-BLOCK-RANGE", "a block size exceeds its parent block or the file")     \
   X(udm, udm_depth, "UDM-DEPTH", "elements and arrays nest deeper than limits.max_depth")             \
   X(udm, udm_lz4, "UDM-LZ4", "LZ4 data does not decode to exactly its declared size")                 \
-  X(udm, udm_limit, "UDM-LIMITS", "a count or decompressed size exceeds the caller's limits")         \
+  X(udm, udm_limit, "UDM-LIMITS", "a count, a decompressed size or the input's budget (memory, work, output) exceeds the caller's limits")         \
   X(udm, udm_struct_member, "UDM-STRUCT", "a struct has no members, a non-trivial member type or a size that does not match") \
   X(udm, udm_array_type, "UDM-ARRAY-TYPE", "an array's value type cannot be stored in that kind of array") \
   X(udm, udm_bad_root, "UDM-ROOT", "the root is not an element with assetType (string), assetVersion (uint32) and assetData (element)") \
