@@ -419,3 +419,58 @@ TEST_CASE("budget: the import shares the parse's budget, so a small file cannot 
   o.limits.memory_per_input_byte = static_cast<std::uint32_t>(3 * decoded / f.size());
   CHECK(u::import_pmdl(f, o));
 }
+
+TEST_CASE("import: finite poses whose matrices are not, names that are not UTF-8, keys out of order") {
+  // Found by fuzz_udm_binary/ascii running cook's converter: each made the
+  // .untold writer fail with a generic E-INVALID-ARGUMENT.
+  const float huge = 3e38f;
+  // A huge unnormalised rotation: finite, but its matrix overflows.
+  auto scene = u::import_pmdl(skinned_with([&](u::property& d) {
+    *d.find("skeleton")->find("assetData")->find("bones")->find("root")->find("pose") =
+        u::make_value(u::scaled_transform{{0, 0, 0}, {huge, huge, 0, 1}, {1, 1, 1}});
+  }));
+  REQUIRE(!scene);
+  CHECK(scene.error().code == errc::udm_pmdl_finite);
+  CHECK(std::string(scene.error().context.field) == "bone.pose");
+  CHECK(scene.error().subject() == "root");
+  // A zero scale is singular, not infinite: its inverse bind is the identity.
+  CHECK(u::import_pmdl(skinned_with([&](u::property& d) {
+    *d.find("skeleton")->find("assetData")->find("bones")->find("root")->find("pose") =
+        u::make_value(u::scaled_transform{{0, 0, 0}, {0, 0, 0, 1}, {0, 0, 0}});
+  })));
+  // A sub-mesh pose that takes finite positions past the float range.
+  auto posed = u::import_pmdl(skinned_with([&](u::property& d) {
+    *first_sub_mesh(d).find("pose") = u::make_value(u::scaled_transform{{0, 0, 0}, {0, 0, 0, 1}, {huge, huge, huge}});
+  }));
+  REQUIRE(!posed);
+  CHECK(posed.error().code == errc::udm_pmdl_finite);
+  CHECK(std::string(posed.error().context.field) == "subMesh.pose");
+  CHECK(posed.error().context.record_index == 1);  // vertex 0 is at the origin
+  // Names are bytes in UDM; the scene's are UTF-8, reported as changed.
+  const std::string bad_name = std::string("ar\xFFm\0x", 6);
+  auto renamed = u::import_pmdl(skinned_with([&](u::property& d) {
+    u::property& bones = *d.find("skeleton")->find("assetData")->find("bones");
+    bones.children[0].key = bad_name;
+    d.find("meshGroups")->children[0].key = "b\xC3";
+  }));
+  REQUIRE_MESSAGE(renamed, renamed.error().describe());
+  CHECK(renamed->skeletons[0].joints[0].name == "ar?mx");
+  CHECK(renamed->nodes[1].name == "b?");
+  bool reported = false;
+  for (const auto& r : renamed->report.entries)
+    if (r.what == "names" && r.severity == convert::report_entry::kind::changed && r.count == 3) reported = true;
+  CHECK(reported);  // the bone, the group's node and its mesh
+  // Key times that decrease: the channel is dropped and reported, not an error.
+  auto unordered = u::import_pmdl(skinned_with([&](u::property& d) {
+    u::property& channels = *d.find("animations")->find("wave")->find("assetData")->find("channels");
+    u::property expanded = u::decompress_array(channels).value();
+    *expanded.items[0].find("times") = u::make_array<float>(std::vector<float>{0.5f, 0.0f});
+    channels = u::compress_array(expanded).value();
+  }));
+  REQUIRE_MESSAGE(unordered, unordered.error().describe());
+  CHECK(unordered->animations[0].channels.size() == 1);
+  bool dropped = false;
+  for (const auto& r : unordered->report.entries)
+    if (r.what == "animation channels" && r.count == 2) dropped = true;
+  CHECK(dropped);
+}

@@ -36,6 +36,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -381,12 +382,20 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
   convert::scene sc;
   convert::conversion_report& report = sc.report;
   const property_view data = doc.asset_data();
+  // Names come from keys and strings, which are bytes; a .untold name is
+  // valid UTF-8 without NULs.
+  std::uint64_t renamed = 0;
+  const auto scene_name = [&renamed](std::string_view raw) {
+    std::string clean = convert::sanitized_utf8(raw);
+    if (clean != raw) ++renamed;
+    return clean;
+  };
   UNTOLD_TRY(charge(model->materials.size(), sizeof(convert::material) + 256, "materials"));
 
   // Materials: names only; Pragma keeps material definitions in separate files.
   for (std::string_view name : model->materials) {
     convert::material mat;
-    mat.name = std::string(name);
+    mat.name = scene_name(name);
     sc.materials.push_back(std::move(mat));
   }
   // The model file has no textures or shader parameters to lose: it only
@@ -417,11 +426,19 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
     for (std::size_t i = 0; i < model->bones.size(); ++i) {
       const pmdl_bone& b = model->bones[i];
       convert::joint j;
-      j.name = std::string(b.name);
+      j.name = scene_name(b.name);
       j.parent = b.parent;
       j.rest = detail::to_neutral(b.pose, scale);
       world[i] = b.parent == convert::no_ref ? j.rest.matrix() : untold::multiply(world[b.parent], j.rest.matrix());
       j.inverse_bind = untold::inverse_affine(world[i]);
+      // A finite pose can still give matrices that are not (a huge
+      // unnormalised rotation overflows; a chain of large ones too): the
+      // rest, world and inverse bind matrices, and the bind matrix the
+      // writer derives from the last, must all be finite.
+      const untold::mat4 rest = j.rest.matrix(), bind = untold::inverse_affine(j.inverse_bind);
+      const std::array<const untold::mat4*, 4> matrices{&rest, &world[i], &j.inverse_bind, &bind};
+      for (const untold::mat4* matrix : matrices)
+        if (auto bad = detail::non_finite(*matrix)) return detail::not_finite("bone.pose", b.name, *bad).at_record(i);
       sk.joints.push_back(std::move(j));
     }
     sc.skeletons.push_back(std::move(sk));
@@ -441,7 +458,7 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
   std::vector<std::uint32_t> group_node;
   for (std::string_view g : model->group_names) {
     group_node.push_back(static_cast<std::uint32_t>(sc.nodes.size()));
-    sc.nodes.push_back({std::string(g), 0, {}, {}});
+    sc.nodes.push_back({scene_name(g), 0, {}, {}});
   }
   if (const property_view base = data["baseMeshGroups"]; base.size() != 0)
     report.info("base mesh groups", "", "every mesh group is imported as its own node; Pragma shows the base groups by default",
@@ -453,7 +470,7 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
     UNTOLD_TRY(charge_entry(2 * s.group.size() + 32));  // its name and `where`
     const std::string where = "sub-mesh '" + std::string(s.group) + "/" + std::to_string(s.mesh) + "/" + std::to_string(s.sub_mesh) + "'";
     convert::mesh m;
-    m.name = std::string(s.group) + "/" + std::to_string(s.mesh) + "/" + std::to_string(s.sub_mesh);
+    m.name = scene_name(s.group) + "/" + std::to_string(s.mesh) + "/" + std::to_string(s.sub_mesh);
     if (s.geometry == "Triangles") m.primitive = convert::topology::triangle_list;
     else if (s.geometry == "Lines") m.primitive = convert::topology::line_list;
     else if (s.geometry == "Points") m.primitive = convert::topology::point_list;
@@ -486,6 +503,9 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
       m.positions[3 * i] = p.x * scale;
       m.positions[3 * i + 1] = p.y * scale;
       m.positions[3 * i + 2] = p.z * scale;
+      if (posed)  // finite positions and a finite pose can still overflow
+        if (auto bad = detail::non_finite(std::span<const float>(m.positions).subspan(3 * i, 3)))
+          return detail::not_finite("subMesh.pose", s.group, *bad).at_record(i);
       if (s.has_normal) {
         vec3 v = s.vertices.get<vec3>(i, s.normal);
         if (posed) {
@@ -589,6 +609,14 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
   // Animations: channels as panima::Channel::Save writes them (interpolation,
   // targetPath ".../<bone>/position|rotation|scale", times Float, values
   // Vector3/Quaternion). No fixture has channels: see docs/udm.md.
+  // Channels name their bone: one table (the last bone of a name wins, as a
+  // scan would), so channels x bones is never a nested loop.
+  std::unordered_map<std::string_view, std::uint32_t> bone_by_name;
+  if (!model->animations.empty()) {
+    UNTOLD_TRY(charge(model->bones.size(), 4 * sizeof(std::pair<std::string_view, std::uint32_t>), "bone names"));
+    for (std::size_t j = 0; j < model->bones.size(); ++j)
+      bone_by_name.insert_or_assign(model->bones[j].name, static_cast<std::uint32_t>(j));
+  }
   for (const pmdl_animation& a : model->animations) {
     const std::string clip = "animation '" + std::string(a.name) + "'";
     if (a.channel_count == 0) {
@@ -598,7 +626,7 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
     if (!untold::detail::is_finite(a.duration)) return detail::not_finite("animation.duration", a.name, a.duration);
     UNTOLD_TRY(charge_entry(2 * a.name.size()));
     convert::animation anim;
-    anim.name = std::string(a.name);
+    anim.name = scene_name(a.name);
     anim.duration = a.duration;
     std::uint64_t unmapped = 0;
     UNTOLD_TRY(charge(a.channel_count, sizeof(convert::animation_channel), "animation channels"));
@@ -622,11 +650,12 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
       const std::string_view bone = rest.substr(rest.rfind('/') == std::string_view::npos ? 0 : rest.rfind('/') + 1);
       convert::animation_channel c;
       c.skeleton = 0;
-      for (std::size_t j = 0; j < model->bones.size(); ++j)
-        if (model->bones[j].name == bone) c.joint = static_cast<std::uint32_t>(j);
+      if (const auto it = bone_by_name.find(bone); it != bone_by_name.end()) c.joint = it->second;
       const bool vec = what == "position" || what == "scale";
       const bool rot = what == "rotation";
-      if (c.joint == convert::no_ref || !(vec || rot) || values.size() != times->size() ||
+      bool ordered = true;  // key times never decrease
+      for (std::size_t i = 1; i < times->size() && ordered; ++i) ordered = !((*times)[i] < (*times)[i - 1]);
+      if (c.joint == convert::no_ref || !(vec || rot) || values.size() != times->size() || !ordered ||
           values.value_type() != (rot ? type::quaternion : type::vector3)) {
         ++unmapped;
         continue;
@@ -656,7 +685,9 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
       anim.channels.push_back(std::move(c));
     }
     if (unmapped != 0)
-      report.dropped("animation channels", clip, "no bone/position|rotation|scale target, cubic-spline, or values that do not match their times",
+      report.dropped("animation channels", clip,
+                     "no bone/position|rotation|scale target, cubic-spline, times that decrease, or values that do not "
+                     "match their times",
                      unmapped);
     if (!anim.channels.empty()) sc.animations.push_back(std::move(anim));
   }
@@ -683,6 +714,9 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
     report.dropped("model property '" + std::string(p.key()) + "'", "", "no place for it in the neutral model");
   }
   if (data["render"]) report.info("render bounds", "", "recomputed from the vertices by the writer", 1);
+  if (renamed != 0)
+    report.changed("names", "", "not valid UTF-8 (UDM keys and strings are bytes): each invalid byte became '?', NULs were dropped",
+                   renamed);
   UNTOLD_TRY(convert::validate_model(sc));
   return sc;
 }

@@ -365,7 +365,7 @@ class parser {
     if (*root_type != static_cast<std::uint8_t>(type::element))
       return c.fail_at(errc::udm_bad_root, "type", *root_type, true, type_at);
     UNTOLD_TRY(reserve_nodes(1, c));
-    (void)add_children(1, false);
+    add_children(1, false);
     doc_.nodes_[0].kind = type::element;
     doc_.nodes_[0].offset = c.offset();
     UNTOLD_TRY(value(c, 0, 0));
@@ -450,7 +450,7 @@ class parser {
 
   /// Array items that get no node of their own (trivial values, structs):
   /// work, whether or not they take bytes. A struct counts once per member.
-  status charge_items(std::uint64_t count, std::uint32_t layout, const byte_cursor& c) {
+  status charge_array_items(std::uint64_t count, std::uint32_t layout, const byte_cursor& c) {
     const std::uint64_t per_item = layout == detail::none ? 1 : std::max<std::uint32_t>(doc_.layouts_[layout].member_count, 1);
     return charged(budget_.charge_work(budget::product(count, per_item), "array items", errc::udm_limit), c);
   }
@@ -703,7 +703,7 @@ class parser {
     if (is_trivial(value_type)) {
       auto b = c.array_bytes(*count, size_of(value_type), "values");
       if (!b) return b.error();
-      UNTOLD_TRY(charge_items(*count, detail::none, c));
+      UNTOLD_TRY(charge_array_items(*count, detail::none, c));
       at(index).data = *b;
       return {};
     }
@@ -723,7 +723,7 @@ class parser {
       const std::uint32_t sz = doc_.layouts_[*l].size;
       auto data = b->array_bytes(*count, sz, "values");
       if (!data) return data.error();
-      UNTOLD_TRY(charge_items(*count, *l, *b));
+      UNTOLD_TRY(charge_array_items(*count, *l, *b));
       if (!b->at_end()) return b->fail(errc::udm_block_size, "arraySize", b->remaining());
       at(index).data = *data;
       return {};
@@ -788,7 +788,7 @@ class parser {
       return {};  // Pragma writes empty arrays without LZ4 data
     }
     if (!sized) {
-      UNTOLD_TRY(charge_items(*count, at(index).layout, c));
+      UNTOLD_TRY(charge_array_items(*count, at(index).layout, c));
       return defer_lz4(index, c, "uncompressedSize");
     }
     // Element / String values must be decoded now to be read.
