@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,6 +31,7 @@
 #include "../error.hpp"
 #include "../format.hpp"
 #include "../records.hpp"
+#include "../validate.hpp"
 
 namespace untold::convert {
 
@@ -85,6 +87,27 @@ struct conversion_report {
     case report_entry::kind::info: return "info";
   }
   return "unknown";
+}
+
+/// `s` as a scene name must be (a .untold string's rules): valid UTF-8
+/// without NULs; invalid bytes become '?', NULs are dropped. Importers pass
+/// every name taken from a file through it (and report the names it
+/// changed), so the writer never refuses one. Safe on any bytes.
+[[nodiscard]] inline std::string sanitized_utf8(std::string_view s) {
+  const auto bytes = std::as_bytes(std::span(s.data(), s.size()));
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < bytes.size();) {
+    const std::size_t len = untold::detail::utf8_sequence_length(bytes, i);
+    if (len == 0 || s[i] == '\0') {
+      if (s[i] != '\0') out.push_back('?');
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, len));
+    i += len;
+  }
+  return out;
 }
 
 // ---- scene content ------------------------------------------------------------------
