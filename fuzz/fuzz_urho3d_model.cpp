@@ -1,14 +1,14 @@
 // fuzz_urho3d_model: read_model on any bytes. Properties: a rejection has a
 // U3D rule id; an accepted model writes back to exactly the input bytes; a
-// model that passes the deep checks imports into a scene that
-// convert::validate_model accepts (import_model runs it).
+// model that passes the deep checks goes the whole way `untold cook` takes
+// it (import_model, then convert::to_untold, sharing one budget): any
+// refusal there is a U3D rule or R-LIMITS (never a generic
+// E-INVALID-ARGUMENT), and the file written opens with deep checks.
 #include <cstdint>
 #include <cstring>
 #include <span>
 
-#include <untold/urho3d/import.hpp>
-
-#include "fuzz_urho3d_common.hpp"
+#include "fuzz_urho3d_cook.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace u3 = untold::urho3d;
@@ -22,11 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!again) u3d_fuzz::die("write_model refused an accepted model: " + again.error().describe());
   if (again->size() != size || (size != 0 && std::memcmp(again->data(), data, size) != 0))
     u3d_fuzz::die("write_model did not reproduce the input");
-  if (auto deep = u3::validate_model_deep(*m); !deep) {
+  if (auto deep = u3::validate_model_deep(*m, file); !deep) {
     u3d_fuzz::check_rejection(deep.error());
     return 0;
   }
-  auto s = u3::import_model(*m);
-  if (!s) u3d_fuzz::check_rejection(s.error());
+  u3d_fuzz::cook(*m, {}, size);
   return 0;
 }

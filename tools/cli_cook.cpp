@@ -149,7 +149,17 @@ void cook_foreign(const cook_args& args, const input& in, const format_handler& 
   import_request request;
   request.input = args.input;
   request.bytes = in.bytes();
-  for (const std::string& a : args.animations) request.animations.emplace_back(a);
+  // One budget for every input (the model and its --animations files),
+  // shared by the importer and the writer (untold/budget.hpp).
+  std::uint64_t input_bytes = in.bytes().size();
+  for (const std::string& a : args.animations) {
+    request.animations.emplace_back(a);
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(a, ec);
+    if (!ec) input_bytes += size;
+  }
+  untold::budget budget(request.limits, input_bytes);
+  request.budget = &budget;
   auto scene = h.import(request);
   progress.update("import", 1);
   if (!scene) {
@@ -168,6 +178,8 @@ void cook_foreign(const cook_args& args, const input& in, const format_handler& 
   if (args.animations_only) options.content = convert::untold_content::animations_only;
   options.embed_images = args.embed;
   options.uv_wrap = args.uv_wrap;
+  options.limits = request.limits;
+  options.budget = &budget;
   auto out = convert::to_untold(*scene, options, o.report);
   progress.update("convert", 1);
   if (!out) {

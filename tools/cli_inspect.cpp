@@ -1,6 +1,7 @@
 // tools/cli_inspect.cpp - `untold info`, `validate` and `dump`: each input
 // goes to the reader its magic names (.untold, or a foreign format's handler
 // from formats.hpp); anything else is "unrecognised" (exit 1).
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -168,11 +169,21 @@ int run_dump(const std::string& path, std::uint32_t vertices, const common_flags
 }  // namespace
 
 void add_info_command(CLI::App& app, context& ctx) {
-  auto files = std::make_shared<std::vector<std::string>>();
+  struct args {
+    std::vector<std::string> files;
+    bool full = false;
+  };
+  auto a = std::make_shared<args>();
   CLI::App* cmd = app.add_subcommand("info", "Header, chunk table (types, compression, sizes), counts and bounds");
-  cmd->add_option("FILE", *files, ".untold or foreign-format files ('-' reads standard input)")->required();
+  cmd->add_option("FILE", a->files, ".untold or foreign-format files ('-' reads standard input)")->required();
+  cmd->add_flag("--full", a->full,
+                "foreign formats: print every item of long lists (default: the first " +
+                    std::to_string(info_listing{}.max_items) + " and a count)");
   add_common_flags(*cmd, ctx.flags, "print a JSON array, one object per file");
-  cmd->callback([files, &ctx] { ctx.exit_code = run_info(*files, ctx.flags); });
+  cmd->callback([a, &ctx] {
+    if (a->full) listing().max_items = SIZE_MAX;
+    ctx.exit_code = run_info(a->files, ctx.flags);
+  });
 }
 
 void add_validate_command(CLI::App& app, context& ctx) {

@@ -3,23 +3,31 @@
 // subcommands (see formats.hpp, docs/urho3d.md).
 //
 //   untold pak list FILE [--json] [-q] [-v]
-//   untold pak extract FILE [NAME...] [-o DIR] [--json] [-q] [-v]
+//   untold pak extract FILE [NAME...] [-o DIR] [--max-total-bytes N] [--json] [-q] [-v]
 //   untold pak create DIR -o OUT.pak [--compress] [--level N] [--no-trailing-size] [--json] [-q] [-v]
 // Messages, exit codes (0 ok, 1 invalid, 2 usage, 3 I/O) and -q/-v/--json
 // come from cli_common.hpp, like every other command.
 #include "formats.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <memory>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
+#include <untold/source.hpp>
 #include <untold/urho3d/urho3d.hpp>
 
 #include "cli_common.hpp"
@@ -78,18 +86,36 @@ json elements_json(const u3::vertex_buffer& vb) {
   return list;
 }
 
+/// The first listing().max_items of `items` as JSON (`item` makes each);
+/// `cut` becomes true when some were left out. `info` output then stays
+/// small whatever the counts (a 4 MB model of a million vertex elements
+/// used to print 153 MB); `info --full` lists everything.
+template <class Item, class Make>
+json first_items(std::span<const Item> items, Make item, bool& cut) {
+  const std::size_t n = std::min(items.size(), listing().max_items);
+  json list = json::array();
+  for (std::size_t i = 0; i < n; ++i) list.push_back(item(items[i]));
+  cut = cut || n < items.size();
+  return list;
+}
+
 json model_counts(const u3::model& m) {
+  bool cut = false;
   json j;
   j["id"] = u3::model_id(m.kind);
   if (m.kind == u3::model_kind::umd3) j["version"] = m.version;
-  json vbs = json::array();
-  for (const u3::vertex_buffer& vb : m.vertex_buffers)
-    vbs.push_back(json{{"vertices", vb.vertex_count}, {"vertexSize", vb.vertex_size}, {"elements", elements_json(vb)}});
-  j["vertexBuffers"] = vbs;
-  json ibs = json::array();
-  for (const u3::index_buffer& ib : m.index_buffers)
-    ibs.push_back(json{{"indices", ib.index_count}, {"indexSize", ib.index_size}});
-  j["indexBuffers"] = ibs;
+  j["vertexBufferCount"] = m.vertex_buffers.size();
+  j["vertexBuffers"] = first_items(std::span(m.vertex_buffers), [&cut](const u3::vertex_buffer& vb) {
+    const auto element = [](const u3::vertex_element& e) {
+      return json{{"semantic", u3::name(e.semantic)}, {"index", e.index}, {"type", u3::name(e.type)}, {"offset", e.offset}};
+    };
+    return json{{"vertices", vb.vertex_count}, {"vertexSize", vb.vertex_size}, {"elementCount", vb.elements.size()},
+                {"elements", first_items(std::span(vb.elements), element, cut)}};
+  }, cut);
+  j["indexBufferCount"] = m.index_buffers.size();
+  j["indexBuffers"] = first_items(std::span(m.index_buffers), [](const u3::index_buffer& ib) {
+    return json{{"indices", ib.index_count}, {"indexSize", ib.index_size}};
+  }, cut);
   std::uint64_t lods = 0;
   for (const u3::geometry& g : m.geometries) lods += g.lods.size();
   j["geometries"] = m.geometries.size();
@@ -97,6 +123,13 @@ json model_counts(const u3::model& m) {
   j["bones"] = m.bones.size();
   j["morphs"] = m.morphs.size();
   j["geometryCenters"] = !m.geometry_centers.empty();
+  if (const std::size_t nan = u3::non_finite_centers(m); nan != 0) {
+    j["nonFiniteGeometryCenters"] = nan;
+    j["note"] = std::to_string(nan) + " geometry centre(s) are NaN or infinite: accepted (Urho3D only sorts by "
+                                      "them); cook uses the centre of the geometry's bounding box";
+  }
+  if (cut)
+    j["truncated"] = "each list shows its first " + std::to_string(listing().max_items) + " items; --full prints all";
   return j;
 }
 
@@ -190,7 +223,8 @@ result<convert::scene> model_import(const import_request& request) {
     files.push_back(std::move(*bytes));
   }
   std::vector<byte_span> spans(files.begin(), files.end());
-  auto s = u3::import_files(request.bytes, spans, request.input.stem().string(), {.limits = request.limits});
+  auto s = u3::import_files(request.bytes, spans, request.input.stem().string(),
+                            {.limits = request.limits, .budget = request.budget});
   if (!s) return s.error();
   return s;
 }
@@ -355,6 +389,7 @@ struct pak_args {
   bool compress = false;
   int level = 9;
   bool no_trailing_size = false;
+  std::uint64_t max_total_bytes = 0;  // 0: the library's default (1 GiB)
   cli::common_flags flags;
 };
 
@@ -382,6 +417,97 @@ int pak_list(const pak_args& a) {
   return exit_ok;
 }
 
+// ---- untold pak extract: check everything, write into a temporary
+// directory, move into place, never through a symbolic link -------------
+
+/// An open file descriptor, closed on scope exit (the library's, source.hpp).
+using descriptor = untold::detail::posix_fd;
+
+/// Splits an entry name (a safe relative path: U3D-PAK-NAME) at its last '/'.
+std::pair<std::string, std::string> split_name(std::string_view name) {
+  const std::size_t slash = name.rfind('/');
+  if (slash == std::string_view::npos) return {"", std::string(name)};
+  return {std::string(name.substr(0, slash)), std::string(name.substr(slash + 1))};
+}
+
+/// The directory `relative` ('/'-separated, may be empty) under the open
+/// directory `root`, each component opened with O_NOFOLLOW (a symbolic link
+/// is never followed: ELOOP) and, with `create`, made when absent. An
+/// invalid descriptor and errno on failure; `failed` names the component.
+descriptor open_tree(int root, std::string_view relative, bool create, std::string& failed) {
+  descriptor dir(::fcntl(root, F_DUPFD_CLOEXEC, 0));
+  std::size_t start = 0;
+  while (dir.get() >= 0 && start < relative.size()) {
+    const std::size_t slash = std::min(relative.find('/', start), relative.size());
+    const std::string part(relative.substr(start, slash - start));
+    failed = std::string(relative.substr(0, slash));
+    constexpr int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+    int next = ::openat(dir.get(), part.c_str(), flags);
+    if (next < 0 && errno == ENOENT && create && (::mkdirat(dir.get(), part.c_str(), 0777) == 0 || errno == EEXIST))
+      next = ::openat(dir.get(), part.c_str(), flags);
+    struct stat st {};
+    if (next < 0 && errno == ENOTDIR && ::fstatat(dir.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISLNK(st.st_mode))
+      errno = ELOOP;  // O_DIRECTORY reports a link as "not a directory": say what it is
+    const int failure = errno;
+    dir = descriptor(next);  // closes the parent
+    errno = failure;
+    start = slash + 1;
+  }
+  return dir;
+}
+
+/// "'out/a/b': is a symbolic link (not followed)" for a failed open_tree or leaf.
+std::string refusal(const fs::path& out_dir, const std::string& where, int os_error) {
+  const std::string path = (out_dir / where).string();
+  if (os_error == ELOOP) return cli::quote_path(path) + ": is a symbolic link (pak extract never follows one)";
+  return cli::quote_path(path) + ": " + std::strerror(os_error);
+}
+
+/// The output directory may hold each wanted entry: every existing
+/// component of its directory is a directory (not a symbolic link), the
+/// file itself absent or a regular file. Nothing is written. Empty: fine.
+std::string check_targets(int out, const fs::path& out_dir, std::span<const u3::package_entry* const> entries) {
+  for (const u3::package_entry* e : entries) {
+    const auto [parent, leaf] = split_name(e->name);
+    std::string failed;
+    descriptor dir = open_tree(out, parent, false, failed);
+    if (dir.get() < 0) {
+      const int os_error = errno;
+      if (os_error == ENOENT) continue;  // made when the entry moves in
+      return refusal(out_dir, failed, os_error);
+    }
+    struct stat st {};
+    if (::fstatat(dir.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      const int os_error = errno;
+      if (os_error == ENOENT) continue;
+      return refusal(out_dir, std::string(e->name), os_error);
+    }
+    if (S_ISLNK(st.st_mode)) return refusal(out_dir, std::string(e->name), ELOOP);
+    if (!S_ISREG(st.st_mode)) return refusal(out_dir, std::string(e->name), S_ISDIR(st.st_mode) ? EISDIR : EEXIST);
+  }
+  return {};
+}
+
+/// Writes `data` as the new file `leaf` in `dir` (O_EXCL, O_NOFOLLOW);
+/// false with errno on failure.
+bool write_new_file(int dir, const std::string& leaf, byte_span data) {
+  const int fd = ::openat(dir, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) return false;
+  for (std::size_t done = 0; done < data.size();) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int failure = n < 0 ? errno : EIO;
+      ::close(fd);
+      errno = failure;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return ::close(fd) == 0;  // a deferred write error shows here
+}
+
 int pak_extract(const pak_args& a) {
   auto bytes = read_all(a.file);
   if (!bytes) return exit_io;
@@ -391,7 +517,21 @@ int pak_extract(const pak_args& a) {
     else cli::complain(cli::quote_path(a.file) + ": " + e.describe());
     return exit_invalid;
   };
-  auto p = u3::read_package(*bytes);
+  const auto io_fail = [&](const std::string& message) {
+    cli::complain(message);
+    return exit_io;
+  };
+  // The limits `validate` applies; --max-total-bytes raises them on purpose.
+  untold::limits lim;
+  if (a.max_total_bytes != 0) {
+    lim.max_total_bytes = a.max_total_bytes;
+    lim.max_chunk_bytes = std::max(lim.max_chunk_bytes, a.max_total_bytes);
+    lim.memory_floor = std::max(lim.memory_floor, a.max_total_bytes);  // one entry is held at a time
+  }
+  // 1. The whole package, before anything is written: structure and names,
+  // every entry's blocks and checksum, the package checksum, the limits.
+  untold::budget budget(lim, bytes->size());
+  auto p = u3::read_package(*bytes, {.limits = lim, .verify_checksums = true, .budget = &budget});
   if (!p) return fail(p.error());
   std::vector<const u3::package_entry*> wanted;
   if (a.names.empty()) {
@@ -399,29 +539,76 @@ int pak_extract(const pak_args& a) {
   } else {
     for (const std::string& n : a.names) {
       const u3::package_entry* e = p->find(n);
-      if (e == nullptr) {
-        error missing = make_error(errc::invalid_argument, {.field = "NAME"});
-        return fail(missing.with_subject(n));
-      }
-      wanted.push_back(e);
+      if (e == nullptr) return fail(make_error(errc::invalid_argument).at_field("NAME").with_subject(n));
+      if (std::find(wanted.begin(), wanted.end(), e) == wanted.end()) wanted.push_back(e);
     }
   }
-  json extracted = json::array();
-  std::vector<std::byte> data;
-  for (const u3::package_entry* e : wanted) {
-    if (auto s = u3::extract_entry(*p, *e, data); !s) return fail(s.error());
-    // read_package proved the name a safe relative path (U3D-PAK-NAME).
-    const fs::path target = fs::path(a.out_dir) / fs::path(std::string(e->name));
-    std::error_code ec;
-    fs::create_directories(target.parent_path(), ec);
-    if (ec) {
-      cli::complain("cannot create " + cli::quote_path(target.parent_path().string()) + ": " + ec.message());
-      return exit_io;
+  if (auto s = u3::check_extract_paths(wanted); !s) return fail(s.error());
+
+  // 2. The output directory (the user's path is followed; nothing below it is).
+  const fs::path out_dir(a.out_dir);
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) return io_fail("cannot create " + cli::quote_path(out_dir.string()) + ": " + ec.message());
+  descriptor out(::open(out_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (const int os_error = errno; out.get() < 0)
+    return io_fail("cannot open " + cli::quote_path(out_dir.string()) + ": " + std::strerror(os_error));
+  if (std::string problem = check_targets(out.get(), out_dir, wanted); !problem.empty())
+    return io_fail("cannot extract into " + problem);
+
+  // 3. Every entry into a fresh temporary directory inside the output one:
+  // a failure leaves the output directory as it was.
+  std::string pattern = (out_dir / ".untold-extract-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    const int os_error = errno;
+    return io_fail("cannot create a temporary directory in " + cli::quote_path(out_dir.string()) + ": " +
+                   std::strerror(os_error));
+  }
+  const fs::path temp(pattern);
+  struct cleanup {
+    fs::path dir;
+    ~cleanup() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);  // does not follow symbolic links
     }
-    if (!write_all(target, data)) return exit_io;
-    if (a.flags.verbose) cli::complain("extracted " + cli::quote_path(target.string()));
-    if (!a.flags.quiet && !a.flags.json) std::printf("%s\n", cli::escaped(target.string()).c_str());
-    extracted.push_back(json{{"name", std::string(e->name)}, {"path", target.string()}, {"size", data.size()}});
+  } remove_temp{temp};
+  descriptor staging(::open(temp.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (const int os_error = errno; staging.get() < 0)
+    return io_fail("cannot open " + cli::quote_path(temp.string()) + ": " + std::strerror(os_error));
+  std::vector<std::byte> data;
+  json extracted = json::array();
+  for (const u3::package_entry* e : wanted) {
+    if (auto s = u3::extract_entry(*p, *e, data, lim); !s) return fail(s.error());  // verified above: not expected
+    const auto [parent, leaf] = split_name(e->name);
+    std::string failed;
+    descriptor dir = open_tree(staging.get(), parent, true, failed);
+    if (dir.get() < 0 || !write_new_file(dir.get(), leaf, data)) {
+      const int os_error = errno;
+      return io_fail("cannot write " + cli::quote_path((temp / std::string(e->name)).string()) + ": " +
+                     std::strerror(os_error));
+    }
+    extracted.push_back(json{{"name", std::string(e->name)}, {"path", (out_dir / std::string(e->name)).string()},
+                             {"size", data.size()}});
+  }
+  // 4. Move each file into place: directories opened without following a
+  // link, the file renamed over a regular file of the same name.
+  for (const u3::package_entry* e : wanted) {
+    const auto [parent, leaf] = split_name(e->name);
+    std::string failed;
+    descriptor to = open_tree(out.get(), parent, true, failed);
+    if (to.get() < 0) {
+      const int os_error = errno;
+      return io_fail("cannot extract into " + refusal(out_dir, failed, os_error));
+    }
+    descriptor from = open_tree(staging.get(), parent, false, failed);
+    if (from.get() < 0 || ::renameat(from.get(), leaf.c_str(), to.get(), leaf.c_str()) != 0) {
+      const int os_error = errno;
+      return io_fail("cannot move " + cli::quote_path((out_dir / std::string(e->name)).string()) + " into place: " +
+                     std::strerror(os_error));
+    }
+    const std::string target = (out_dir / std::string(e->name)).string();
+    if (a.flags.verbose) cli::complain("extracted " + cli::quote_path(target));
+    if (!a.flags.quiet && !a.flags.json) std::printf("%s\n", cli::escaped(target).c_str());
   }
   if (a.flags.json) {
     report["valid"] = true;
@@ -509,6 +696,10 @@ void add_urho3d_commands(CLI::App& app, int& exit_code) {
   extract->add_option("FILE", args->file, "the .pak")->required();
   extract->add_option("NAME", args->names, "entry names (default: every entry)");
   extract->add_option("-o,--output", args->out_dir, "directory to extract into (default: .)");
+  extract->add_option("--max-total-bytes", args->max_total_bytes,
+                      "allow the entries to decode to this many bytes in total (default 1 GiB, as validate; "
+                      "also lifts the per-entry cap)")
+      ->check(CLI::PositiveNumber);
   cli::add_common_flags(*extract, args->flags, "print {file, extracted: [{name, path, size}]} as JSON");
   extract->callback([args, &exit_code] { exit_code = pak_extract(*args); });
 

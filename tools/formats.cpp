@@ -14,6 +14,11 @@ std::span<const format_handler> foreign_formats() {
   return all;
 }
 
+info_listing& listing() noexcept {
+  static info_listing current;
+  return current;
+}
+
 const format_handler* recognise(byte_span head) {
   for (const format_handler& f : foreign_formats())
     if (f.recognise != nullptr && f.recognise(head)) return &f;

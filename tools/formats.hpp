@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <untold/budget.hpp>
 #include <untold/bytes.hpp>
 #include <untold/convert/model.hpp>
 #include <untold/error.hpp>
@@ -38,7 +39,20 @@ struct import_request {
   byte_span bytes;                               // the input file's bytes
   std::vector<std::filesystem::path> animations; // --animations (formats with separate clip files)
   untold::limits limits{};
+  /// The input's budget (untold/budget.hpp), made by `cook` for all its
+  /// inputs and shared with the writer; the importer charges what it reads
+  /// and builds to it. Null: the importer makes its own.
+  untold::budget* budget = nullptr;
 };
+
+/// How many items of each list `info` prints: a longer list is summarised
+/// as its first items and its count. `untold info --full` lifts it, so the
+/// output of a small file with huge counts stays small unless asked for.
+struct info_listing {
+  std::size_t max_items = 16;
+};
+/// The run's listing (set by `info` before it calls the handlers).
+[[nodiscard]] info_listing& listing() noexcept;
 
 struct format_handler {
   std::string_view name;         // e.g. "urho3d-model"; printed as "format" in JSON

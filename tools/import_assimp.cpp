@@ -24,31 +24,12 @@
 #include <assimp/scene.h>
 #include <nlohmann/json.hpp>
 
-#include <untold/validate.hpp>
-
 #include "image_info.hpp"
 #include "inspect.hpp"
 
 namespace fs = std::filesystem;
 
 namespace untold::tools {
-
-std::string sanitized_utf8(std::string_view s) {
-  const auto bytes = std::as_bytes(std::span(s.data(), s.size()));
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < bytes.size();) {
-    const std::size_t len = untold::detail::utf8_sequence_length(bytes, i);
-    if (len == 0 || s[i] == '\0') {
-      if (s[i] != '\0') out.push_back('?');
-      ++i;
-      continue;
-    }
-    out.append(s.substr(i, len));
-    i += len;
-  }
-  return out;
-}
 
 namespace {
 

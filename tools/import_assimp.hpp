@@ -83,9 +83,9 @@ struct assimp_import_result {
 
 /// Where an imported texture's image lives: the source file's directory
 /// joined with texture.uri (empty path for embedded or unnamed images).
-/// `s` as valid UTF-8 without NULs (a .untold string's rules): invalid
-/// bytes become '?', NULs are dropped. Shared by every importer of names.
-[[nodiscard]] std::string sanitized_utf8(std::string_view s);
+/// `s` as valid UTF-8 without NULs (convert/model.hpp, shared by every
+/// importer of names, the library's included).
+using convert::sanitized_utf8;
 
 [[nodiscard]] std::filesystem::path texture_file(const std::filesystem::path& source, const convert::texture& t);
 

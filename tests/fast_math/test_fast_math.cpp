@@ -15,6 +15,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #ifndef __FAST_MATH__
 #error "this translation unit must be built with -ffast-math"
@@ -44,7 +45,34 @@ TEST_CASE("fast-math: every family's finite test rejects a NaN") {
   std::array<std::byte, 12> vertex{};
   const float values[3] = {0.0f, from_bits(0x7FC00000u), 1.0f};
   std::memcpy(vertex.data(), values, sizeof(values));
-  CHECK(untold::urho3d::detail::first_non_finite(vertex, 12, 0, 3) == 0);
+  const auto hit = untold::urho3d::detail::first_non_finite(vertex, 12, 0, 3);
+  CHECK(hit.record == 0);
+  CHECK(untold::detail::is_nan(hit.value));
   // assetc (HM-FINITE).
   CHECK_FALSE(untold::assetc::detail::is_finite(from_bits(0xFF800000u)));
+}
+
+TEST_CASE("fast-math: read_model with deep checks rejects a NaN position (U3D-FINITE)") {
+  // A UMD2 model written byte by byte: one vertex buffer of one VECTOR3
+  // position (0, NaN, 1), no index buffers, geometries, morphs or bones.
+  std::vector<std::byte> file;
+  const auto u32 = [&file](std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) file.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xFFu));
+  };
+  for (const char c : {'U', 'M', 'D', '2'}) file.push_back(static_cast<std::byte>(c));
+  u32(1);                                     // vertex buffers
+  u32(1);                                     // vertices
+  u32(1);                                     // elements
+  u32(0x0003);                                // VECTOR3 POSITION
+  u32(0);                                     // morph range start
+  u32(0);                                     // morph range count
+  for (const std::uint32_t bits : {0x00000000u, 0x7FC00000u, 0x3F800000u}) u32(bits);  // the vertex
+  for (int i = 0; i < 4; ++i) u32(0);         // index buffers, geometries, morphs, bones
+  for (int i = 0; i < 6; ++i) u32(0);         // bounding box
+  namespace u3 = untold::urho3d;
+  REQUIRE(u3::read_model(file).has_value());  // structurally fine
+  const auto deep = u3::read_model(file, {.deep_checks = true});
+  REQUIRE_FALSE(deep.has_value());
+  CHECK(deep.error().code == untold::errc::u3d_not_finite);
+  CHECK(deep.error().context.offset == 32);  // the NaN's byte offset in the file
 }

@@ -1,5 +1,6 @@
 // Import into the neutral scene: counts equal the source, the mirror and
 // winding conventions, skeleton/skin/morph/animation mapping, the report.
+#include <untold/convert/to_untold.hpp>
 #include <untold/urho3d/import.hpp>
 #include <untold/urho3d/animation.hpp>
 
@@ -162,7 +163,92 @@ TEST_CASE("urho3d import and deep checks: work stays linear (R-LIMITS)") {
   SUBCASE("dense morph deltas beyond the caller's byte limit") {
     untold::limits small;
     small.max_total_bytes = 16;  // one position target of 3 vertices needs 36 bytes
-    U3D_CHECK_ERR(u3::import_model(*m, {}, "tiny", small), errc::limit_exceeded);
+    U3D_CHECK_ERR(u3::import_model(*m, {}, "tiny", {.limits = small}), errc::limit_exceeded);
     CHECK(u3::import_model(*m, {}, "tiny").has_value());
   }
+}
+
+TEST_CASE("urho3d import: a vertex a morph lists twice moves by the sum of its deltas, as in Urho3D") {
+  // AnimatedModel::ApplyMorph adds every listed delta (vertex += delta x weight).
+  const tiny t = make_tiny();
+  auto m = u3::read_model(t.file, {.deep_checks = true});
+  REQUIRE(m);
+  gen entries;  // vertex 2 up by 1, then vertex 2 up by 2 and back by 0.5
+  entries.u32(2).f32(0).f32(1).f32(0);
+  entries.u32(2).f32(0).f32(2).f32(0.5f);
+  u3::morph_buffer& mb = m->morphs[0].buffers[0];
+  mb.vertex_count = 2;
+  mb.data = entries.b;
+  auto s = u3::import_model(*m);
+  REQUIRE_MESSAGE(s.has_value(), s.error().describe());
+  REQUIRE(s->meshes[0].morphs.size() == 1);
+  const std::vector<float>& d = s->meshes[0].morphs[0].position_deltas;
+  REQUIRE(d.size() == 9);
+  CHECK(d[3 * 2] == 0.0f);
+  CHECK(d[3 * 2 + 1] == 3.0f);
+  CHECK(d[3 * 2 + 2] == -0.5f);  // Z mirrored
+}
+
+TEST_CASE("urho3d import: repeated morph vertices drawn by many geometries cost linear work") {
+  const auto work_of = [](std::uint32_t n) {
+    const bytes file = repeated_morph_model(n, n);
+    untold::budget budget(untold::limits{}, file.size());
+    auto s = u3::import_files(file, {}, "repeat", {.budget = &budget});
+    REQUIRE_MESSAGE(s.has_value(), s.error().describe());
+    CHECK(s->meshes.size() == n);
+    CHECK(s->meshes[0].morphs.size() == 1);
+    CHECK(s->meshes[0].morphs[0].position_deltas[1] == doctest::Approx(0.001 * n).epsilon(1e-3));  // summed
+    return budget.work().used;
+  };
+  const std::uint64_t small = work_of(1000), large = work_of(4000);
+  CAPTURE(small);
+  CAPTURE(large);
+  CHECK(large <= 16 * 8000 + 1000);  // (entries + geometries) x a constant; the old loop took 16,000,000
+  CHECK(large <= 5 * small);         // 4x the input, about 4x the work
+}
+
+TEST_CASE("urho3d import: a NaN geometry centre becomes the bounding-box centre, reported as changed") {
+  const bytes file = load(data_dir() / "Models/History2011/Box.mdl");
+  auto s = u3::import_files(file, {}, "Box");
+  REQUIRE_MESSAGE(s.has_value(), s.error().describe());
+  bool found = false;
+  for (const auto& e : s->report.entries)
+    if (e.what == "geometry centres") {
+      found = true;
+      CHECK(e.severity == cv::report_entry::kind::changed);
+      CHECK(e.count == 1);
+    }
+  CHECK(found);
+  auto real = u3::import_files(load(data_dir() / "Models/Box.mdl"), {}, "Box");
+  REQUIRE(real);
+  CHECK_FALSE(reported(*real, "geometry centres"));
+}
+
+TEST_CASE("urho3d import: names that are not valid UTF-8 become '?' bytes, reported; the writer takes them") {
+  tiny t = make_tiny();
+  t.file[t.bone_count + 4] = std::byte{0xFF};  // "root" -> "\xFFoot"
+  auto s = u3::import_files(t.file, {}, "tiny");
+  REQUIRE_MESSAGE(s.has_value(), s.error().describe());
+  CHECK(s->skeletons[0].joints[0].name == "?oot");
+  bool found = false;
+  for (const auto& e : s->report.entries)
+    if (e.what == "names") found = e.severity == cv::report_entry::kind::changed && e.count == 1;
+  CHECK(found);
+  cv::conversion_report report;
+  auto out = cv::to_untold(*s, {}, report);
+  CHECK_MESSAGE(out.has_value(), out.error().describe());  // it was E-INVALID-ARGUMENT (field path)
+}
+
+TEST_CASE("urho3d import: finite bone values whose rest matrix overflows are U3D-FINITE, naming the bone") {
+  // A rotation component of 1e20 is finite, but its square is not: the
+  // joint's rest matrix would be infinite (the writer used to refuse it as
+  // E-INVALID-ARGUMENT, found by fuzz_urho3d_model).
+  tiny t = make_tiny();
+  put_f32(t.file, t.bone0_parent + 4 + 12 + 4, 1e20f);  // bone "root": rotation x
+  REQUIRE(u3::read_model(t.file, {.deep_checks = true}).has_value());
+  auto s = u3::import_files(t.file, {}, "tiny");
+  REQUIRE_FALSE(s);
+  CHECK(s.error().code == errc::u3d_not_finite);
+  CHECK(std::string_view(s.error().context.field) == "bone.restTransform");
+  CHECK(s.error().subject() == "root");
 }

@@ -3,6 +3,8 @@
 // rule by mutation.
 #include <cmath>
 #include <limits>
+#include <string>
+#include <string_view>
 
 #include <untold/urho3d/model.hpp>
 
@@ -14,7 +16,7 @@ using untold::errc;
 
 TEST_CASE("urho3d model: every fixture parses to its last byte, deep-validates and round-trips") {
   const auto files = model_fixtures();
-  REQUIRE(files.size() == 27);
+  REQUIRE(files.size() == 29);  // 27 of 2021, 2 of 2011 with NaN geometry centres (History2011)
   std::size_t with_centers = 0, umd2 = 0;
   for (const auto& p : files) {
     CAPTURE(p.string());
@@ -213,9 +215,26 @@ TEST_CASE("urho3d model: one crafted file per rejection rule") {
     put_f32(b, base.positions + 4, std::numeric_limits<float>::quiet_NaN());
     CHECK(u3::read_model(b).has_value());
     U3D_CHECK_ERR(u3::read_model(b, {.deep_checks = true}), errc::u3d_not_finite);
+    // The error shows the float with its bits and where it lies, not "value 0".
+    const auto r = u3::read_model(b, {.deep_checks = true});
+    CHECK(r.error().context.offset == base.positions + 4);
+    CHECK(r.error().describe().find("field position, value nan (bits 0x7fc00000)") != std::string::npos);
     bytes bone = base.file;
     put_f32(bone, base.bone0_parent + 4, std::numeric_limits<float>::infinity());
     U3D_CHECK_ERR(u3::read_model(bone, {.deep_checks = true}), errc::u3d_not_finite);
+    CHECK(u3::read_model(bone, {.deep_checks = true}).error().describe().find("value inf (bits 0x7f800000)") !=
+          std::string::npos);
+  }
+  SUBCASE("R-LIMITS: a bone deeper than limits.max_depth") {
+    untold::limits shallow;
+    shallow.max_depth = 0;  // the child (depth 1) is one level too deep
+    const auto r = u3::read_model(base.file, {.limits = shallow});
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == errc::limit_exceeded);
+    CHECK(std::string_view(r.error().context.field) == "boneDepth");
+    CHECK(r.error().subject() == "child");
+    shallow.max_depth = 1;
+    CHECK(u3::read_model(base.file, {.limits = shallow}).has_value());
   }
   SUBCASE("U3D-TRAILING") {
     bytes b = base.file;
@@ -243,4 +262,53 @@ TEST_CASE("urho3d model: the writer refuses inconsistent input") {
   bad = *m;
   bad.geometry_centers.push_back({0, 0, 0});
   U3D_CHECK_ERR(u3::write_model(bad), errc::invalid_argument);
+}
+
+namespace {
+
+/// A UMD2 model of one triangle with a position and a VECTOR2 texture
+/// coordinate per vertex and one LOD at `distance`; `uv` is vertex 1's u.
+bytes uv_model(float uv, float distance) {
+  gen g;
+  g.id("UMD2").u32(1).u32(3).u32(2).u32(0x0003).u32(0x0402).u32(0).u32(0);
+  for (int v = 0; v < 3; ++v) g.f32(static_cast<float>(v)).f32(0).f32(0).f32(v == 1 ? uv : 0.5f).f32(0.5f);
+  g.u32(1).u32(3).u32(2).u16(0).u16(1).u16(2);
+  g.u32(1).u32(0).u32(1).f32(distance).u32(0).u32(0).u32(0).u32(0).u32(3);
+  g.u32(0).u32(0);  // morphs, bones
+  g.f32(0).f32(0).f32(0).f32(2).f32(0).f32(0);
+  return g.b;
+}
+
+}  // namespace
+
+TEST_CASE("urho3d model: a NaN texture coordinate or LOD distance is U3D-FINITE (deep only)") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  REQUIRE(u3::read_model(uv_model(0.25f, 0), {.deep_checks = true}).has_value());
+  const bytes bad_uv = uv_model(nan, 0);
+  CHECK(u3::read_model(bad_uv).has_value());  // structurally fine
+  const auto uv = u3::read_model(bad_uv, {.deep_checks = true});
+  REQUIRE_FALSE(uv);
+  CHECK(uv.error().code == errc::u3d_not_finite);
+  CHECK(std::string_view(uv.error().context.field) == "texcoord");
+  CHECK(uv.error().context.offset == 32 + 20 + 12);  // vertex 1's u
+  const auto lod = u3::read_model(uv_model(0.25f, -std::numeric_limits<float>::infinity()), {.deep_checks = true});
+  REQUIRE_FALSE(lod);
+  CHECK(lod.error().code == errc::u3d_not_finite);
+  CHECK(std::string_view(lod.error().context.field) == "lod.distance");
+  CHECK(lod.error().describe().find("value -inf (bits 0xff800000)") != std::string::npos);
+}
+
+TEST_CASE("urho3d model: the engine's own 2011 files with NaN geometry centres are accepted") {
+  // Written by Urho3D's tools of March 2011 (tests/data/urho3d/PROVENANCE.md):
+  // every centre is FF FF FF FF. The engine only sorts by it.
+  for (const char* name : {"Box.mdl", "CloudPlane.mdl"}) {
+    CAPTURE(name);
+    const bytes file = load(data_dir() / "Models/History2011" / name);
+    auto m = u3::read_model(file, {.deep_checks = true});
+    REQUIRE_MESSAGE(m.has_value(), m.error().describe());
+    REQUIRE(m->geometry_centers.size() == 1);
+    CHECK(std::isnan(m->geometry_centers[0][0]));
+    CHECK(u3::non_finite_centers(*m) == 1);
+  }
+  CHECK(u3::non_finite_centers(*u3::read_model(load(data_dir() / "Models/Box.mdl"))) == 0);
 }

@@ -288,3 +288,70 @@ TEST_CASE("urho3d package: an empty ULZ4 entry pointing past the end is U3D-PAK-
   put_u32(ok.b, 14, static_cast<std::uint32_t>(ok.size()));
   CHECK(u3::read_package(ok.b).has_value());
 }
+
+TEST_CASE("urho3d package: a block declaring more than LZ4 can decode from its bytes is refused unread") {
+  // One entry declaring 256 MiB in 4,097 blocks of one garbage byte each
+  // (4,096 declaring 65,535 bytes, the last 4,096): refused by the
+  // structure walk, before anything is allocated for it (it used to
+  // zero-fill 256 MiB before finding the garbage).
+  gen g;
+  g.id("ULZ4").u32(1).u32(0).cstr("bomb").u32(0).u32(256u << 20).u32(0);
+  const std::size_t data = g.size();
+  put_u32(g.b, 17, static_cast<std::uint32_t>(data));
+  for (int b = 0; b < 4096; ++b) g.u16(65535).u16(1).u8(0x5A);
+  g.u16(4096).u16(1).u8(0x5A);
+  auto r = u3::read_package(g.b);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code == errc::u3d_pak_block);
+  CHECK(r.error().context.offset == data);
+  CHECK(r.error().context.limit == 256);
+}
+
+TEST_CASE("urho3d package: extraction grows its buffer as blocks decode") {
+  // 40 blocks of 8 stored bytes, each declaring 1,000 bytes (within LZ4's
+  // 256 x 8): the first block is garbage, so decoding stops there having
+  // allocated one block's worth, not the 40,000 bytes declared.
+  gen g;
+  g.id("ULZ4").u32(1).u32(0).cstr("e").u32(0).u32(40000).u32(0);
+  put_u32(g.b, 14, static_cast<std::uint32_t>(g.size()));
+  for (int b = 0; b < 40; ++b) g.u16(1000).u16(8).u32(0xFFFFFFFFu).u32(0xFFFFFFFFu);
+  auto p = u3::read_package(g.b);
+  REQUIRE_MESSAGE(p.has_value(), p.error().describe());
+  std::vector<std::byte> out;
+  U3D_CHECK_ERR(u3::extract_entry(*p, p->entries[0], out), errc::u3d_pak_block);
+  CHECK(out.capacity() < 40000);
+}
+
+TEST_CASE("urho3d package: verify_package holds one entry at a time within the input's budget") {
+  const bytes big(3000, std::byte{'z'});
+  const std::vector<u3::package_input> in = {{"a.bin", big}, {"b.bin", big}};
+  auto pak = u3::write_package(in, {.compress = true});
+  REQUIRE(pak);
+  auto p = u3::read_package(*pak);
+  REQUIRE(p);
+  untold::limits lim;
+  lim.memory_per_input_byte = 0;
+  lim.memory_floor = 3000;  // room for one entry, not two
+  untold::budget budget(lim, pak->size());
+  CHECK(u3::verify_package(*p, lim, &budget).has_value());
+  CHECK(budget.memory().used == 0);
+  lim.memory_floor = 2999;
+  U3D_CHECK_ERR(u3::verify_package(*p, lim), errc::limit_exceeded);
+}
+
+TEST_CASE("urho3d package: U3D-PAK-PATH, one entry's name is a directory of another's") {
+  const bytes x = text("x");
+  const std::vector<u3::package_input> in = {{"a", x}, {"a/b", x}, {"ab/c", x}};
+  auto pak = u3::write_package(in);
+  REQUIRE(pak);
+  auto p = u3::read_package(*pak, {.verify_checksums = true});
+  REQUIRE(p);  // the engine keys entries by name: a valid package
+  std::vector<const u3::package_entry*> all, safe;
+  for (const auto& e : p->entries) all.push_back(&e);
+  safe = {&p->entries[1], &p->entries[2]};  // "a/b" and "ab/c": no conflict
+  const auto conflict = u3::check_extract_paths(all);
+  REQUIRE_FALSE(conflict);
+  CHECK(conflict.error().code == errc::u3d_pak_path);
+  CHECK(conflict.error().subject() == "a/b");
+  CHECK(u3::check_extract_paths(safe).has_value());
+}

@@ -20,6 +20,7 @@ TEST_CASE("urho3d seeds: writer-made and hand-made files for the fuzz corpus") {
   seeds.push_back({"fuzz_urho3d_model/seed-skinned-morph.umd2", make_tiny().file});
   seeds.push_back({"fuzz_urho3d_model/seed-umd3-v2.mdl", make_tiny({.id = "UMD3", .version = 2}).file});
   seeds.push_back({"fuzz_urho3d_model/seed-no-centers.mdl", make_tiny({.centers = false}).file});
+  seeds.push_back({"fuzz_urho3d_model/seed-Box-2011-nan-centre.mdl", load(data_dir() / "Models/History2011/Box.mdl")});
 
   gen ani;
   ani.id("UANI").cstr("Walk").f32(1).u32(2);

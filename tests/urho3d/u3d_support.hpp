@@ -169,6 +169,23 @@ inline tiny make_tiny(const tiny_options& o = {}) {
   return t;
 }
 
+/// A model of `geometries` geometries that each draw the same triangle of
+/// one 3-vertex buffer, and one morph that lists vertex 0 `entries` times:
+/// the shape that made cook quadratic (every entry visited every geometry).
+inline bytes repeated_morph_model(std::uint32_t geometries, std::uint32_t entries) {
+  gen g;
+  g.id("UMD2").u32(1).u32(3).u32(1).u32(0x0003).u32(0).u32(3);
+  for (int v = 0; v < 3; ++v) g.f32(static_cast<float>(v)).f32(static_cast<float>(v % 2)).f32(0);
+  g.u32(1).u32(3).u32(2).u16(0).u16(1).u16(2);
+  g.u32(geometries);
+  for (std::uint32_t i = 0; i < geometries; ++i) g.u32(0).u32(1).f32(0).u32(0).u32(0).u32(0).u32(0).u32(3);
+  g.u32(1).cstr("m").u32(1).u32(0).u32(1).u32(entries);
+  for (std::uint32_t i = 0; i < entries; ++i) g.u32(0).f32(0).f32(0.001f).f32(0);
+  g.u32(0);  // bones
+  g.f32(0).f32(0).f32(0).f32(2).f32(1).f32(0);
+  return g.b;
+}
+
 
 #define U3D_CHECK_ERR(expr, expected)                                                  \
   do {                                                                                 \

@@ -35,7 +35,8 @@
 //   carries go to the untold.images chunk (images.hpp) and the URI is
 //   "#name".
 //   skeleton -> skeleton + joints: jointPath = names from the root joined by
-//   '/', bindTransform = the joint's bind pose in skeleton space (the inverse
+//   '/' (a chain deeper than limits.max_depth, or paths beyond the budget,
+//   is R-LIMITS), bindTransform = the joint's bind pose in skeleton space (the inverse
 //   of the inverse bind matrix), restTransform = local rest pose.
 //   skin -> skin table (palette, 4 joints + weights per vertex).
 //   animation -> clip with one channel per joint (translation and rotation
@@ -63,6 +64,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../budget.hpp"
 #include "../error.hpp"
 #include "../format.hpp"
 #include "../matrix.hpp"
@@ -102,6 +104,13 @@ struct to_untold_options {
   /// repeats on that axis, or mirrors and the shift is even). Off, or where
   /// sampling would change: clamp, reported as dropped.
   bool uv_wrap = false;
+  /// limits.max_depth caps joint chains (a joint path repeats every
+  /// ancestor's name): R-LIMITS beyond it.
+  untold::limits limits{};
+  /// The input's budget (budget.hpp), shared with the importer that built
+  /// the scene: the joint paths are charged to it (memory and output)
+  /// before they are built. None: one made from `limits` (its floors).
+  untold::budget* budget = nullptr;
 };
 
 /// Largest UV rounding error (in UV units) the half-float encoding may add
@@ -416,16 +425,41 @@ class geometry_pool {
     world[i] = s.nodes[i].parent == no_ref ? local : multiply(world[s.nodes[i].parent], local);
   }
 
-  // Joint paths: names from the root joined by '/' (how channels address joints).
+  // Joint paths: names from the root joined by '/' (how channels address
+  // joints). A path repeats its ancestors' names, so a chain is capped at
+  // limits.max_depth and the paths' total size is charged to the budget
+  // before one is built: a deep chain of long names cannot make them
+  // quadratic. validate_model proved parents come first.
+  untold::budget own_budget(options.limits, 0);
+  untold::budget& budget = untold::budget::own_or_shared(options.budget, own_budget);
   std::vector<std::vector<std::string>> joint_paths(s.skeletons.size());
   for (std::size_t k = 0; k < s.skeletons.size(); ++k) {
     const skeleton& sk = s.skeletons[k];
+    const auto own_name = [&sk](std::size_t j) {
+      return sk.joints[j].name.empty() ? "joint" + std::to_string(j) : sk.joints[j].name;
+    };
+    std::vector<std::uint64_t> length(sk.joints.size());
+    std::vector<std::uint32_t> depth(sk.joints.size(), 0);
+    std::uint64_t total = 0;
+    for (std::size_t j = 0; j < sk.joints.size(); ++j) {
+      const joint& jt = sk.joints[j];
+      const std::uint64_t own = jt.name.empty() ? own_name(j).size() : jt.name.size();
+      length[j] = jt.parent == no_ref ? own : length[jt.parent] + 1 + own;
+      depth[j] = jt.parent == no_ref ? 0 : depth[jt.parent] + 1;
+      if (depth[j] > options.limits.max_depth)
+        return make_error(errc::limit_exceeded).at_field("joint depth").with_value(depth[j])
+            .with_limit(options.limits.max_depth).at_record(j).with_subject(jt.name);
+      total = untold::budget::sum(total, length[j]);
+    }
+    UNTOLD_TRY(budget.charge_memory(total, "joint paths", errc::limit_exceeded));
+    UNTOLD_TRY(budget.charge_output(total, "joint paths", errc::limit_exceeded));
     auto& paths = joint_paths[k];
     paths.resize(sk.joints.size());
     for (std::size_t j = 0; j < sk.joints.size(); ++j) {
       const joint& jt = sk.joints[j];
-      const std::string own = jt.name.empty() ? "joint" + std::to_string(j) : jt.name;
-      paths[j] = jt.parent == no_ref ? own : paths[jt.parent] + "/" + own;
+      paths[j].reserve(length[j]);
+      if (jt.parent != no_ref) paths[j].append(paths[jt.parent]).append("/");
+      paths[j].append(own_name(j));
     }
   }
 
@@ -596,6 +630,7 @@ class geometry_pool {
         std::vector<rotation_keyframe_record> rotations;
       };
       std::vector<joint_keys> per_joint;
+      std::unordered_map<std::uint64_t, std::size_t> slot_of;  // (skeleton, joint) -> per_joint index
       std::uint64_t dropped_scale = 0, dropped_weights = 0, dropped_node = 0, cubic = 0, step = 0, merged = 0;
       std::uint64_t scale_keys = 0, weight_keys = 0;
       for (const animation_channel& c : anim.channels) {
@@ -604,9 +639,10 @@ class geometry_pool {
         if (c.path == anim_path::scale) { ++dropped_scale; scale_keys += c.times.size(); continue; }
         cubic += c.interp == interpolation::cubic_spline;
         step += c.interp == interpolation::step;
-        auto it = std::find_if(per_joint.begin(), per_joint.end(),
-                               [&](const joint_keys& k) { return k.skeleton == c.skeleton && k.joint == c.joint; });
-        if (it == per_joint.end()) it = per_joint.insert(per_joint.end(), joint_keys{c.skeleton, c.joint, {}, {}});
+        const auto [slot, added] =
+            slot_of.try_emplace((std::uint64_t{c.skeleton} << 32) | c.joint, per_joint.size());
+        if (added) per_joint.push_back(joint_keys{c.skeleton, c.joint, {}, {}});
+        const auto it = per_joint.begin() + static_cast<std::ptrdiff_t>(slot->second);
         auto& list_t = it->translations;
         auto& list_r = it->rotations;
         if ((c.path == anim_path::translation && !list_t.empty()) || (c.path == anim_path::rotation && !list_r.empty())) {

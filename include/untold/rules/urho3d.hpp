@@ -37,7 +37,8 @@
   X(urho3d, u3d_morph_buffer, "U3D-MORPH-BUFFER", "a morph names a vertex buffer that does not exist or names one twice") \
   X(urho3d, u3d_morph_mask, "U3D-MORPH-MASK", "a morph element mask is empty or has bits other than position, normal, tangent") \
   X(urho3d, u3d_morph_vertex, "U3D-MORPH-VERTEX", "a morph vertex index is >= its vertex buffer's vertex count") \
-  X(urho3d, u3d_not_finite, "U3D-FINITE", "a position, transform, bound, time or key value is not finite") \
+  X(urho3d, u3d_not_finite, "U3D-FINITE",                                                                \
+    "a position, texture coordinate, LOD distance, transform, bound, time or key value is not finite")  \
   X(urho3d, u3d_track_mask, "U3D-TRACK-MASK", "an animation track mask has bits other than 1, 2, 4")     \
   X(urho3d, u3d_key_order, "U3D-KEY-ORDER", "animation keyframe times decrease within a track")         \
   X(urho3d, u3d_variant_type, "U3D-VARIANT-TYPE", "a UAN2 variant track has a value type this reader cannot size") \
@@ -48,8 +49,11 @@
     "a package entry name is empty, absolute, contains '..' or '\\', or repeats another entry's name") \
   X(urho3d, u3d_pak_range, "U3D-PAK-RANGE", "a package entry's data lies outside the package's data area") \
   X(urho3d, u3d_pak_overlap, "U3D-PAK-OVERLAP", "two package entries' data overlap")                      \
+  X(urho3d, u3d_pak_path, "U3D-PAK-PATH",                                                                \
+    "an entry's name is a directory another entry lies in (\"a\" and \"a/b\"): no directory tree holds both") \
   X(urho3d, u3d_pak_block, "U3D-PAK-BLOCK",                                                              \
-    "a ULZ4 block is empty, its lengths disagree with the entry size, or it does not decode to exactly its length") \
+    "a ULZ4 block is empty, its lengths disagree with the entry size, it declares more than LZ4 can decode "  \
+    "from its bytes (256 per byte), or it does not decode to exactly its length")                        \
   X(urho3d, u3d_pak_checksum, "U3D-PAK-CHECKSUM", "an entry's or the package's SDBM checksum does not match its data") \
   X(urho3d, u3d_pak_size, "U3D-PAK-SIZE", "the package's trailing u32 is not the package size")
 // clang-format on

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../budget.hpp"
 #include "../sink.hpp"
 #include "common.hpp"
 
@@ -140,6 +141,9 @@ struct animation {
 struct animation_options {
   untold::limits limits{};
   bool deep_checks = false;  // + U3D-FINITE, U3D-KEY-ORDER
+  /// The input's budget (budget.hpp), shared with the stages that follow;
+  /// none: the reader makes its own from `limits`.
+  untold::budget* budget = nullptr;
 };
 
 [[nodiscard]] inline bool is_animation(byte_span head) noexcept {
@@ -169,12 +173,15 @@ namespace detail {
 
 }  // namespace detail
 
-[[nodiscard]] inline status validate_animation_deep(const animation& a);
+[[nodiscard]] inline status validate_animation_deep(const animation& a, byte_span file = {});
 
 /// Reads and checks a .ani (see the header comment for the rules).
-/// Preconditions: none. The result views `file`.
+/// Preconditions: none. The result views `file`. What it holds is charged
+/// to options.budget (R-LIMITS beyond it).
 [[nodiscard]] inline result<animation> read_animation(byte_span file, const animation_options& options = {}) {
   const untold::limits& lim = options.limits;
+  untold::budget own(lim, file.size());
+  untold::budget& budget = untold::budget::own_or_shared(options.budget, own);
   byte_cursor c(file, u3d_rules);
   animation a;
   if (starts_with_id(file, "UANI")) {
@@ -202,6 +209,7 @@ namespace detail {
   // A track is at least a NUL, the mask and a keyframe count.
   auto tracks = c.count_u32(6, "trackCount", lim.max_records, errc::limit_exceeded);
   if (!tracks) return tracks.error();
+  UNTOLD_TRY(budget.charge_items(*tracks, sizeof(track), "tracks", errc::limit_exceeded));
   a.tracks.resize(*tracks);
   std::uint64_t keys_total = 0;
   for (track& t : a.tracks) {
@@ -233,6 +241,7 @@ namespace detail {
     // name NUL, type, interpolation, tension, key count (+ weight)
     auto variants = c.count_u32(11, "variantTrackCount", lim.max_records, errc::limit_exceeded);
     if (!variants) return variants.error();
+    UNTOLD_TRY(budget.charge_items(*variants, sizeof(variant_track), "variantTracks", errc::limit_exceeded));
     a.variant_tracks.resize(*variants);
     for (variant_track& t : a.variant_tracks) {
       auto track_name = detail::read_name(c, "variant.name");
@@ -274,27 +283,25 @@ namespace detail {
     }
   }
   if (!c.at_end()) return c.fail(errc::u3d_trailing_bytes, "end", c.remaining());
-  if (options.deep_checks) UNTOLD_TRY(validate_animation_deep(a));
+  if (options.deep_checks) UNTOLD_TRY(validate_animation_deep(a, file));
   return a;
 }
 
 /// U3D-FINITE (length, bone key times and values, variant key times) and
 /// U3D-KEY-ORDER (times decreasing within a track). Errors carry
-/// record_index = track and the track's name. Linear.
-[[nodiscard]] inline status validate_animation_deep(const animation& a) {
+/// record_index = track and the track's name; U3D-FINITE carries the float
+/// (with its bits) and, when it lies in `file` (the bytes read_animation
+/// read), its offset. Linear.
+[[nodiscard]] inline status validate_animation_deep(const animation& a, byte_span file) {
   auto err = [](errc code, const char* field, std::size_t record, std::uint64_t value, std::string_view name) {
-    error e = make_error(code);
-    e.context.field = field;
-    e.context.record_index = static_cast<std::uint32_t>(record);
-    e.context.value = value;
-    e.context.has_value = true;
-    return e.with_subject(name);
+    return make_error(code).at_field(field).at_record(record).with_value(value).with_subject(name);
   };
-  if (!untold::detail::is_finite(a.length)) return err(errc::u3d_not_finite, "length", 0, 0, a.name);
+  if (!untold::detail::is_finite(a.length))
+    return detail::not_finite("length", 0, {0, a.length, nullptr}).with_subject(a.name);
   for (std::size_t ti = 0; ti < a.tracks.size(); ++ti) {
     const track& t = a.tracks[ti];
-    const std::size_t bad = detail::first_non_finite(t.keys, t.stride(), 0, t.stride() / 4);
-    if (bad != detail::npos) return err(errc::u3d_not_finite, "track.keyframe", ti, bad, t.name);
+    if (const auto bad = detail::first_non_finite(t.keys, t.stride(), 0, t.stride() / 4))
+      return detail::not_finite("track.keyframe", ti, bad, file).with_subject(t.name);
     for (std::uint32_t k = 1; k < t.keyframe_count; ++k)
       if (load_le_unchecked<float>(t.keys.data() + std::size_t{k} * t.stride()) <
           load_le_unchecked<float>(t.keys.data() + std::size_t{k - 1} * t.stride()))
@@ -307,8 +314,10 @@ namespace detail {
     const std::size_t stride = 4 + size;
     float previous = -std::numeric_limits<float>::infinity();
     for (std::uint32_t k = 0; k < t.keyframe_count; ++k) {
-      const float time = load_le_unchecked<float>(t.keys.data() + k * stride);
-      if (!untold::detail::is_finite(time)) return err(errc::u3d_not_finite, "variant.time", ti, k, t.name);
+      const std::byte* at = t.keys.data() + std::size_t{k} * stride;
+      const float time = load_le_unchecked<float>(at);
+      if (!untold::detail::is_finite(time))
+        return detail::not_finite("variant.time", ti, {k, time, at}, file).with_subject(t.name);
       if (time < previous) return err(errc::u3d_key_order, "variant.time", ti, k, t.name);
       previous = time;
     }

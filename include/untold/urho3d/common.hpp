@@ -67,17 +67,48 @@ template <std::size_t N>
 
 using untold::detail::all_finite;  // the shared bit test (detail/checks.hpp)
 
-/// All floats in `bytes` (a multiple of 4 bytes, any alignment) are finite.
-/// Returns the index of the first non-finite float, or npos.
 inline constexpr std::size_t npos = ~std::size_t{0};
-[[nodiscard]] inline std::size_t first_non_finite(byte_span bytes, std::size_t stride, std::size_t offset,
-                                                  std::size_t floats) noexcept {
-  if (stride == 0) return npos;
+
+/// Where a strided float scan met its first non-finite value: the record
+/// (npos: none), the value and its address (for the error's file offset).
+struct non_finite_float {
+  std::size_t record = npos;
+  float value = 0;
+  const std::byte* at = nullptr;
+  [[nodiscard]] explicit constexpr operator bool() const noexcept { return record != npos; }
+};
+
+/// The first non-finite float of `bytes` read as records of `stride` bytes
+/// (any alignment), each with `floats` floats from `offset`. Preconditions:
+/// offset + 4 x floats <= stride.
+[[nodiscard]] inline non_finite_float first_non_finite(byte_span bytes, std::size_t stride, std::size_t offset,
+                                                       std::size_t floats) noexcept {
+  if (stride == 0) return {};
   const std::size_t n = bytes.size() / stride;
   for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 0; k < floats; ++k)
-      if (!untold::detail::is_finite(load_le_unchecked<float>(bytes.data() + i * stride + offset + 4 * k))) return i;
-  return npos;
+    for (std::size_t k = 0; k < floats; ++k) {
+      const std::byte* p = bytes.data() + i * stride + offset + 4 * k;
+      const float f = load_le_unchecked<float>(p);
+      if (!untold::detail::is_finite(f)) return {i, f, p};
+    }
+  return {};
+}
+
+/// The first non-finite float of `values`, as first_non_finite (no address).
+[[nodiscard]] constexpr non_finite_float first_non_finite(std::span<const float> values) noexcept {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!untold::detail::is_finite(values[i])) return {i, values[i], nullptr};
+  return {};
+}
+
+/// U3D-FINITE for `hit` (field, record, the float with its bits); when `hit`
+/// points into `file`, also the float's offset in the file.
+[[nodiscard]] inline error not_finite(const char* field, std::uint64_t record, const non_finite_float& hit,
+                                      byte_span file = {}) noexcept {
+  error e = make_error(errc::u3d_not_finite).at_field(field).at_record(record).with_float(hit.value);
+  const auto at = reinterpret_cast<std::uintptr_t>(hit.at), begin = reinterpret_cast<std::uintptr_t>(file.data());
+  if (hit.at != nullptr && at >= begin && at - begin < file.size()) e.at_offset(at - begin);
+  return e;
 }
 
 }  // namespace detail

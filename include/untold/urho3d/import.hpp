@@ -22,9 +22,14 @@
 //
 // Rejects: whatever read_model / read_animation reject (import_files runs
 // them with deep checks); U3D-BLEND-INDEX for a weighted blend index outside
-// the geometry's palette. Safe on untrusted input when given bytes
-// (import_files); import_model's precondition is a model and animations the
-// readers accepted. No recursion; linear in the input size.
+// the geometry's palette; U3D-FINITE for a bone whose finite values make
+// its rest or bind matrix overflow; R-LIMITS past the input's budget (untold/budget.hpp:
+// everything the scene holds is charged before it is built). Names that are
+// not valid UTF-8 get '?' for each invalid byte (reported). Safe on
+// untrusted input when given bytes (import_files); import_model's
+// precondition is a model and animations the readers accepted. No
+// recursion; linear in the input size (a morph that lists a vertex many
+// times costs its entries, not entries x the meshes drawing that vertex).
 #pragma once
 
 #include <algorithm>
@@ -34,6 +39,7 @@
 #include <vector>
 
 #include "../convert/model.hpp"
+#include "../matrix.hpp"
 #include "animation.hpp"
 #include "model.hpp"
 
@@ -167,18 +173,61 @@ inline stream_selection select_streams(const vertex_buffer& vb, bool skinned) {
 
 }  // namespace detail
 
+/// About the bytes `m` and `animations` were read from (their data views,
+/// records and names): the input size a budget of import_model's own is
+/// made for when the caller passes none.
+[[nodiscard]] inline std::uint64_t stored_bytes(const model& m, std::span<const animation> animations) noexcept {
+  std::uint64_t n = 0;
+  for (const vertex_buffer& vb : m.vertex_buffers) n += 16 + vb.data.size() + 4 * vb.elements.size();
+  for (const index_buffer& ib : m.index_buffers) n += 8 + ib.data.size();
+  for (const geometry& g : m.geometries) n += 8 + 4 * g.bone_mapping.size() + 24 * g.lods.size();
+  for (const morph& mo : m.morphs) {
+    n += 5 + mo.name.size();
+    for (const morph_buffer& mb : mo.buffers) n += 12 + mb.data.size();
+  }
+  for (const bone& b : m.bones) n += 94 + b.name.size();
+  for (const animation& a : animations)
+    for (const track& t : a.tracks) n += 6 + t.name.size() + t.keys.size();
+  return n;
+}
+
+struct import_options {
+  untold::limits limits{};
+  /// The input's budget (budget.hpp), shared by the readers, the importer
+  /// and the writer; none: each stage makes its own from `limits`.
+  untold::budget* budget = nullptr;
+};
+
 /// Fills a scene from `m` and `animations` (see the header comment).
 /// Preconditions: `m` came from read_model and each animation from
 /// read_animation (their views alive). `name` names the root node.
-/// Errors: R-LIMITS when the LOD draw ranges exceed draw_budget(m) or the
-/// dense morph deltas would exceed limits.max_total_bytes; U3D-BLEND-INDEX.
+/// Everything the scene holds is charged to options.budget before it is
+/// allocated, and the work of every loop to its work meter.
+/// Errors: R-LIMITS when the LOD draw ranges exceed draw_budget(m), the
+/// dense morph deltas would exceed limits.max_total_bytes, or the budget
+/// runs out; U3D-BLEND-INDEX.
 [[nodiscard]] inline result<convert::scene> import_model(const model& m, std::span<const animation> animations = {},
                                                          std::string_view name = "model",
-                                                         const untold::limits& limits = {}) {
+                                                         const import_options& options = {}) {
   using convert::no_ref;
+  const untold::limits& limits = options.limits;
+  untold::budget own(limits, stored_bytes(m, animations));
+  untold::budget& budget = untold::budget::own_or_shared(options.budget, own);
+  const auto hold = [&budget](std::uint64_t bytes, const char* what) {
+    return budget.charge_memory(bytes, what, errc::limit_exceeded);
+  };
+  const auto visit = [&budget](std::uint64_t items, const char* what) {
+    return budget.charge_work(items, what, errc::limit_exceeded);
+  };
   UNTOLD_TRY(check_draw_budget(m));
   convert::scene s;
-  s.name = std::string(name);
+  std::uint64_t renamed = 0;  // names from the file that are not valid UTF-8
+  const auto scene_name = [&renamed](std::string_view raw) {
+    std::string clean = convert::sanitized_utf8(raw);
+    renamed += clean != raw ? 1 : 0;
+    return clean;
+  };
+  s.name = scene_name(name);
   convert::conversion_report& rep = s.report;
   rep.changed("coordinate system", "", "Urho3D is left-handed Y-up: Z mirrored (positions, normals, tangents, "
                                        "translations, morph deltas), quaternions (w,x,y,z) -> (-x,-y,z,w), "
@@ -186,6 +235,9 @@ inline stream_selection select_streams(const vertex_buffer& vb, bool skinned) {
 
   // ---- skeleton: parents first, iteratively (read_model proved the chains end at roots)
   const std::size_t bone_count = m.bones.size();
+  std::uint64_t name_bytes = 0;
+  for (const bone& b : m.bones) name_bytes += b.name.size();
+  UNTOLD_TRY(hold(bone_count * (sizeof(convert::joint) + 5 * sizeof(std::uint32_t)) + name_bytes, "joints"));
   std::vector<std::uint32_t> joint_of(bone_count, no_ref);
   if (bone_count != 0) {
     std::vector<std::uint32_t> child_start(bone_count + 1, 0), children(bone_count);
@@ -209,12 +261,20 @@ inline stream_selection select_streams(const vertex_buffer& vb, bool skinned) {
       joint_of[b] = static_cast<std::uint32_t>(sk.joints.size());
       const bone& src = m.bones[b];
       convert::joint j;
-      j.name = std::string(src.name);
+      j.name = scene_name(src.name);
       j.parent = src.parent == b ? no_ref : joint_of[src.parent];
       j.rest.translation = detail::mirror_point(src.position);
       j.rest.rotation = detail::mirror_rotation(src.rotation);
       j.rest.scale = src.scale;
       j.inverse_bind = detail::mirror_matrix(src.offset_matrix);
+      // Finite values can still make the matrices a .untold joint stores
+      // overflow (a huge scale, a near-singular offset matrix): U3D-FINITE
+      // names the bone instead of the writer refusing a transform.
+      const mat4 rest = j.rest.matrix(), bind = inverse_affine(j.inverse_bind);
+      for (const mat4* derived : {&rest, &bind})
+        if (const auto bad = detail::first_non_finite(*derived))
+          return detail::not_finite(derived == &rest ? "bone.restTransform" : "bone.bindTransform", b, bad)
+              .with_subject(src.name);
       sk.joints.push_back(std::move(j));
     }
     s.skeletons.push_back(std::move(sk));
@@ -224,6 +284,7 @@ inline stream_selection select_streams(const vertex_buffer& vb, bool skinned) {
   }
 
   // ---- materials: one placeholder per geometry slot
+  UNTOLD_TRY(hold(m.geometries.size() * (sizeof(convert::material) + sizeof(convert::mesh) + 32), "geometries"));
   for (std::size_t g = 0; g < m.geometries.size(); ++g) {
     convert::material mat;
     mat.name = "slot " + std::to_string(g);
@@ -244,6 +305,7 @@ inline stream_selection select_streams(const vertex_buffer& vb, bool skinned) {
         continue;
       }
       std::vector<std::uint32_t> joints;
+      UNTOLD_TRY(hold(2 * sizeof(std::uint32_t) * (mapping.empty() ? bone_count : mapping.size()), "skins"));
       if (mapping.empty()) {
         for (std::size_t b = 0; b < bone_count; ++b) joints.push_back(joint_of[b]);
       } else {
@@ -284,11 +346,17 @@ inline stream_selection select_streams(const vertex_buffer& vb, bool skinned) {
       const vertex_buffer& vb = m.vertex_buffers[first.vertex_buffer];
       const index_buffer& ib = m.index_buffers[first.index_buffer];
       std::vector<std::uint32_t>& remap = remaps[first.vertex_buffer];
-      if (remap.empty()) remap.assign(vb.vertex_count, no_ref);
-      // Compact: the vertices these LODs draw, in first-use order.
+      if (remap.empty()) {
+        UNTOLD_TRY(hold(std::uint64_t{vb.vertex_count} * sizeof(std::uint32_t), "vertex remap"));
+        remap.assign(vb.vertex_count, no_ref);
+      }
+      // Compact: the vertices these LODs draw, in first-use order. Each
+      // index becomes at most 3 (strips and fans) plus one vertex reference.
       std::vector<std::uint32_t> used;
       for (std::size_t li : lods) {
         const lod_level& l = geo.lods[li];
+        UNTOLD_TRY(visit(l.index_count, "indices"));
+        UNTOLD_TRY(hold(std::uint64_t{l.index_count} * 4 * sizeof(std::uint32_t), "indices"));
         const index_buffer& lib = m.index_buffers[l.index_buffer];
         for (std::uint32_t i = 0; i < l.index_count; ++i) {
           const std::uint32_t v = lib.at(std::size_t{l.index_start} + i);
@@ -327,6 +395,11 @@ inline stream_selection select_streams(const vertex_buffer& vb, bool skinned) {
         continue;
       }
       const std::size_t n = used.size();
+      const std::uint64_t floats_per_vertex = 3 + (nrm_el != nullptr ? 3 : 0) + (tan_el != nullptr ? 4 : 0) +
+                                              (uv0_el != nullptr ? 2 : 0) + (uv1_el != nullptr ? 2 : 0) +
+                                              (col_el != nullptr ? 4 : 0) + 2 * extra_uv.size() +
+                                              (indices_el != nullptr ? 6 : 0);  // weights + joints (4 x u16)
+      UNTOLD_TRY(hold(n * floats_per_vertex * sizeof(float), "mesh vertices"));
       out.positions.reserve(3 * n);
       float c[4];
       for (std::uint32_t v : used) {
@@ -408,22 +481,36 @@ inline stream_selection select_streams(const vertex_buffer& vb, bool skinned) {
   for (std::size_t k = 0; k < 9; ++k)
     rep.dropped(element_names[k], "", "no matching stream in the scene (vertex buffers x elements)", dropped_elements[k]);
 
-  // ---- morphs: dense deltas per mesh built from the morphed buffer. Each
-  // buffer vertex lists the (mesh, mesh vertex) pairs it became, so the work
-  // is bounded by the deltas written, and those by limits.max_total_bytes.
+  // ---- morphs: dense deltas per mesh built from the morphed buffer.
+  // Urho3D adds every listed delta (AnimatedModel::ApplyMorph: vertex +=
+  // delta x weight), so a vertex listed twice moves by the sum: each morph
+  // buffer's entries are first summed per buffer vertex, then each distinct
+  // vertex is written into every (mesh, mesh vertex) it became (a CSR list
+  // per buffer vertex). Work: the entries plus, per distinct vertex, its
+  // mesh vertices; memory: the targets, charged to the budget (and capped
+  // by limits.max_total_bytes) before they are allocated.
   std::uint64_t morph_targets = 0, morph_bytes = 0;
   if (!m.morphs.empty()) {
     std::vector<std::vector<std::uint32_t>> first_of(m.vertex_buffers.size());  // CSR offsets per buffer vertex
     std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> owners(m.vertex_buffers.size());
+    std::vector<std::vector<std::uint32_t>> slot_of(m.vertex_buffers.size());  // buffer vertex -> its sum, or no_ref
     for (std::size_t b = 0; b < m.vertex_buffers.size(); ++b) {
-      std::vector<std::uint32_t> count(std::size_t{m.vertex_buffers[b].vertex_count} + 1, 0);
       bool any = false;
+      std::uint64_t listed = 0;
       for (std::size_t k = 0; k < mesh_sources.size(); ++k)
         if (mesh_sources[k].second == b) {
           any = true;
-          for (std::uint32_t v : mesh_vertex_lists[k]) ++count[v + 1];
+          listed += mesh_vertex_lists[k].size();
         }
       if (!any) continue;
+      UNTOLD_TRY(visit(mesh_sources.size() + listed, "morph vertex owners"));
+      UNTOLD_TRY(hold((2 * (std::uint64_t{m.vertex_buffers[b].vertex_count} + 1)) * sizeof(std::uint32_t) +
+                          listed * 2 * sizeof(std::uint32_t),
+                      "morph vertex owners"));
+      std::vector<std::uint32_t> count(std::size_t{m.vertex_buffers[b].vertex_count} + 1, 0);
+      for (std::size_t k = 0; k < mesh_sources.size(); ++k)
+        if (mesh_sources[k].second == b)
+          for (std::uint32_t v : mesh_vertex_lists[k]) ++count[v + 1];
       for (std::size_t v = 1; v < count.size(); ++v) count[v] += count[v - 1];
       owners[b].resize(count.back());
       std::vector<std::uint32_t> fill(count.begin(), count.end() - 1);
@@ -432,33 +519,56 @@ inline stream_selection select_streams(const vertex_buffer& vb, bool skinned) {
           for (std::size_t local = 0; local < mesh_vertex_lists[k].size(); ++local)
             owners[b][fill[mesh_vertex_lists[k][local]]++] = {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(local)};
       first_of[b] = std::move(count);
+      slot_of[b].assign(m.vertex_buffers[b].vertex_count, no_ref);
     }
     std::vector<std::uint32_t> target_of(mesh_sources.size(), no_ref);
-    for (const morph& mo : m.morphs)
+    std::vector<std::uint32_t> distinct;  // buffer vertices of one morph buffer, in first-listed order
+    std::vector<float3> sums;             // per distinct vertex: position, normal, tangent deltas
+    constexpr std::uint32_t bits[3] = {morph_position, morph_normal, morph_tangent};
+    for (const morph& mo : m.morphs) {
+      const std::string morph_name = scene_name(mo.name);
       for (const morph_buffer& mb : mo.buffers) {
         if (first_of[mb.buffer].empty()) continue;
-        std::vector<std::uint32_t> touched;  // meshes, in first-touch order
-        std::vector<convert::morph_target> targets;
+        std::vector<std::uint32_t>& slot = slot_of[mb.buffer];
+        UNTOLD_TRY(visit(mb.vertex_count, "morph vertices"));
+        const std::uint64_t scratch = std::uint64_t{mb.vertex_count} * (sizeof(std::uint32_t) + 3 * sizeof(float3));
+        UNTOLD_TRY(hold(scratch, "morph sums"));
+        distinct.clear();
+        sums.clear();
         for (std::uint32_t i = 0; i < mb.vertex_count; ++i) {
           const std::uint32_t bv = mb.vertex_index(i);
-          for (std::uint32_t o = first_of[mb.buffer][bv]; o < first_of[mb.buffer][bv + 1]; ++o) {
+          if (slot[bv] == no_ref) {
+            slot[bv] = static_cast<std::uint32_t>(distinct.size());
+            distinct.push_back(bv);
+            sums.resize(sums.size() + 3, float3{0, 0, 0});
+          }
+          for (std::size_t k = 0; k < 3; ++k) {
+            const float3 d = mb.delta(i, bits[k]);
+            float3& sum = sums[3 * std::size_t{slot[bv]} + k];
+            for (std::size_t c = 0; c < 3; ++c) sum[c] += d[c];
+          }
+        }
+        std::uint32_t streams = 0;
+        for (std::uint32_t bit : bits) streams += (mb.mask & bit) != 0 ? 1 : 0;
+        std::vector<std::uint32_t> touched;  // meshes, in first-touch order
+        std::vector<convert::morph_target> targets;
+        for (std::size_t d = 0; d < distinct.size(); ++d) {
+          const std::uint32_t bv = distinct[d];
+          slot[bv] = no_ref;  // ready for the next morph buffer
+          const std::uint32_t begin = first_of[mb.buffer][bv], end = first_of[mb.buffer][bv + 1];
+          UNTOLD_TRY(visit(end - begin, "morph vertices"));
+          for (std::uint32_t o = begin; o < end; ++o) {
             const std::uint32_t k = owners[mb.buffer][o].first, local = owners[mb.buffer][o].second;
             if (target_of[k] == no_ref) {
+              const std::uint64_t bytes = std::uint64_t{mesh_vertex_lists[k].size()} * 3 * streams * sizeof(float);
+              morph_bytes += bytes;
+              if (morph_bytes > limits.max_total_bytes)
+                return make_error(errc::limit_exceeded).at_field("morph deltas").with_value(morph_bytes)
+                    .with_limit(limits.max_total_bytes).with_subject(mo.name);
+              UNTOLD_TRY(hold(bytes + sizeof(convert::morph_target) + mo.name.size(), "morph deltas"));
               const std::size_t n = mesh_vertex_lists[k].size() * 3;
-              std::uint32_t streams = 0;
-              for (std::uint32_t bit : {morph_position, morph_normal, morph_tangent}) streams += (mb.mask & bit) != 0 ? 1 : 0;
-              morph_bytes += std::uint64_t{n} * streams * sizeof(float);
-              if (morph_bytes > limits.max_total_bytes) {
-                error e = make_error(errc::limit_exceeded);
-                e.context.field = "morph deltas";
-                e.context.value = morph_bytes;
-                e.context.has_value = true;
-                e.context.limit = limits.max_total_bytes;
-                e.context.has_limit = true;
-                return e.with_subject(mo.name);
-              }
               convert::morph_target t;
-              t.name = std::string(mo.name);
+              t.name = morph_name;
               t.default_weight = mo.weight;
               if ((mb.mask & morph_position) != 0) t.position_deltas.assign(n, 0.0f);
               if ((mb.mask & morph_normal) != 0) t.normal_deltas.assign(n, 0.0f);
@@ -468,16 +578,15 @@ inline stream_selection select_streams(const vertex_buffer& vb, bool skinned) {
               touched.push_back(k);
             }
             convert::morph_target& t = targets[target_of[k]];
-            auto put = [&](std::vector<float>& deltas, std::uint32_t bit) {
-              if (deltas.empty()) return;
-              const float3 d = mb.delta(i, bit);
-              deltas[3 * std::size_t{local}] = d[0];
-              deltas[3 * std::size_t{local} + 1] = d[1];
-              deltas[3 * std::size_t{local} + 2] = -d[2];
-            };
-            put(t.position_deltas, morph_position);
-            put(t.normal_deltas, morph_normal);
-            put(t.tangent_deltas, morph_tangent);
+            std::vector<float>* streams_of[3] = {&t.position_deltas, &t.normal_deltas, &t.tangent_deltas};
+            for (std::size_t s3 = 0; s3 < 3; ++s3) {
+              std::vector<float>& deltas = *streams_of[s3];
+              if (deltas.empty()) continue;
+              const float3& sum = sums[3 * d + s3];
+              deltas[3 * std::size_t{local}] = sum[0];
+              deltas[3 * std::size_t{local} + 1] = sum[1];
+              deltas[3 * std::size_t{local} + 2] = -sum[2];
+            }
           }
         }
         for (std::uint32_t k : touched) {
@@ -485,7 +594,9 @@ inline stream_selection select_streams(const vertex_buffer& vb, bool skinned) {
           target_of[k] = no_ref;
           ++morph_targets;
         }
+        budget.release_memory(scratch);
       }
+    }
   }
   rep.info("morph targets", "", "carried as dense per-mesh deltas (Urho3D stores sparse per-buffer deltas)", morph_targets);
   std::uint64_t ranges = 0;
@@ -493,14 +604,18 @@ inline stream_selection select_streams(const vertex_buffer& vb, bool skinned) {
   rep.info("morph ranges", "", "a GPU upload hint of Urho3D, derived again from the morphs", ranges);
   rep.info("bounding box and geometry centres", "", "derived data: recomputed from the vertices",
            1 + (m.geometry_centers.empty() ? 0 : 1));
+  rep.changed("geometry centres", "",
+              "not finite in the file (Urho3D only sorts by them): the centre of the geometry's bounding box instead",
+              non_finite_centers(m));
 
   // ---- animations: tracks drive joints by bone name (sorted lookup: tracks x log bones)
   std::vector<std::pair<std::string_view, std::uint32_t>> by_name;
+  UNTOLD_TRY(hold(bone_count * sizeof(by_name[0]), "bone names"));
   for (std::size_t b = 0; b < bone_count; ++b) by_name.emplace_back(m.bones[b].name, joint_of[b]);
   std::stable_sort(by_name.begin(), by_name.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   for (const animation& a : animations) {
     convert::animation out;
-    out.name = std::string(a.name);
+    out.name = scene_name(a.name);
     out.duration = a.length;
     std::uint64_t unmatched = 0, weighted = 0;
     for (const track& t : a.tracks) {
@@ -513,6 +628,15 @@ inline stream_selection select_streams(const vertex_buffer& vb, bool skinned) {
         continue;
       }
       if (t.weight != 1.0f) ++weighted;
+      std::uint64_t floats_per_key = 0, channels = 0;  // time + values of each channel
+      constexpr std::pair<std::uint8_t, std::uint64_t> components[] = {
+          {channel_position, 3}, {channel_rotation, 4}, {channel_scale, 3}};
+      for (const auto& [bit, n] : components)
+        if ((t.mask & bit) != 0) floats_per_key += 1 + n, ++channels;
+      UNTOLD_TRY(visit(std::uint64_t{t.keyframe_count} * channels, "keyframes"));
+      UNTOLD_TRY(hold(std::uint64_t{t.keyframe_count} * floats_per_key * sizeof(float) +
+                          channels * sizeof(convert::animation_channel),
+                      "keyframes"));
       auto channel = [&](convert::anim_path path, std::uint8_t bit) {
         if ((t.mask & bit) == 0 || t.keyframe_count == 0) return;
         convert::animation_channel ch;
@@ -549,28 +673,31 @@ inline stream_selection select_streams(const vertex_buffer& vb, bool skinned) {
   if (!animations.empty())
     rep.info("animation keys", "", "Urho3D keys are bone-local TRS replacing the bind pose, interpolated linearly",
              animations.size());
+  rep.changed("names", "", "not valid UTF-8 (Urho3D names are bytes): each invalid byte became '?'", renamed);
   UNTOLD_TRY(convert::validate_model(s));
   return s;
 }
 
-struct import_options {
-  untold::limits limits{};
-};
-
-/// Parses a .mdl and .ani files (deep checks) and imports them.
-/// Preconditions: none; safe on untrusted input. `name` names the root node.
+/// Parses a .mdl and .ani files (deep checks) and imports them, every stage
+/// charging one budget: options.budget, or one made from options.limits for
+/// the files' total size. Preconditions: none; safe on untrusted input.
+/// `name` names the root node.
 [[nodiscard]] inline result<convert::scene> import_files(byte_span mdl, std::span<const byte_span> ani_files,
                                                          std::string_view name = "model",
                                                          const import_options& options = {}) {
-  auto m = read_model(mdl, {.limits = options.limits, .deep_checks = true});
+  std::uint64_t input_bytes = mdl.size();
+  for (byte_span file : ani_files) input_bytes += file.size();
+  untold::budget own(options.limits, input_bytes);
+  untold::budget& budget = untold::budget::own_or_shared(options.budget, own);
+  auto m = read_model(mdl, {.limits = options.limits, .deep_checks = true, .budget = &budget});
   if (!m) return m.error();
   std::vector<animation> animations;
   for (byte_span file : ani_files) {
-    auto a = read_animation(file, {.limits = options.limits, .deep_checks = true});
+    auto a = read_animation(file, {.limits = options.limits, .deep_checks = true, .budget = &budget});
     if (!a) return a.error();
     animations.push_back(std::move(*a));
   }
-  return import_model(*m, animations, name, options.limits);
+  return import_model(*m, animations, name, {.limits = options.limits, .budget = &budget});
 }
 
 }  // namespace untold::urho3d

@@ -13,13 +13,15 @@
 // U3D-ELEMENT-MASK, U3D-VERTEX-SIZE, U3D-MORPH-RANGE, U3D-INDEX-SIZE,
 // U3D-LOD-COUNT, U3D-PRIMITIVE, U3D-BUFFER-REF, U3D-DRAW-RANGE,
 // U3D-BONE-MAPPING, U3D-BONE-PARENT, U3D-COLLISION, U3D-MORPH-BUFFER,
-// U3D-MORPH-MASK, U3D-MORPH-VERTEX, U3D-TRAILING, R-LIMITS; with deep checks
+// U3D-MORPH-MASK, U3D-MORPH-VERTEX, U3D-TRAILING, R-LIMITS (counts, a bone
+// deeper than limits.max_depth, the input's budget); with deep checks
 // (validate_model_deep) also U3D-INDEX-VALUE, U3D-BLEND-INDEX, U3D-FINITE.
+// NaN geometry centres are accepted (Urho3D only sorts by them).
 //
 // Safe on untrusted input: every count is checked against the remaining
-// bytes (and the caller's limits) before anything is allocated, every range
-// is overflow-checked, no recursion, work linear in the file size. The
-// returned model views the input buffer: keep it alive.
+// bytes (and the caller's limits and budget) before anything is allocated,
+// every range is overflow-checked, no recursion, work linear in the file
+// size. The returned model views the input buffer: keep it alive.
 #pragma once
 
 #include <array>
@@ -27,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../budget.hpp"
 #include "../sink.hpp"
 #include "common.hpp"
 
@@ -250,6 +253,9 @@ struct model {
 struct model_options {
   untold::limits limits{};
   bool deep_checks = false;  // + U3D-INDEX-VALUE, U3D-BLEND-INDEX, U3D-FINITE
+  /// The input's budget (budget.hpp), shared with the stages that follow
+  /// (import, cook); none: the reader makes its own from `limits`.
+  untold::budget* budget = nullptr;
 };
 
 /// Highest UMD3 version this reader knows (rbfx's morphWeightVersion).
@@ -262,14 +268,21 @@ inline constexpr std::uint32_t max_model_version = 2;
 
 namespace detail {
 
-[[nodiscard]] inline status check_bone_parents(const std::vector<bone>& bones, std::uint64_t skeleton_offset) {
+/// U3D-BONE-PARENT (a parent out of range, a cycle) and R-LIMITS (field
+/// boneDepth) for a bone more than limits.max_depth levels below its root:
+/// every consumer that walks the chain (joint paths in cook, an engine's
+/// recursive skeleton) then stays within that depth.
+[[nodiscard]] inline status check_bone_parents(const std::vector<bone>& bones, std::uint64_t skeleton_offset,
+                                               const untold::limits& lim) {
   const std::size_t n = bones.size();
   for (std::size_t i = 0; i < n; ++i)
     if (bones[i].parent >= n)
       return fail(errc::u3d_bone_parent, "bone.parent", skeleton_offset, bones[i].parent).with_subject(bones[i].name);
-  // Linear cycle check without recursion: walk each unvisited chain, marking
-  // it "on the current path"; meeting a marked-on-path bone is a cycle.
-  std::vector<std::uint8_t> state(n, 0);  // 0 new, 1 on the current path, 2 proven to reach a root
+  // Linear cycle and depth check without recursion: walk each unvisited
+  // chain, marking it "on the current path"; meeting a marked-on-path bone is
+  // a cycle; a chain ends at a root or at a bone whose depth is known.
+  std::vector<std::uint8_t> state(n, 0);  // 0 new, 1 on the current path, 2 depth known
+  std::vector<std::uint32_t> depth(n, 0);
   std::vector<std::uint32_t> path;
   for (std::size_t start = 0; start < n; ++start) {
     path.clear();
@@ -282,13 +295,22 @@ namespace detail {
     }
     if (state[b] == 1 && bones[b].parent != b)
       return fail(errc::u3d_bone_parent, "bone.parent", skeleton_offset, bones[b].parent).with_subject(bones[b].name);
-    for (std::uint32_t p : path) state[p] = 2;
+    // path.back() is a root (state 1) or the child of b (state 2).
+    std::uint64_t d = state[b] == 2 ? std::uint64_t{depth[b]} + 1 : 0;
+    for (std::size_t k = path.size(); k-- > 0; ++d) {
+      const std::uint32_t p = path[k];
+      if (d > lim.max_depth)
+        return make_error(errc::limit_exceeded).at_field("boneDepth").with_value(d).with_limit(lim.max_depth)
+            .at_record(p).at_offset(skeleton_offset).with_subject(bones[p].name);
+      depth[p] = static_cast<std::uint32_t>(d);
+      state[p] = 2;
+    }
   }
   return {};
 }
 
 [[nodiscard]] inline status read_vertex_buffer(byte_cursor& c, model_kind kind, const untold::limits& lim,
-                                               vertex_buffer& vb) {
+                                               untold::budget& budget, vertex_buffer& vb) {
   auto count = c.read<std::uint32_t>("vertexCount");
   if (!count) return count.error();
   vb.vertex_count = *count;
@@ -302,6 +324,7 @@ namespace detail {
   } else {
     auto n = c.count_u32(4, "elementCount", lim.max_records, errc::limit_exceeded);
     if (!n) return n.error();
+    UNTOLD_TRY(budget.charge_items(*n, sizeof(vertex_element), "elements", errc::limit_exceeded));
     vb.elements.reserve(*n);
     for (std::uint32_t j = 0; j < *n; ++j) {
       const std::uint64_t at = c.offset();
@@ -364,12 +387,18 @@ namespace detail {
   return e;
 }
 
-[[nodiscard]] inline status validate_model_deep(const model& m);
+[[nodiscard]] inline status validate_model_deep(const model& m, byte_span file = {});
 
 /// Reads and checks a .mdl (see the header comment for the rules).
 /// Preconditions: none; `file` may hold any bytes. The result views `file`.
+/// What it holds is charged to options.budget (R-LIMITS beyond it).
 [[nodiscard]] inline result<model> read_model(byte_span file, const model_options& options = {}) {
   const untold::limits& lim = options.limits;
+  untold::budget own(lim, file.size());
+  untold::budget& budget = untold::budget::own_or_shared(options.budget, own);
+  const auto hold = [&budget](std::uint64_t count, std::uint64_t each, const char* what) {
+    return budget.charge_items(count, each, what, errc::limit_exceeded);
+  };
   byte_cursor c(file, u3d_rules);
   model m;
   if (starts_with_id(file, "UMDL")) {
@@ -396,11 +425,13 @@ namespace detail {
   // Vertex buffers: at least 16 bytes each (count, mask/elementCount, morph range).
   auto vb_count = c.count_u32(16, "vertexBufferCount", lim.max_records, errc::limit_exceeded);
   if (!vb_count) return vb_count.error();
+  UNTOLD_TRY(hold(*vb_count, sizeof(vertex_buffer), "vertexBuffers"));
   m.vertex_buffers.resize(*vb_count);
-  for (vertex_buffer& vb : m.vertex_buffers) UNTOLD_TRY(detail::read_vertex_buffer(c, m.kind, lim, vb));
+  for (vertex_buffer& vb : m.vertex_buffers) UNTOLD_TRY(detail::read_vertex_buffer(c, m.kind, lim, budget, vb));
 
   auto ib_count = c.count_u32(8, "indexBufferCount", lim.max_records, errc::limit_exceeded);
   if (!ib_count) return ib_count.error();
+  UNTOLD_TRY(hold(*ib_count, sizeof(index_buffer), "indexBuffers"));
   m.index_buffers.resize(*ib_count);
   for (index_buffer& ib : m.index_buffers) {
     auto n = c.read<std::uint32_t>("indexCount");
@@ -418,6 +449,7 @@ namespace detail {
 
   auto geometry_count = c.count_u32(8, "geometryCount", lim.max_records, errc::limit_exceeded);
   if (!geometry_count) return geometry_count.error();
+  UNTOLD_TRY(hold(*geometry_count, sizeof(geometry), "geometries"));
   m.geometries.resize(*geometry_count);
   std::uint64_t lod_total = 0;
   for (geometry& g : m.geometries) {
@@ -425,6 +457,7 @@ namespace detail {
     if (!mapping) return mapping.error();
     auto mapping_bytes = c.array_bytes(*mapping, 4, "boneMapping");
     if (!mapping_bytes) return mapping_bytes.error();
+    UNTOLD_TRY(hold(*mapping, 4, "boneMapping"));
     g.bone_mapping.resize(*mapping);
     for (std::uint32_t j = 0; j < *mapping; ++j) g.bone_mapping[j] = load_le_unchecked<std::uint32_t>(mapping_bytes->data() + 4 * j);
     const std::uint64_t lod_at = c.offset();
@@ -433,6 +466,7 @@ namespace detail {
     if (*lods == 0) return detail::fail(errc::u3d_lod_count, "lodCount", lod_at, 0);
     lod_total += *lods;
     if (lod_total > lim.max_records) return detail::fail(errc::limit_exceeded, "lodCount", lod_at, lod_total);
+    UNTOLD_TRY(hold(*lods, sizeof(lod_level), "lods"));
     g.lods.resize(*lods);
     for (lod_level& l : g.lods) {
       const std::uint64_t at = c.offset();
@@ -459,6 +493,7 @@ namespace detail {
   // Morphs: at least a NUL and a buffer count each.
   auto morph_count = c.count_u32(5, "morphCount", lim.max_records, errc::limit_exceeded);
   if (!morph_count) return morph_count.error();
+  UNTOLD_TRY(hold(*morph_count, sizeof(morph), "morphs"));
   m.morphs.resize(*morph_count);
   std::vector<std::uint32_t> seen_in(m.vertex_buffers.size(), ~std::uint32_t{0});  // last morph naming each buffer
   for (std::uint32_t mi = 0; mi < *morph_count; ++mi) {
@@ -473,6 +508,7 @@ namespace detail {
     }
     auto buffers = c.count_u32(12, "morph.bufferCount", lim.max_records, errc::limit_exceeded);
     if (!buffers) return buffers.error();
+    UNTOLD_TRY(hold(*buffers, sizeof(morph_buffer), "morph.buffers"));
     mo.buffers.resize(*buffers);
     for (morph_buffer& mb : mo.buffers) {
       const std::uint64_t at = c.offset();
@@ -494,6 +530,7 @@ namespace detail {
       auto data = c.array_bytes(*n, mb.stride(), "morph.vertices");
       if (!data) return data.error();
       mb.data = *data;
+      UNTOLD_TRY(budget.charge_work(*n, "morph.vertices", errc::limit_exceeded));
       const std::uint32_t limit = m.vertex_buffers[mb.buffer].vertex_count;
       for (std::uint32_t v = 0; v < *n; ++v)
         if (mb.vertex_index(v) >= limit)
@@ -507,6 +544,7 @@ namespace detail {
   const std::uint64_t skeleton_at = c.offset();
   auto bone_count = c.count_u32(94, "boneCount", lim.max_records, errc::limit_exceeded);
   if (!bone_count) return bone_count.error();
+  UNTOLD_TRY(hold(*bone_count, sizeof(bone), "bones"));
   m.bones.resize(*bone_count);
   for (bone& b : m.bones) {
     auto name = detail::read_name(c, "bone.name");
@@ -536,7 +574,7 @@ namespace detail {
       b.box_max = {(*box)[3], (*box)[4], (*box)[5]};
     }
   }
-  UNTOLD_TRY(detail::check_bone_parents(m.bones, skeleton_at));
+  UNTOLD_TRY(detail::check_bone_parents(m.bones, skeleton_at, lim));
   for (std::size_t gi = 0; gi < m.geometries.size(); ++gi)
     for (std::uint32_t b : m.geometries[gi].bone_mapping)
       if (b >= m.bones.size()) {
@@ -562,12 +600,13 @@ namespace detail {
     }
     auto centers = c.bytes(want, "geometryCenters");
     if (!centers) return centers.error();
+    UNTOLD_TRY(hold(m.geometries.size(), sizeof(float3), "geometryCenters"));
     m.geometry_centers.resize(m.geometries.size());
     for (std::size_t i = 0; i < m.geometries.size(); ++i)
       for (std::size_t k = 0; k < 3; ++k)
         m.geometry_centers[i][k] = load_le_unchecked<float>(centers->data() + 12 * i + 4 * k);
   }
-  if (options.deep_checks) UNTOLD_TRY(validate_model_deep(m));
+  if (options.deep_checks) UNTOLD_TRY(validate_model_deep(m, file));
   return m;
 }
 
@@ -576,18 +615,17 @@ namespace detail {
 /// in a LOD's draw range < its vertex buffer's vertex count), U3D-BLEND-INDEX
 /// (every blend index with a non-zero weight, of the vertices a geometry
 /// draws, is inside its bone mapping, or the skeleton when the mapping is
-/// empty), U3D-FINITE (positions, morph deltas, bone transforms and bounds,
-/// model bounds and centres), R-LIMITS when the LODs' draw ranges sum to
-/// more than draw_budget(m). Linear in the file size. Errors carry
-/// record_index = geometry / bone / vertex buffer and field.
-[[nodiscard]] inline status validate_model_deep(const model& m) {
+/// empty), U3D-FINITE (positions, float texture coordinates, morph deltas,
+/// LOD distances, bone transforms and bounds, the model's bounds), R-LIMITS
+/// when the LODs' draw ranges sum to more than draw_budget(m). Geometry
+/// centres are not checked: Urho3D only sorts by them, and files its own
+/// tools wrote store NaN there (non_finite_centers counts them). Linear in
+/// the file size. Errors carry record_index = geometry / bone / vertex
+/// buffer and field; U3D-FINITE carries the float (value, with its bits)
+/// and, when it lies in `file` (the bytes read_model read), its offset.
+[[nodiscard]] inline status validate_model_deep(const model& m, byte_span file) {
   auto err = [](errc code, const char* field, std::size_t record, std::uint64_t value) {
-    error e = make_error(code);
-    e.context.field = field;
-    e.context.record_index = static_cast<std::uint32_t>(record);
-    e.context.value = value;
-    e.context.has_value = true;
-    return e;
+    return make_error(code).at_field(field).at_record(record).with_value(value);
   };
   UNTOLD_TRY(check_draw_budget(m));
   // The skinning elements of each buffer, found once (not once per LOD).
@@ -601,6 +639,8 @@ namespace detail {
   for (std::size_t gi = 0; gi < m.geometries.size(); ++gi) {
     const geometry& g = m.geometries[gi];
     for (const lod_level& l : g.lods) {
+      if (!untold::detail::is_finite(l.distance))
+        return detail::not_finite("lod.distance", gi, {0, l.distance, nullptr});
       const vertex_buffer& vb = m.vertex_buffers[l.vertex_buffer];
       const index_buffer& ib = m.index_buffers[l.index_buffer];
       const vertex_element* indices = indices_of[l.vertex_buffer];
@@ -621,31 +661,40 @@ namespace detail {
   }
   for (std::size_t vi = 0; vi < m.vertex_buffers.size(); ++vi) {
     const vertex_buffer& vb = m.vertex_buffers[vi];
-    const vertex_element* pos = vb.find(element_semantic::position);
-    if (pos == nullptr || pos->type == element_type::int32 || pos->type == element_type::ubyte4 ||
-        pos->type == element_type::ubyte4_norm)
-      continue;
-    const std::size_t bad = detail::first_non_finite(vb.data, vb.vertex_size, pos->offset, element_size(pos->type) / 4);
-    if (bad != detail::npos) return err(errc::u3d_not_finite, "position", vi, bad);
+    const vertex_element* position = vb.find(element_semantic::position);  // the one the engine and cook use
+    for (const vertex_element& e : vb.elements) {
+      const bool floats = e.type == element_type::float32 || e.type == element_type::vector2 ||
+                          e.type == element_type::vector3 || e.type == element_type::vector4;
+      if (!floats || (e.semantic != element_semantic::texcoord && &e != position)) continue;
+      const auto bad = detail::first_non_finite(vb.data, vb.vertex_size, e.offset, element_size(e.type) / 4);
+      if (bad) return detail::not_finite(e.semantic == element_semantic::position ? "position" : "texcoord", vi, bad, file);
+    }
   }
   for (const morph& mo : m.morphs)
     for (const morph_buffer& mb : mo.buffers) {
       const std::size_t deltas = (mb.stride() - 4) / 4;
-      if (detail::first_non_finite(mb.data, mb.stride(), 4, deltas) != detail::npos)
-        return err(errc::u3d_not_finite, "morph.delta", mb.buffer, 0).with_subject(mo.name);
+      if (const auto bad = detail::first_non_finite(mb.data, mb.stride(), 4, deltas))
+        return detail::not_finite("morph.delta", mb.buffer, bad, file).with_subject(mo.name);
     }
   for (std::size_t bi = 0; bi < m.bones.size(); ++bi) {
     const bone& b = m.bones[bi];
-    const bool ok = detail::all_finite(b.position) && detail::all_finite(b.rotation) && detail::all_finite(b.scale) &&
-                    detail::all_finite(b.offset_matrix) && untold::detail::is_finite(b.radius) && detail::all_finite(b.box_min) &&
-                    detail::all_finite(b.box_max);
-    if (!ok) return err(errc::u3d_not_finite, "bone", bi, bi).with_subject(b.name);
+    const std::span<const float> parts[] = {b.position,      b.rotation, b.scale,  b.offset_matrix,
+                                            {&b.radius, 1}, b.box_min,  b.box_max};
+    for (const std::span<const float> part : parts)
+      if (const auto bad = detail::first_non_finite(part)) return detail::not_finite("bone", bi, bad).with_subject(b.name);
   }
-  if (!detail::all_finite(m.bounds_min) || !detail::all_finite(m.bounds_max))
-    return err(errc::u3d_not_finite, "boundingBox", 0, 0);
-  for (std::size_t i = 0; i < m.geometry_centers.size(); ++i)
-    if (!detail::all_finite(m.geometry_centers[i])) return err(errc::u3d_not_finite, "geometryCenter", i, i);
+  for (const float3& corner : {m.bounds_min, m.bounds_max})
+    if (const auto bad = detail::first_non_finite(corner)) return detail::not_finite("boundingBox", 0, bad);
   return {};
+}
+
+/// How many geometry centres hold a NaN or an infinity: accepted (Urho3D
+/// only sorts by them; its own tools wrote FF FF FF FF into early files),
+/// reported by `untold info` and replaced by the bounding-box centre in cook.
+[[nodiscard]] inline std::size_t non_finite_centers(const model& m) noexcept {
+  std::size_t n = 0;
+  for (const float3& c : m.geometry_centers) n += detail::first_non_finite(c) ? 1 : 0;
+  return n;
 }
 
 /// Writes `m` as a .mdl of kind m.kind (UMDL: each buffer's legacy_mask;

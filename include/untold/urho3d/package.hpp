@@ -12,15 +12,18 @@
 //
 // Rejects (read_package): U3D-MAGIC, U3D-TRUNC, U3D-COUNT, U3D-STRING,
 // U3D-PAK-NAME, U3D-PAK-RANGE, U3D-PAK-OVERLAP, U3D-PAK-BLOCK (block
-// headers), U3D-PAK-SIZE, U3D-TRAILING, R-LIMITS; extract_entry and
-// verify_package add U3D-PAK-BLOCK (decoding) and U3D-PAK-CHECKSUM (with the
-// entry's name as the error's subject).
+// headers, and a block declaring more than LZ4 can produce from its bytes),
+// U3D-PAK-SIZE, U3D-TRAILING, R-LIMITS; extract_entry and verify_package add
+// U3D-PAK-BLOCK (decoding) and U3D-PAK-CHECKSUM (with the entry's name as the
+// error's subject); check_extract_paths (for extractors) U3D-PAK-PATH.
 //
 // Safe on untrusted input: counts are checked against the remaining bytes
 // and limits.max_chunks before allocation, entry sizes against
-// limits.max_chunk_bytes and the total against limits.max_total_bytes, every
-// range is overflow-checked, LZ4 decoding never writes past the declared
-// size. Linear in the file size (plus n log n for the overlap check).
+// limits.max_chunk_bytes and the input's budget (one entry held at a time)
+// and the total against limits.max_total_bytes, every range is
+// overflow-checked, the decode buffer grows only as blocks decode, LZ4
+// decoding never writes past the declared size. Linear in the file size
+// (plus n log n for the overlap check).
 #pragma once
 
 #include <algorithm>
@@ -29,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../budget.hpp"
 #include "../compression.hpp"
 #include "../sink.hpp"
 #include "common.hpp"
@@ -69,6 +73,7 @@ struct package {
 struct package_options {
   untold::limits limits{};
   bool verify_checksums = false;  // decode every entry and check every checksum (verify_package)
+  untold::budget* budget = nullptr;  // the input's (verify_package); none: one made from `limits`
 };
 
 [[nodiscard]] inline bool is_package(byte_span head) noexcept {
@@ -83,7 +88,8 @@ struct package_options {
   return untold::detail::is_safe_relative_path(name);
 }
 
-[[nodiscard]] inline status verify_package(const package& p, const untold::limits& lim = {});
+[[nodiscard]] inline status verify_package(const package& p, const untold::limits& lim = {},
+                                           untold::budget* budget = nullptr);
 
 /// Reads and checks a package's structure (see the header comment).
 /// Preconditions: none. The result views `file`.
@@ -162,8 +168,13 @@ struct package_options {
           err.context.record_index = static_cast<std::uint32_t>(i);
           return err.with_subject(e.name);
         }
+        if (pos + 4 + std::uint64_t{packed} > file.size()) return out_of_range(pos + 4 + std::uint64_t{packed});
+        // A block cannot decode to more than LZ4 allows for its bytes (256 x):
+        // refused here, before an extractor allocates what it declares.
+        if (unpacked > max_decoded_size(compression::lz4, file.subspan(pos + 4, packed)))
+          return make_error(errc::u3d_pak_block).at_field("block.uncompressedLength").with_value(unpacked)
+              .with_limit(std::uint64_t{packed} * 256).at_record(i).at_offset(pos).with_subject(e.name);
         pos += 4 + std::uint64_t{packed};
-        if (pos > file.size()) return out_of_range(pos);
         left -= unpacked;
         ++e.blocks;
       }
@@ -196,27 +207,32 @@ struct package_options {
   } else if (tail != 0) {
     return detail::fail(errc::u3d_trailing_bytes, "end", data_end, tail);
   }
-  if (options.verify_checksums) UNTOLD_TRY(verify_package(p, lim));
+  if (options.verify_checksums) UNTOLD_TRY(verify_package(p, lim, options.budget));
   return p;
 }
 
-/// Decodes entry `e` of `p` into `out` (resized to e.size) and checks its
-/// checksum. Preconditions: `p` came from read_package and its file is
-/// alive; `e` is one of p.entries. Errors: U3D-PAK-BLOCK (a block that does
-/// not decode to exactly its length), U3D-PAK-CHECKSUM, R-LIMITS,
-/// compression_unsupported (LZ4 compiled out). Safe on untrusted input.
+/// Decodes entry `e` of `p` into `out` (e.size bytes when it succeeds) and
+/// checks its checksum. Preconditions: `p` came from read_package and its
+/// file is alive; `e` is one of p.entries. `out` grows block by block as
+/// the blocks decode, so a garbage entry fails having allocated about twice
+/// what its valid blocks produced, never what it declares. Errors:
+/// U3D-PAK-BLOCK (a block that does not decode to exactly its length),
+/// U3D-PAK-CHECKSUM, R-LIMITS, compression_unsupported (LZ4 compiled out).
+/// Safe on untrusted input.
 [[nodiscard]] inline status extract_entry(const package& p, const package_entry& e, std::vector<std::byte>& out,
                                           const untold::limits& lim = {}) {
   if (e.size > lim.max_chunk_bytes)
     return detail::fail(errc::limit_exceeded, "entry.size", e.offset, e.size).with_subject(e.name);
-  out.resize(e.size);
+  out.clear();
   if (p.kind == package_kind::upak) {
-    if (e.size != 0) std::memcpy(out.data(), p.file.data() + e.offset, e.size);
+    out.assign(p.file.begin() + e.offset, p.file.begin() + e.offset + e.size);
   } else {
-    std::size_t pos = e.offset, written = 0;
+    std::size_t pos = e.offset;
     for (std::uint32_t b = 0; b < e.blocks; ++b) {
       const auto unpacked = load_le_unchecked<std::uint16_t>(p.file.data() + pos);
       const auto packed = load_le_unchecked<std::uint16_t>(p.file.data() + pos + 2);
+      const std::size_t written = out.size();
+      out.resize(written + unpacked);  // geometric growth: amortised linear
       const status s = untold::decompress(compression::lz4, p.file.subspan(pos + 4, packed),
                                           mutable_byte_span(out).subspan(written, unpacked));
       if (!s) {
@@ -224,7 +240,6 @@ struct package_options {
         return detail::fail(errc::u3d_pak_block, "block", pos, b).with_subject(e.name);
       }
       pos += 4 + std::size_t{packed};
-      written += unpacked;
     }
   }
   const std::uint32_t sum = sdbm(out);
@@ -254,9 +269,11 @@ struct package_options {
 }
 
 /// Decodes every entry, checks every entry checksum and the package
-/// checksum (SDBM continued across the entries in table order), and the
-/// total against limits.max_total_bytes. Linear in the decoded size.
-[[nodiscard]] inline status verify_package(const package& p, const untold::limits& lim) {
+/// checksum (SDBM continued across the entries in table order), the total
+/// against limits.max_total_bytes, and each entry's size against the
+/// memory left in `budget` (the input's, budget.hpp; none: one made from
+/// `lim`): R-LIMITS. One entry is held at a time. Linear in the decoded size.
+[[nodiscard]] inline status verify_package(const package& p, const untold::limits& lim, untold::budget* budget) {
   if (p.total_uncompressed() > lim.max_total_bytes) {
     error err = make_error(errc::limit_exceeded);
     err.context.field = "entries.size";
@@ -266,10 +283,14 @@ struct package_options {
     err.context.has_limit = true;
     return err;
   }
+  untold::budget own(lim, p.file.size());
+  untold::budget& memory = untold::budget::own_or_shared(budget, own);
   std::uint32_t sum = 0;
   std::vector<std::byte> buffer;
   for (const package_entry& e : p.entries) {
+    UNTOLD_TRY(memory.charge_memory(e.size, "entry.size", errc::limit_exceeded));
     UNTOLD_TRY(extract_entry(p, e, buffer, lim));
+    memory.release_memory(e.size);
     sum = sdbm(buffer, sum);
   }
   if (sum != p.checksum) {
@@ -278,6 +299,22 @@ struct package_options {
     err.context.has_limit = true;
     return err;
   }
+  return {};
+}
+
+/// U3D-PAK-PATH when one of `entries` names a directory another one lies in
+/// ("a" and "a/b"): Urho3D keys entries by name and loads both, but no
+/// directory tree holds both, so an extractor checks this before it writes
+/// anything. Work: the names' length x log(entries).
+[[nodiscard]] inline status check_extract_paths(std::span<const package_entry* const> entries) {
+  std::vector<std::string_view> names;
+  names.reserve(entries.size());
+  for (const package_entry* e : entries) names.push_back(e->name);
+  std::sort(names.begin(), names.end());
+  for (const package_entry* e : entries)
+    for (std::size_t slash = e->name.find('/'); slash != std::string_view::npos; slash = e->name.find('/', slash + 1))
+      if (std::binary_search(names.begin(), names.end(), e->name.substr(0, slash)))
+        return make_error(errc::u3d_pak_path).at_field("entry.name").with_subject(e->name);
   return {};
 }
 
