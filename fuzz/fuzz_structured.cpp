@@ -15,12 +15,15 @@
 // every chunk compressed again with its own method, chunks laid out again
 // (16-byte aligned, in their old order), the untold.integrity chunk rebuilt
 // when the file has one (block, row, directory and top digests, by the
-// writer's encoder in integrity.hpp, with the chunk's own block size), and
-// the content hash recomputed when the file had one. Mutants therefore pass
-// R-HASH, R-DECOMPRESS, R-BLOCK-HASH, R-DIRECTORY-HASH and R-INTEGRITY-HASH
-// and exercise the rules behind them. One mutant in 16, and every mutant
-// whose change landed in the integrity chunk itself, keeps the old digests
-// on purpose, so the integrity rejection paths stay fuzzed too. Inputs it
+// writer's encoder in integrity.hpp, with the chunk's own block size, bound
+// to the new hash), and the content hash recomputed when the file had one.
+// Mutants therefore pass R-HASH, R-DECOMPRESS, R-BLOCK-HASH,
+// R-DIRECTORY-HASH and R-INTEGRITY-HASH and exercise the rules behind them.
+// One mutant in 16, and every mutant whose change landed in the integrity
+// chunk itself, keeps the old digests on purpose, and half of those the old
+// content hash too: a new hash leaves the digests stale (ignored, R-HASH
+// decides), the old one keeps them bound, so the integrity rejection paths
+// stay fuzzed too. Inputs it
 // cannot decode (or whose mutant would exceed max_size) fall back to
 // LLVMFuzzerMutate.
 //
@@ -104,9 +107,12 @@ std::uint32_t rebuildable_integrity_row(const decoded_file& d) {
 
 /// The file for `d`: header, table, then every chunk recompressed with its
 /// own method, in its old file order, 16-byte aligned; the integrity chunk
-/// rebuilt for the new stored bytes when `integrity_row` is not none
-/// (rebuildable_integrity_row), kept as decoded otherwise; hashed if it was.
-std::optional<bytes> encode(decoded_file d, std::uint32_t integrity_row) {
+/// rebuilt for the new stored bytes and bound to the new content hash when
+/// `integrity_row` is not none (rebuildable_integrity_row), kept as decoded
+/// otherwise; hashed if it was, unless `keep_hash` keeps the old hash (with
+/// kept digests: those stay bound to it, so the digest rules judge the
+/// mutant; with a new hash they are stale, ignored, and R-HASH judges it).
+std::optional<bytes> encode(decoded_file d, std::uint32_t integrity_row, bool keep_hash) {
   const std::size_t n = d.chunks.size();
   std::uint32_t block_size = 0;
   if (integrity_row != untold::none) {
@@ -144,27 +150,29 @@ std::optional<bytes> encode(decoded_file d, std::uint32_t integrity_row) {
   for (std::size_t row = 0; row < n; ++row)
     untold::codec<chunk_entry>::encode(d.chunks[row],
                                        directory.subspan(untold::header_size + row * untold::chunk_entry_size));
+  const bool hashed = untold::is_hashed(d.header);
   if (integrity_row != untold::none) {  // the writer's encoder, called as tools/recompress.cpp calls it
-    auto blocks = untold::compute_block_digests(d.chunks, integrity_row, block_size,
-                                                [&](std::uint32_t row) { return untold::byte_span(stored[row]); });
-    auto chunk = blocks ? untold::encode_integrity_chunk(directory, d.chunks, integrity_row, block_size, *blocks)
-                        : untold::result<bytes>(blocks.error());
-    if (!chunk || chunk->size() != d.chunks[integrity_row].compressed_size)
+    auto sealed = untold::seal_integrity_chunk(directory, d.chunks, integrity_row, block_size, hashed,
+                                               [&](std::uint32_t row) { return untold::byte_span(stored[row]); });
+    if (!sealed || sealed->chunk.size() != d.chunks[integrity_row].compressed_size)
       untold_fuzz::die("mutator could not rebuild the integrity chunk");
-    stored[integrity_row] = std::move(*chunk);
+    stored[integrity_row] = std::move(sealed->chunk);
+    d.header.content_hash = sealed->content_hash;  // zero for an unhashed file
+    keep_hash = false;
   }
   for (std::size_t row = 0; row < n; ++row)
     if (!stored[row].empty())
       std::memcpy(out.data() + d.chunks[row].file_offset, stored[row].data(), stored[row].size());
-  if (untold::is_hashed(d.header)) {
+  if (hashed && !keep_hash && integrity_row == untold::none) {
     auto digest = untold::compute_content_hash(d.chunks, untold::byte_span(out));
     if (!digest) return std::nullopt;
     d.header.content_hash = *digest;
-    untold::codec<untold::file_header>::encode(d.header, out);
   }
+  untold::codec<untold::file_header>::encode(d.header, out);
   // The whole point: a mutant of a hashed file keeps a valid hash, and one
   // with rebuilt digests passes every digest check.
-  if (!untold::verify_content_hash(d.header, d.chunks, out)) untold_fuzz::die("mutator wrote a wrong content hash");
+  if (!keep_hash && !untold::verify_content_hash(d.header, d.chunks, out))
+    untold_fuzz::die("mutator wrote a wrong content hash");
   if (integrity_row != untold::none) {
     const auto reopened = untold::open(out, mutant_options(untold::integrity::full));
     if (!reopened && is_digest_rule(reopened.error().code))
@@ -260,14 +268,16 @@ extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t s
   if (decoded) {
     // One to three changes per mutant. The digests are rebuilt unless they
     // stay stale on purpose (one mutant in 16, or a change to the integrity
-    // chunk itself, which the rebuild would undo).
+    // chunk itself, which the rebuild would undo); half of those keep the
+    // old content hash too (encode).
     const std::uint32_t integrity_row = rebuildable_integrity_row(*decoded);
     bool stale = rng.below(16) == 0;
     for (std::size_t n = 1 + rng.below(3); n > 0; --n) {
       const std::uint32_t changed = mutate(*decoded, rng);
       stale = stale || (changed != untold::none && changed == integrity_row);
     }
-    const auto file = encode(std::move(*decoded), stale ? untold::none : integrity_row);
+    const bool keep_hash = stale && rng.below(2) == 0;
+    const auto file = encode(std::move(*decoded), stale ? untold::none : integrity_row, keep_hash);
     if (file && file->size() <= max_size) {
       if (!file->empty()) std::memcpy(data, file->data(), file->size());
       return file->size();

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs every test configuration: g++, clang++ with ASan+UBSan,
+# the tool in Release as scripts/demo.sh builds it (warnings as errors),
 # -fno-exceptions -fno-rtti, the CMake consumer projects, and a short libFuzzer
 # run of every fuzz target.
 # Usage: scripts/test.sh [build-root]   (default: build/ci)
@@ -11,10 +12,10 @@ mkdir -p "$root"
 
 configure_build_test() {  # name, extra cmake args...
   local name="$1"; shift
-  echo "=== [$name] configure + build"
+  echo "=== [t=${SECONDS}s] [$name] configure + build"
   cmake -S . -B "$root/$name" -G Ninja -DUNTOLD_DEVELOPER_MODE=ON "$@" > "$root/$name.configure.log"
   cmake --build "$root/$name" -j "$jobs"
-  echo "=== [$name] test"
+  echo "=== [t=${SECONDS}s] [$name] test"
   ctest --test-dir "$root/$name" -j "$jobs" --output-on-failure --no-tests=error
 }
 
@@ -26,17 +27,25 @@ configure_build_test() {  # name, extra cmake args...
 configure_build_test gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo
 # cmake --install with the tool, examples and remote built (the consumers below
 # install the library without them): the installed tool must run.
-echo "=== [gcc] cmake --install (library, remote, tool)"
+echo "=== [t=${SECONDS}s] [gcc] cmake --install (library, remote, tool)"
 cmake --install "$root/gcc" --prefix "$root/gcc-prefix" > "$root/gcc.install.log"
 "$root/gcc-prefix/bin/untold" --version
+# The tool as scripts/demo.sh builds it (Release, -O3), with warnings as
+# errors: GCC warns at -O3 about code that is clean at -O2 (-Wrestrict in
+# inlined string concatenation), and the README's first command must build
+# without warnings.
+echo "=== [t=${SECONDS}s] [demo-release] configure + build the untold tool as scripts/demo.sh does, warnings as errors"
+cmake -S . -B "$root/demo-release" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release \
+  -DUNTOLD_BUILD_TESTS=OFF -DUNTOLD_BUILD_EXAMPLES=OFF -DUNTOLD_DEVELOPER_MODE=ON > "$root/demo-release.configure.log"
+cmake --build "$root/demo-release" -j "$jobs" --target untold_cli
 configure_build_test clang-asan-ubsan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
   -DUNTOLD_SANITIZE=address,undefined
 configure_build_test no-exceptions -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Debug -DUNTOLD_NO_EXCEPTIONS=ON \
   -DUNTOLD_BUILD_TOOLS=OFF -DUNTOLD_BUILD_EXAMPLES=OFF
 
-echo "=== [consumers] add_subdirectory, FetchContent, find_package after install"
+echo "=== [t=${SECONDS}s] [consumers] add_subdirectory, FetchContent, find_package after install"
 bash tests/consumers/run.sh "$root/consumers"
 
 # libFuzzer smoke run: each fuzz target for 20 s (fuzz/smoke.sh, SECURITY.md).
 UNTOLD_JOBS="$jobs" bash fuzz/smoke.sh "$root/fuzz-smoke"
-echo "=== all configurations passed"
+echo "=== [t=${SECONDS}s] all configurations passed"

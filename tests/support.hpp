@@ -141,6 +141,83 @@ inline std::size_t record_offset(const bytes& f, std::uint32_t type, std::size_t
   return chunk_payload_offset(f, type) + row * record_size;
 }
 
+/// What a tool that does not know the untold.integrity chunk does to a file,
+/// as the reference pipeline's post-export step (texbake.patch_refs) does:
+/// `edit(chunkType, payload)` may change any payload, its size included
+/// (edited chunks must be stored uncompressed); every chunk is laid out
+/// again in its old file order, 16-byte aligned, with offsets and sizes
+/// updated in the table and every payload it did not edit - the integrity
+/// chunk's too - copied byte for byte; the contentHash is recomputed per
+/// spec 5 (stored bytes in chunkType order, ties in table order) when
+/// `recompute_content_hash`, else the old one stays.
+template <class Edit>
+bytes rewrite_unaware(const bytes& f, Edit&& edit, bool recompute_content_hash) {
+  struct row {
+    std::uint32_t type, compression;
+    std::uint64_t offset, size;
+    std::size_t index;
+    bytes payload;
+  };
+  const std::uint32_t count = get_u32(f, 24);
+  std::vector<row> rows;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t at = chunk_row_offset(i);
+    row r{get_u32(f, at), get_u32(f, at + 4), get_u64(f, at + 8), get_u64(f, at + 16), i, {}};
+    r.payload.assign(f.begin() + static_cast<std::ptrdiff_t>(r.offset),
+                     f.begin() + static_cast<std::ptrdiff_t>(r.offset + r.size));
+    const bytes original = r.payload;
+    edit(r.type, r.payload);
+    if (r.payload != original) REQUIRE(r.compression == 0);
+    r.size = r.payload.size();
+    rows.push_back(std::move(r));
+  }
+  std::vector<row*> by_offset;
+  for (row& r : rows) by_offset.push_back(&r);
+  std::stable_sort(by_offset.begin(), by_offset.end(), [](const row* a, const row* b) { return a->offset < b->offset; });
+  bytes out(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(chunk_row_offset(count)));
+  for (row* r : by_offset) {
+    out.resize((out.size() + 15) / 16 * 16, std::byte{0});
+    r->offset = out.size();
+    out.insert(out.end(), r->payload.begin(), r->payload.end());
+  }
+  for (const row& r : rows) {
+    put_u64(out, chunk_row_offset(r.index) + 8, r.offset);
+    put_u64(out, chunk_row_offset(r.index) + 16, r.size);
+    if (r.compression == 0) put_u64(out, chunk_row_offset(r.index) + 24, r.size);
+  }
+  if (recompute_content_hash) {
+    std::vector<const row*> by_type;
+    for (const row& r : rows) by_type.push_back(&r);
+    std::stable_sort(by_type.begin(), by_type.end(), [](const row* a, const row* b) { return a->type < b->type; });
+    untold::sha256 hasher;
+    for (const row* r : by_type) hasher.update(r->payload);
+    const auto digest = hasher.finish();
+    REQUIRE(digest.has_value());
+    std::memcpy(out.data() + 140, digest->data(), 32);
+  }
+  return out;
+}
+
+/// rewrite_unaware as texbake.patch_refs does it: texture 0's URI becomes
+/// `uri`, a string appended to the string table (which grows, so every
+/// chunk stored after it moves).
+inline bytes patch_texture_uri(const bytes& f, std::string_view uri, bool recompute_content_hash) {
+  std::uint32_t appended_at = 0;
+  return rewrite_unaware(
+      f,
+      [&](std::uint32_t type, bytes& payload) {
+        if (type == static_cast<std::uint32_t>(untold::chunk_type::string_table)) {
+          appended_at = static_cast<std::uint32_t>(payload.size());
+          for (const char c : uri) payload.push_back(static_cast<std::byte>(c));
+          payload.push_back(std::byte{0});
+        } else if (type == static_cast<std::uint32_t>(untold::chunk_type::texture_table)) {
+          REQUIRE(appended_at != 0);  // the string table is row 1 (spec 7 order), before the textures
+          put_u32(payload, 4, appended_at);  // uriOffset of texture 0
+        }
+      },
+      recompute_content_hash);
+}
+
 /// The rule id a file is rejected with, or "accepted".
 inline std::string rejection(const bytes& f, const untold::open_options& options = {}) {
   auto a = untold::open(f, options);

@@ -30,6 +30,8 @@
 
 #include "assetc_ktx2.hpp"
 #include "import_assimp.hpp"
+#include "inspect.hpp"
+#include "simplify.hpp"
 
 namespace fs = std::filesystem;
 
@@ -548,24 +550,15 @@ void compile_mesh(context& ctx, job& j) {
     mlbn = std::move(ma.bounds);
     r.meshlets += count;
 
-    // LODs from LOD0; a level that cannot shrink below the previous one stalled.
-    std::size_t previous = b.idx.size();
-    for (const float ratio : lod_ratios) {
+    // LODs: the one policy of `cook` (simplify.hpp); assetc keeps a stalled
+    // level as a row with index count 0.
+    lod_options lod_policy;
+    lod_policy.ratios.assign(lod_ratios.begin(), lod_ratios.end());
+    for (const simplified_level& level : simplify_levels(b.idx, b.pos, nv, lod_policy)) {
       ac::mesh_lod lod;
       lod.first_index = static_cast<std::uint32_t>(lodi.size());
-      if (!b.idx.empty()) {
-        const std::size_t target = std::max<std::size_t>(3, static_cast<std::size_t>(static_cast<double>(b.idx.size() / 3) * ratio) * 3);
-        std::vector<unsigned int> out(b.idx.size());
-        const std::size_t kept = meshopt_simplify(out.data(), b.idx.data(), b.idx.size(), b.pos.data(), nv,
-                                                  3 * sizeof(float), target, 0.05f, 0, nullptr);
-        if (kept > 0 && kept < previous) {
-          out.resize(kept);
-          meshopt_optimizeVertexCache(out.data(), out.data(), kept, nv);
-          for (unsigned int i : out) lodi.push_back(i + base);
-          lod.index_count = static_cast<std::uint32_t>(kept);
-          previous = kept;
-        }
-      }
+      lod.index_count = static_cast<std::uint32_t>(level.indices.size());
+      for (const std::uint32_t i : level.indices) lodi.push_back(i + base);
       lods.push_back(lod);
     }
     submeshes.push_back(sm);
@@ -1120,8 +1113,9 @@ struct build_args {
 };
 
 void print_entry(const convert::report_entry& e) {
-  std::fprintf(stdout, "    %s: %s%s%s: %s (x%llu)\n", std::string(convert::name(e.severity)).c_str(), e.what.c_str(),
-               e.where.empty() ? "" : " in ", e.where.c_str(), e.reason.c_str(), static_cast<unsigned long long>(e.count));
+  std::fprintf(stdout, "    %s: %s%s%s: %s (x%llu)\n", std::string(convert::name(e.severity)).c_str(), escaped(e.what).c_str(),
+               e.where.empty() ? "" : " in ", escaped(e.where).c_str(), escaped(e.reason).c_str(),
+               static_cast<unsigned long long>(e.count));
 }
 
 int run_build(const build_args& a) {
@@ -1136,16 +1130,16 @@ int run_build(const build_args& a) {
   }
   if (!cfg_file.empty()) {
     if (auto e = load_config(cfg_file, cfg)) {
-      std::fprintf(stderr, "untold: %s\n", e->c_str());
+      std::fprintf(stderr, "untold: %s\n", escaped(*e).c_str());
       return a.config.empty() ? 1 : (fs::exists(cfg_file, ec) ? 1 : 2);
     }
   }
   if (!a.quiet)
-    for (const std::string& w : cfg.warnings) std::fprintf(stderr, "untold: warning: %s\n", w.c_str());
+    for (const std::string& w : cfg.warnings) std::fprintf(stderr, "untold: warning: %s\n", escaped(w).c_str());
   if (a.list_presets) {
     for (const auto& [name, l] : cfg.presets)
-      std::printf("%s%s%s\n", name.c_str(), name == cfg.preset ? " (default)" : "",
-                  l.output ? (" -> " + *l.output).c_str() : "");
+      std::printf("%s%s%s\n", escaped(name).c_str(), name == cfg.preset ? " (default)" : "",
+                  l.output ? (" -> " + escaped(*l.output)).c_str() : "");
     return 0;
   }
   const fs::path base = cfg.file.empty() ? fs::path() : cfg.file.parent_path();
@@ -1157,8 +1151,8 @@ int run_build(const build_args& a) {
     if (o.preset == nullptr) {
       std::string names;
       for (const auto& [n, l] : cfg.presets) names += (names.empty() ? "" : ", ") + n;
-      std::fprintf(stderr, "untold: unknown preset '%s' (available: %s)\n", o.preset_name.c_str(),
-                   names.empty() ? "none" : names.c_str());
+      std::fprintf(stderr, "untold: unknown preset '%s' (available: %s)\n", escaped(o.preset_name).c_str(),
+                   names.empty() ? "none" : escaped(names).c_str());
       return 2;
     }
   }
@@ -1167,7 +1161,7 @@ int run_build(const build_args& a) {
   else if (o.preset != nullptr && o.preset->output) o.output = base / *o.preset->output;
   else o.output = base / cfg.output;
   if (!fs::is_directory(o.input, ec)) {
-    std::fprintf(stderr, "untold: %s: no such directory\n", o.input.string().c_str());
+    std::fprintf(stderr, "untold: %s: no such directory\n", escaped(o.input.string()).c_str());
     return 2;
   }
   o.pack = a.pack || cfg.pack;
@@ -1178,7 +1172,7 @@ int run_build(const build_args& a) {
   const bool tty = ::isatty(2) == 1 && !a.quiet && !a.as_json;
   if (tty)
     o.progress = [](std::size_t done, std::size_t total, std::string_view src) {
-      std::fprintf(stderr, "\r\033[K[%zu/%zu] %.*s", done, total, static_cast<int>(src.size()), src.data());
+      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, escaped(src).c_str());
       std::fflush(stderr);
     };
   const build_result r = build(o);
@@ -1238,7 +1232,7 @@ int run_build(const build_args& a) {
   }
   for (const asset_result& s : r.assets) {
     if (s.state == asset_result::status::failed) {
-      std::fprintf(stderr, "untold: %s: %s\n", s.source.c_str(), s.error.c_str());
+      std::fprintf(stderr, "untold: %s: %s\n", escaped(s.source).c_str(), escaped(s.error).c_str());
       continue;
     }
     if (a.quiet) continue;
@@ -1247,7 +1241,7 @@ int run_build(const build_args& a) {
       dropped += e.severity == convert::report_entry::kind::dropped;
       changed += e.severity == convert::report_entry::kind::changed;
     }
-    std::printf("%-8s %s -> %zu file%s", s.state == asset_result::status::cached ? "cached" : "compiled", s.source.c_str(),
+    std::printf("%-8s %s -> %zu file%s", s.state == asset_result::status::cached ? "cached" : "compiled", escaped(s.source).c_str(),
                 s.outputs.size(), s.outputs.size() == 1 ? "" : "s");
     if (dropped + changed != 0) std::printf(" (%zu dropped, %zu changed%s)", dropped, changed, a.verbose ? "" : "; -v lists them");
     std::printf("\n");
@@ -1258,12 +1252,12 @@ int run_build(const build_args& a) {
         if (e.severity == convert::report_entry::kind::dropped) print_entry(e);
   }
   for (const std::string& n : r.notes)
-    if (!a.quiet) std::printf("note: %s\n", n.c_str());
-  for (const std::string& e : r.errors) std::fprintf(stderr, "untold: %s\n", e.c_str());
+    if (!a.quiet) std::printf("note: %s\n", escaped(n).c_str());
+  for (const std::string& e : r.errors) std::fprintf(stderr, "untold: %s\n", escaped(e).c_str());
   if (!a.quiet) {
     std::printf("%zu assets: %zu compiled, %zu cached, %zu failed; %llu triangles; assets.hman %zu entries", r.assets.size(),
                 compiled, cached, failed, static_cast<unsigned long long>(triangles), r.manifest_entries);
-    if (!r.pack_file.empty()) std::printf("; %s (%llu bytes)", generic(r.pack_file).c_str(), static_cast<unsigned long long>(r.pack_bytes));
+    if (!r.pack_file.empty()) std::printf("; %s (%llu bytes)", escaped(generic(r.pack_file)).c_str(), static_cast<unsigned long long>(r.pack_bytes));
     if (a.verify) std::printf("; %zu files verified", r.verified_files);
     std::printf("\n");
   }
@@ -1293,7 +1287,7 @@ void add_assetc_build_command(CLI::App& app, int& exit_code) {
     try {
       exit_code = run_build(*args);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "untold: build: %s\n", e.what());
+      std::fprintf(stderr, "untold: build: %s\n", escaped(e.what()).c_str());
       exit_code = 1;
     }
   });

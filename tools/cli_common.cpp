@@ -46,7 +46,7 @@ void complain(std::string_view text) {
   std::fprintf(stderr, "untold: %.*s\n", static_cast<int>(text.size()), text.data());
 }
 
-std::string quote_path(const std::string& path) { return path == "-" ? "standard input" : "'" + path + "'"; }
+std::string quote_path(const std::string& path) { return path == "-" ? "standard input" : "'" + escaped(path) + "'"; }
 
 std::string system_reason(std::uint64_t os_error) {
   return std::system_category().message(static_cast<int>(os_error));
@@ -155,28 +155,17 @@ detected detect(byte_span bytes) {
   return {};
 }
 
-std::string first_bytes(byte_span bytes) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string s;
-  for (std::size_t i = 0; i < bytes.size() && i < 8; ++i) {
-    const auto b = static_cast<unsigned>(bytes[i]);
-    if (i != 0) s += ' ';
-    s += digits[b >> 4];
-    s += digits[b & 15];
-  }
-  return s;
-}
-
 json unrecognised_error_json(byte_span bytes) {
   std::string formats = ".untold";
   for (const format_handler& f : foreign_formats()) formats += ", " + std::string(f.name);
   const std::string message = "unrecognised file: the first bytes (" + first_bytes(bytes) +
                               ") are the magic of no format this tool reads (" + formats + ")";
-  return json{{"rule", rule_id(errc::bad_magic)},
-              {"name", untold::name(errc::bad_magic)},
+  constexpr errc code = errc::format_unknown;
+  return json{{"rule", rule_id(code)},
+              {"name", untold::name(code)},
               {"message", message},
               {"context", json::object()},
-              {"describe", message}};
+              {"describe", std::string(rule_id(code)) + " " + std::string(untold::name(code)) + ": " + message}};
 }
 
 json format_name(const detected& d) {
@@ -189,8 +178,9 @@ json format_name(const detected& d) {
 }
 
 std::string json_as_text(const json& root) {
+  // Keys and strings come from the file (UDM keys, bone and entry names): escaped.
   const auto scalar = [](const json& v) {
-    if (v.is_string()) return v.get<std::string>();
+    if (v.is_string()) return escaped(v.get<std::string>());
     return v.dump(-1, ' ', false, json::error_handler_t::replace);
   };
   // Short arrays of scalars (vectors, colours) stay on one line, and so do
@@ -215,14 +205,14 @@ std::string json_as_text(const json& root) {
       stack.pop_back();
       continue;
     }
-    const std::string key = f.array ? "[" + std::to_string(f.index) + "]" : f.it.key();
+    const std::string key = f.array ? "[" + std::to_string(f.index) + "]" : escaped(f.it.key());
     const json& v = *f.it;
     ++f.it;
     ++f.index;
     // Indentation stops growing at 32 levels so the text stays linear in the input.
     s.append(2 * std::min<std::size_t>(f.depth, 32), ' ').append(key).append(":");
     if (inline_object(v)) {
-      for (const auto& [k, e] : v.items()) s.append(" ").append(k).append("=").append(scalar(e));
+      for (const auto& [k, e] : v.items()) s.append(" ").append(escaped(k)).append("=").append(scalar(e));
       s.append("\n");
       continue;
     }

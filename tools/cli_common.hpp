@@ -22,6 +22,8 @@
 
 namespace untold::tools::cli {
 
+using tools::escaped;  // inspect.hpp: what every text output does with names and paths
+
 /// The documented exit codes (docs/cli.md).
 enum exit_code : int { exit_ok = 0, exit_invalid = 1, exit_usage = 2, exit_io = 3 };
 
@@ -50,7 +52,8 @@ void add_common_flags(CLI::App& command, common_flags& flags, const std::string&
 void print(std::string_view text);     // stdout, as is
 void complain(std::string_view text);  // stderr: "untold: TEXT\n"
 
-/// "'path'" for messages; "standard input" for "-".
+/// "'path'" for messages, the path escaped (a file name may hold a newline
+/// or ESC); "standard input" for "-".
 [[nodiscard]] std::string quote_path(const std::string& path);
 
 /// The system's reason for an OS error number ("No such file or directory").
@@ -92,11 +95,9 @@ struct detected {
 };
 [[nodiscard]] detected detect(byte_span bytes);
 
-/// The first up to 8 bytes as "7f 45 4c 46 ..." (for "unrecognised" messages).
-[[nodiscard]] std::string first_bytes(byte_span bytes);
-
-/// The error of an unrecognised input: R-MAGIC, with the first bytes and
-/// the formats tried in the message.
+/// The error of an unrecognised input: E-FORMAT-UNKNOWN, with the first
+/// bytes and the formats tried in the message ("describe" starts with the
+/// rule id, as every error's does).
 [[nodiscard]] json unrecognised_error_json(byte_span bytes);
 
 /// The format name printed as "format" in JSON for a detected input.

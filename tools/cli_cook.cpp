@@ -107,10 +107,12 @@ std::string report_text(const convert::conversion_report& r, bool with_info) {
        std::to_string(count(r, kind::changed)) + " changed, " + std::to_string(count(r, kind::info)) + " info\n";
   for (const convert::report_entry& e : r.entries) {
     if (e.severity == kind::info && !with_info) continue;
-    s += "  " + std::string(convert::name(e.severity)) + std::string(8 - convert::name(e.severity).size(), ' ') + e.what;
+    // what/where/reason quote names from the source file: escaped.
+    s += "  " + std::string(convert::name(e.severity)) + std::string(8 - convert::name(e.severity).size(), ' ') +
+         escaped(e.what);
     if (e.count != 1) s += " x" + std::to_string(e.count);
-    if (!e.where.empty()) s += " in " + e.where;
-    s += ": " + e.reason + "\n";
+    if (!e.where.empty()) s += " in " + escaped(e.where);
+    s += ": " + escaped(e.reason) + "\n";
   }
   return s;
 }
@@ -164,7 +166,7 @@ void cook_foreign(const cook_args& args, const input& in, const format_handler& 
     // An --animations file the importer could not read is an I/O failure.
     const errc code = scene.error().code;
     o.code = code == errc::io_open_failed || code == errc::io_read_failed ? exit_io : exit_invalid;
-    o.error = args.input + ": cannot import: " + scene.error().describe();
+    o.error = escaped(args.input) + ": cannot import: " + scene.error().describe();
     return;
   }
   progress.update("convert", 0);
@@ -182,12 +184,12 @@ void cook_foreign(const cook_args& args, const input& in, const format_handler& 
   progress.update("convert", 1);
   if (!out) {
     o.code = exit_invalid;
-    o.error = args.input + ": cannot convert: " + out.error().describe();
+    o.error = escaped(args.input) + ": cannot convert: " + out.error().describe();
     return;
   }
   if (args.strict && o.report.lost_anything()) {
     o.code = exit_invalid;
-    o.error = args.input + ": --strict: the conversion drops content (" +
+    o.error = escaped(args.input) + ": --strict: the conversion drops content (" +
               std::to_string(count(o.report, convert::report_entry::kind::dropped)) +
               " dropped entries in the report); nothing written";
     return;
@@ -216,7 +218,8 @@ void cook_foreign(const cook_args& args, const input& in, const format_handler& 
   for (const convert::texture& t : scene->textures) {
     if (t.embedded.empty() || args.embed) continue;
     if (!portable_relative_uri(t.uri)) {
-      o.warnings.push_back("embedded image '" + t.name + "' not written: its URI '" + t.uri + "' leaves the output directory");
+      o.warnings.push_back("embedded image '" + escaped(t.name) + "' not written: its URI '" + escaped(t.uri) +
+                           "' leaves the output directory");
       continue;
     }
     const fs::path p = output.parent_path() / fs::path(t.uri);
@@ -318,7 +321,10 @@ outcome cook_command(const cook_args& args, const common_flags& flags) {
   }
   if (!foreign && args.input == "-") {
     o.code = exit_invalid;
-    o.error = "standard input is not a format recognised by its magic; assimp inputs (glTF, OBJ, FBX, ...) "
+    // No path to hand assimp: empty is E-IO-EMPTY, anything else E-FORMAT-UNKNOWN to this command.
+    const errc code = in->bytes().empty() ? errc::io_empty_file : errc::format_unknown;
+    o.error = "standard input: " + std::string(rule_id(code)) + " " + std::string(untold::name(code)) +
+              ": standard input is not a format recognised by its magic; assimp inputs (glTF, OBJ, FBX, ...) "
               "need a file path, as they reference side files";
     return o;
   }
@@ -377,11 +383,11 @@ int run_cook(const cook_args& args, const common_flags& flags) {
   }
   if (o.code != exit_ok || flags.quiet) return o.code;
   std::printf("cooked %s -> %s: %llu bytes, %u entities, %u meshes, %llu vertices, %llu triangles, %u materials, %u textures\n",
-              args.input.c_str(), args.output.c_str(), static_cast<unsigned long long>(o.bytes), o.entities, o.meshes,
+              escaped(args.input).c_str(), escaped(args.output).c_str(), static_cast<unsigned long long>(o.bytes), o.entities, o.meshes,
               static_cast<unsigned long long>(o.vertices), static_cast<unsigned long long>(o.triangles), o.materials,
               o.textures);
   for (const std::string& path : o.written)
-    if (path != args.output) std::printf("  also wrote %s\n", path.c_str());
+    if (path != args.output) std::printf("  also wrote %s\n", escaped(path).c_str());
   print(report_text(o.report, flags.verbose));
   return o.code;
 }

@@ -127,7 +127,7 @@ int run_cook_tiles(const cook_tiles_args& args, const cook_tiles_io& io, const c
     request.input = io.input;
     request.bytes = in->bytes();
     auto scene = d.handler->import(request);
-    if (!scene) return fail(exit_invalid, io.input + ": cannot import: " + scene.error().describe());
+    if (!scene) return fail(exit_invalid, escaped(io.input) + ": cannot import: " + scene.error().describe());
     r = cook_tiles(*scene, io.output, o);
   } else {
     r = cook_tiles_file(io.input, io.output, o);
@@ -172,9 +172,9 @@ int run_cook_tiles(const cook_tiles_args& args, const cook_tiles_io& io, const c
     return exit_ok;
   }
   if (flags.quiet) return exit_ok;
-  std::printf("cooked %s -> %s (%s): %zu tiles%s, %zu files, %llu bytes, manifest %s\n", io.input.c_str(),
-              io.output.c_str(), args.spec.c_str(), r.tiles.size(), r.shared ? " + shared bucket" : "", r.written.size(),
-              static_cast<unsigned long long>(r.total_bytes), r.manifest.string().c_str());
+  std::printf("cooked %s -> %s (%s): %zu tiles%s, %zu files, %llu bytes, manifest %s\n", escaped(io.input).c_str(),
+              escaped(io.output).c_str(), escaped(args.spec).c_str(), r.tiles.size(), r.shared ? " + shared bucket" : "",
+              r.written.size(), static_cast<unsigned long long>(r.total_bytes), escaped(r.manifest.string()).c_str());
   std::printf("  source: %llu triangles, %llu draws cut by triangle\n",
               static_cast<unsigned long long>(r.source_triangles), static_cast<unsigned long long>(r.split_draws));
   if (!per_tile.empty())
@@ -195,15 +195,16 @@ int run_cook_tiles(const cook_tiles_args& args, const cook_tiles_io& io, const c
     for (const tile_summary& t : r.tiles) {
       std::string levels;
       for (std::uint64_t n : t.lod_triangles) levels += std::to_string(n) + " ";
-      std::printf("  %-20s %10llu %12llu %s/ %llu\n", t.id.c_str(), static_cast<unsigned long long>(t.bytes),
+      std::printf("  %-20s %10llu %12llu %s/ %llu\n", escaped(t.id).c_str(), static_cast<unsigned long long>(t.bytes),
                   static_cast<unsigned long long>(t.triangles), levels.c_str(),
                   static_cast<unsigned long long>(t.hlod_triangles));
     }
   }
   for (const convert::report_entry& e : r.report.entries) {
     if (e.severity == convert::report_entry::kind::info && !flags.verbose) continue;
-    std::printf("  %s %s x%llu%s%s: %s\n", std::string(convert::name(e.severity)).c_str(), e.what.c_str(),
-                static_cast<unsigned long long>(e.count), e.where.empty() ? "" : " in ", e.where.c_str(), e.reason.c_str());
+    std::printf("  %s %s x%llu%s%s: %s\n", std::string(convert::name(e.severity)).c_str(), escaped(e.what).c_str(),
+                static_cast<unsigned long long>(e.count), e.where.empty() ? "" : " in ", escaped(e.where).c_str(),
+                escaped(e.reason).c_str());
   }
   return exit_ok;
 }

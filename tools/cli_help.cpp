@@ -27,7 +27,7 @@ void add_help_command(CLI::App& app, context& ctx) {
       }
       if (sub == nullptr) {
         const std::string asked = path.size() > app.get_name().size() ? path.substr(app.get_name().size() + 1) + " " : "";
-        complain("help: no command '" + asked + name + "' (run 'untold help' for the list)");
+        complain("help: no command '" + escaped(asked + name) + "' (run 'untold help' for the list)");
         ctx.exit_code = exit_usage;
         return;
       }

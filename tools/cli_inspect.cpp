@@ -148,7 +148,7 @@ int run_dump(const std::string& path, std::uint32_t vertices, const common_flags
     // dump prints vertices through the plain accessors: verify every byte first.
     auto opened = untold::open(in->bytes(), {.integrity = untold::integrity::full});
     if (!opened) {
-      complain(path + ": " + opened.error().describe());
+      complain(escaped(path) + ": " + opened.error().describe());
       if (flags.json) print(to_text(failed(path, "untold", error_json(opened.error()))));
       return exit_invalid;
     }

@@ -297,7 +297,7 @@ int run_manifest(const manifest_args& args, const common_flags& flags, bool info
     refused = "this untold is built without untold::remote (libcurl): no HEAD checks";
 #endif
     if (!refused.empty()) {
-      complain("--base-url " + args.base_url + ": " + refused);
+      complain("--base-url " + escaped(args.base_url) + ": " + refused);
       return exit_usage;
     }
   }
@@ -311,7 +311,7 @@ int run_manifest(const manifest_args& args, const common_flags& flags, bool info
   auto m = remote::read_manifest_file(args.manifest, {.check_paths = false});
   if (!m) {
     const bool io = m.error().code == remote::remote_errc::cache_io;
-    complain(args.manifest + ": " + m.error().describe());
+    complain(escaped(args.manifest) + ": " + m.error().describe());
     if (flags.json) print(to_text(json{{"manifest", args.manifest}, {"ok", false}, {"error", m.error().describe()}}));
     return io ? exit_io : exit_invalid;
   }
@@ -359,8 +359,8 @@ int run_manifest(const manifest_args& args, const common_flags& flags, bool info
       return exit_ok;
     }
     std::printf("%s: manifest version %lld%s, %zu tiles%s, %llu bytes of tile files, %llu LOD files, %llu HLOD files\n",
-                args.manifest.c_str(), static_cast<long long>(m->version),
-                m->partitioning_mode ? (" (" + *m->partitioning_mode + ")").c_str() : "", m->tiles.size(),
+                escaped(args.manifest).c_str(), static_cast<long long>(m->version),
+                m->partitioning_mode ? (" (" + escaped(*m->partitioning_mode) + ")").c_str() : "", m->tiles.size(),
                 m->shared_bucket ? " + shared bucket" : "", static_cast<unsigned long long>(bytes),
                 static_cast<unsigned long long>(lods), static_cast<unsigned long long>(hlods));
     std::printf("  bounds %s .. %s\n  radii: streaming %g, prefetch %g%s, unload %g\n", vec3_text(lo).c_str(),
@@ -368,10 +368,10 @@ int run_manifest(const manifest_args& args, const common_flags& flags, bool info
                 m->defaults.prefetch_radius ? "" : " (default: (streaming + unload) / 2)", m->defaults.unload_radius);
     if (flags.verbose)
       for (const located_tile& lt : all_tiles(*m))
-        std::printf("  %-24s %10llu bytes  %zu LOD  %zu HLOD  %s\n", lt.tile->tile_id.c_str(),
+        std::printf("  %-24s %10llu bytes  %zu LOD  %zu HLOD  %s\n", escaped(lt.tile->tile_id).c_str(),
                     static_cast<unsigned long long>(lt.tile->file_size_bytes),
                     lt.tile->lod_levels ? lt.tile->lod_levels->size() : 0,
-                    lt.tile->hlod_levels ? lt.tile->hlod_levels->size() : 0, lt.tile->path.c_str());
+                    lt.tile->hlod_levels ? lt.tile->hlod_levels->size() : 0, escaped(lt.tile->path).c_str());
     return exit_ok;
   }
 
@@ -390,13 +390,15 @@ int run_manifest(const manifest_args& args, const common_flags& flags, bool info
                        {"files_not_local", v.not_local},
                        {"problems", std::move(problems)}}));
   } else {
-    for (const problem& p : v.problems) complain(args.manifest + ": " + p.where + ": " + p.check + ": " + p.message);
+    // where and message quote tile ids and paths from the manifest: escaped.
+    for (const problem& p : v.problems)
+      complain(escaped(args.manifest) + ": " + escaped(p.where) + ": " + p.check + ": " + escaped(p.message));
     if (!flags.quiet && v.problems.empty()) {
-      std::printf("%s: ok, %zu tiles%s, %zu files checked", args.manifest.c_str(), m->tiles.size(),
+      std::printf("%s: ok, %zu tiles%s, %zu files checked", escaped(args.manifest).c_str(), m->tiles.size(),
                   m->shared_bucket ? " + shared bucket" : "", v.files);
       if (!args.base_url.empty())
         std::printf(", %zu by HEAD at %s (%zu without a local copy: content not checked)", v.urls,
-                    args.base_url.c_str(), v.not_local);
+                    escaped(args.base_url).c_str(), v.not_local);
       std::printf("\n");
     }
   }

@@ -37,7 +37,7 @@ int run_recompress(const recompress_args& a, const common_flags& flags) {
         recompress(in->bytes(), uniform_policy(parse_compression(a.compress, ignored).value_or(chunk_compression{})));
     if (!r) {
       code = exit_invalid;
-      error = a.input + ": " + r.error;
+      error = escaped(a.input) + ": " + r.error;
     } else if (!write_output(a.output, r.bytes, error)) {
       code = exit_io;
     } else {
@@ -54,8 +54,8 @@ int run_recompress(const recompress_args& a, const common_flags& flags) {
                        {"inputBytes", in_size},
                        {"outputBytes", out_size}}));
   } else if (code == exit_ok && !flags.quiet) {
-    std::printf("recompressed %s -> %s (%s): %zu -> %zu bytes, payloads verified identical\n", a.input.c_str(),
-                a.output.c_str(), a.compress.c_str(), in_size, out_size);
+    std::printf("recompressed %s -> %s (%s): %zu -> %zu bytes, payloads verified identical\n", escaped(a.input).c_str(),
+                escaped(a.output).c_str(), a.compress.c_str(), in_size, out_size);
   }
   return code;
 }

@@ -555,7 +555,7 @@ int run_stream_sim(const sim_args& a, const common_flags& flags) {
   }
   if (!flags.quiet) {
     for (const event& e : r.events)
-      std::printf("%8.2f s  %-10s %s%s\n", e.t, e.what.c_str(), world.ids[e.tile].c_str(),
+      std::printf("%8.2f s  %-10s %s%s\n", e.t, e.what.c_str(), escaped(world.ids[e.tile]).c_str(),
                   e.what == "fetch" || e.what == "cancel" || e.what == "unload"
                       ? (" (" + level_name(plan, e.tile, e.level) + ")").c_str()
                       : "");

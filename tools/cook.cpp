@@ -18,6 +18,7 @@
 
 #include "image_info.hpp"
 #include "import_assimp.hpp"
+#include "inspect.hpp"
 #include "simplify.hpp"
 
 namespace fs = std::filesystem;
@@ -163,7 +164,13 @@ void place_textures(scene& s, const cook_options& options, cook_report& r, std::
   std::map<fs::path, std::string> copied;  // source file -> its URI
   for (std::size_t i = 0; i < s.textures.size(); ++i) {
     texture& t = s.textures[i];
-    const std::string where = "texture '" + (t.name.empty() ? "#" + std::to_string(i) : t.name) + "'";
+    // Appended, not "#" + std::to_string(i): that trips GCC 12's -Wrestrict at -O3 (a false positive).
+    std::string where = "texture '";
+    if (t.name.empty())
+      where.append("#").append(std::to_string(i));
+    else
+      where.append(t.name);
+    where.append("'");
     if (!t.embedded.empty()) {
       const std::string ext = image_extension(t.embedded, t.format);
       t.uri = unique_name(stem + "_tex" + std::to_string(i), "." + ext);
@@ -186,7 +193,7 @@ void place_textures(scene& s, const cook_options& options, cook_report& r, std::
     const fs::path file = texture_file(options.input, t);
     std::error_code ec;
     const bool exists = fs::is_regular_file(file, ec);
-    if (!exists) r.warnings.push_back("image " + t.uri + " not found (looked for " + file.string() + ")");
+    if (!exists) r.warnings.push_back("image " + escaped(t.uri) + " not found (looked for " + escaped(file.string()) + ")");
     if (exists) {
       // The header's size, and its format when the extension does not say.
       if (auto size = sniff_image_size(file)) {
@@ -212,7 +219,8 @@ void place_textures(scene& s, const cook_options& options, cook_report& r, std::
     if (options.embed_textures && exists) {
       auto mapped = mapped_file::open(file);
       if (!mapped) {
-        r.warnings.push_back("image " + t.uri + " cannot be read (" + file.string() + "): " + mapped.error().describe());
+        r.warnings.push_back("image " + escaped(t.uri) + " cannot be read (" + escaped(file.string()) +
+                             "): " + mapped.error().describe());
       } else if (!mapped->bytes().empty()) {  // an empty file stays a reference, like a missing one
         t.embedded.assign(mapped->bytes().begin(), mapped->bytes().end());
         (void)name_next_to_output();  // the same file twice: the same image in the chunk
@@ -251,7 +259,7 @@ bool write_bytes(const fs::path& path, std::span<const std::byte> bytes, cook_re
   if (auto s = write_file(path, bytes); !s) {
     const int os_error = errno;  // write_file keeps errno from the failing call
     r.io_failure = true;
-    r.error = "cannot write '" + path.string() + "': " + (os_error != 0 ? std::strerror(os_error) : s.error().describe());
+    r.error = "cannot write '" + escaped(path.string()) + "': " + (os_error != 0 ? std::strerror(os_error) : s.error().describe());
     return false;
   }
   r.written.push_back(path);
@@ -287,9 +295,10 @@ cook_report cook(const cook_options& options) {
   progress("import", 0);
   assimp_import_result imported = import_assimp(options.input);
   progress("import", 1);
+  // assimp's message may quote the file's own bytes: escaped like a name.
   if (!imported) return fail(imported.error.find("cannot import") != std::string::npos
-                                 ? imported.error
-                                 : options.input.string() + ": cannot import: " + imported.error);
+                                 ? escaped(imported.error)
+                                 : escaped(options.input.string()) + ": cannot import: " + escaped(imported.error));
   scene& s = imported.scene;
   r.conversion = std::move(s.report);
   s.report = {};
@@ -323,7 +332,7 @@ cook_report cook(const cook_options& options) {
               : options.animations == cook_animations::split ? untold_content::without_animations
                                                              : untold_content::everything;
   auto out = to_untold(s, o, r.conversion);
-  if (!out) return fail(options.input.string() + ": cannot convert: " + out.error().describe());
+  if (!out) return fail(escaped(options.input.string()) + ": cannot convert: " + out.error().describe());
   std::vector<std::pair<fs::path, std::vector<std::byte>>> outputs;
   outputs.emplace_back(options.output, std::move(out->file));
   for (std::size_t k = 0; k < out->lod_files.size(); ++k)
@@ -339,7 +348,7 @@ cook_report cook(const cook_options& options) {
       one.animations = {s.animations[k]};
       conversion_report again;  // the clip's losses are in r.conversion already
       auto clip = to_untold(one, a, again);
-      if (!clip) return fail(options.input.string() + ": cannot convert clip " + std::to_string(k) + ": " +
+      if (!clip) return fail(escaped(options.input.string()) + ": cannot convert clip " + std::to_string(k) + ": " +
                              clip.error().describe());
       outputs.emplace_back(sibling(options.output, "clip" + std::to_string(k)), std::move(clip->file));
     }
@@ -349,7 +358,7 @@ cook_report cook(const cook_options& options) {
   if (options.strict && r.conversion.lost_anything()) {
     std::size_t dropped = 0;
     for (const report_entry& e : r.conversion.entries) dropped += e.severity == report_entry::kind::dropped;
-    return fail(options.input.string() + ": --strict: the conversion drops content (" + std::to_string(dropped) +
+    return fail(escaped(options.input.string()) + ": --strict: the conversion drops content (" + std::to_string(dropped) +
                 " dropped entries in the report); nothing written");
   }
 
@@ -359,7 +368,7 @@ cook_report cook(const cook_options& options) {
     fs::create_directories(dir, ec);  // the CLI asks for --mkdir before it gets here
     if (ec) {
       r.io_failure = true;
-      return fail("cannot create " + dir.string() + ": " + ec.message());
+      return fail("cannot create " + escaped(dir.string()) + ": " + ec.message());
     }
   }
   for (const auto& [path, bytes] : outputs)
@@ -373,7 +382,7 @@ cook_report cook(const cook_options& options) {
     fs::copy_file(f.copy_from, f.path, fs::copy_options::overwrite_existing, ec);
     if (ec) {
       r.io_failure = true;
-      return fail("cannot copy '" + f.copy_from.string() + "' to '" + f.path.string() + "': " + ec.message());
+      return fail("cannot copy '" + escaped(f.copy_from.string()) + "' to '" + escaped(f.path.string()) + "': " + ec.message());
     }
     r.written.push_back(f.path);
   }

@@ -654,7 +654,7 @@ tile_cook_report cook_tiles_file(const fs::path& input, const fs::path& output_d
   if (options.progress) options.progress("import", 1);
   if (!imported) {
     tile_cook_report r;
-    r.error = input.string() + ": cannot import: " + imported.error;
+    r.error = cli::escaped(input.string()) + ": cannot import: " + cli::escaped(imported.error);
     return r;
   }
   return cook_tiles(imported.scene, output_dir, options);

@@ -50,13 +50,16 @@ std::string default_cache_dir() {
 
 using ordered = nlohmann::ordered_json;
 
-/// Exit code of a remote failure: a refused URL is a usage error, a file
-/// that fails validation is invalid input, the rest (network, cache) is I/O.
-int exit_code_of(ur::remote_errc code) {
-  switch (code) {
+/// Exit code of a remote failure: the command line's URL refused before any
+/// request (http://, another scheme, malformed) is a usage error; a file that
+/// fails validation is invalid input; the rest is I/O: network, TLS, HTTP
+/// status, cache, and a server's redirect to a refused URL (the same codes,
+/// but after a request was made).
+int exit_code_of(const ur::error& e) {
+  switch (e.code) {
     case ur::remote_errc::insecure_scheme:
     case ur::remote_errc::unsupported_scheme:
-    case ur::remote_errc::bad_url: return cli::exit_usage;
+    case ur::remote_errc::bad_url: return e.attempts == 0 ? cli::exit_usage : cli::exit_io;
     case ur::remote_errc::invalid_asset:
     case ur::remote_errc::bad_manifest: return cli::exit_invalid;
     default: return cli::exit_io;
@@ -85,10 +88,10 @@ int fail(const fetch_args& a, const std::string& message, ordered error, int cod
   return code;
 }
 int fail(const fetch_args& a, const ur::error& e) {
-  return fail(a, e.describe(), remote_error_json(e), exit_code_of(e.code));
+  return fail(a, e.describe(), remote_error_json(e), exit_code_of(e));
 }
 int fail(const fetch_args& a, const std::string& where, const untold::error& e) {
-  return fail(a, where + ": " + e.describe(), error_json(e), cli::exit_invalid);
+  return fail(a, cli::escaped(where) + ": " + e.describe(), error_json(e), cli::exit_invalid);
 }
 
 void print(const nlohmann::ordered_json& j, bool as_json) {
@@ -98,7 +101,7 @@ void print(const nlohmann::ordered_json& j, bool as_json) {
   }
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (it.key() == "ok") continue;
-    const std::string value = it->is_string() ? it->get<std::string>() : it->dump();
+    const std::string value = cli::escaped(it->is_string() ? it->get<std::string>() : it->dump());
     std::printf("%-9s %s\n", (it.key() + ":").c_str(), value.c_str());
   }
 }
@@ -112,8 +115,8 @@ int run_fetch(const fetch_args& a) {
   o.retry.max_attempts = a.attempts;
   o.prefetch_textures = !a.no_prefetch && !a.ranges;
   if (!a.quiet)
-    o.log = [](std::string_view line) { std::fprintf(stderr, "untold: %.*s\n", static_cast<int>(line.size()), line.data()); };
-  if (a.verbose) std::fprintf(stderr, "untold: fetching %s (cache %s)\n", a.url.c_str(), o.cache_dir.string().c_str());
+    o.log = [](std::string_view line) { cli::complain(cli::escaped(line)); };
+  if (a.verbose) cli::complain("fetching " + cli::escaped(a.url) + " (cache " + cli::escaped(o.cache_dir.string()) + ")");
   auto dl = ur::downloader::create(o);
   if (!dl) return fail(a, dl.error());
   nlohmann::ordered_json out;

@@ -341,61 +341,96 @@ bool has_magic(byte_span head) {
 
 // ---- untold check DIR -----------------------------------------------------------------
 
-void print(const json& j, bool as_json) {
-  (void)as_json;
-  std::printf("%s\n", j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
-}
+void print(const json& j) { std::fputs(to_text(j).c_str(), stdout); }
 
-int report_check(const std::string& where, std::size_t files, const ua::check_report& r, bool deep, bool as_json) {
-  json problems = json::array();
-  for (const ua::check_problem& p : r.problems) problems.push_back(json{{"file", p.file}, {"error", error_json(p.err)}});
-  const json out{{"dir", where},        {"deep", deep},           {"ok", r.ok()},
-                 {"files", files},      {"meshes", r.meshes},     {"materials", r.materials},
-                 {"manifests", r.manifests}, {"animations", r.animations}, {"packs", r.packs},
-                 {"textureRefs", r.texture_refs}, {"manifestEntries", r.manifest_entries},
-                 {"problems", problems}};
-  if (as_json) {
-    print(out, true);
-  } else {
-    for (const ua::check_problem& p : r.problems)
-      std::printf("%s: %s\n", p.file.c_str(), p.err.describe().c_str());
-    std::printf("%zu meshes, %zu material tables, %zu manifests (%zu entries), %zu animations, %zu packs; %zu texture refs: %s\n",
-                r.meshes, r.materials, r.manifests, r.manifest_entries, r.animations, r.packs, r.texture_refs,
-                r.ok() ? "ok" : (std::to_string(r.problems.size()) + " problem(s)").c_str());
+/// The report of `untold check`, streamed: each problem is printed as soon as
+/// check_files finds it (text: "FILE: <describe>"; JSON: one element of
+/// "problems"), so memory does not grow with the number of problems; the
+/// counts follow them.
+class check_printer {
+ public:
+  check_printer(const std::string& where, bool deep, bool as_json) : json_(as_json) {
+    if (!json_) return;
+    js_.open(nullptr, '{');
+    js_.value("dir", where);
+    js_.value("deep", deep);
+    js_.open("problems", '[');
   }
-  return r.ok() ? exit_ok : exit_invalid;
-}
+  void problem(std::string_view file, const error& e) {
+    if (json_) js_.value(nullptr, json{{"file", std::string(file)}, {"error", error_json(e)}});
+    else std::printf("%s: %s\n", escaped(file).c_str(), e.describe().c_str());
+  }
+  int finish(std::size_t files, const ua::check_report& r) {
+    if (json_) {
+      js_.close(']');
+      const json counts{{"ok", r.ok()},
+                        {"files", files},
+                        {"meshes", r.meshes},
+                        {"materials", r.materials},
+                        {"manifests", r.manifests},
+                        {"animations", r.animations},
+                        {"packs", r.packs},
+                        {"textureRefs", r.texture_refs},
+                        {"manifestEntries", r.manifest_entries},
+                        {"problemCount", r.problem_count}};
+      for (const auto& [key, value] : counts.items()) js_.value(key.c_str(), value);
+      js_.close('}');
+    } else {
+      std::printf("%zu meshes, %zu material tables, %zu manifests (%zu entries), %zu animations, %zu packs; %zu texture refs: %s\n",
+                  r.meshes, r.materials, r.manifests, r.manifest_entries, r.animations, r.packs, r.texture_refs,
+                  r.ok() ? "ok" : (std::to_string(r.problem_count) + " problem(s)").c_str());
+    }
+    return r.ok() ? exit_ok : exit_invalid;
+  }
+  [[nodiscard]] ua::problem_sink sink() {
+    return [this](std::string_view file, const error& e) { problem(file, e); };
+  }
 
-/// `untold check runtime.hpack`: the same rules over the pack's entries.
+ private:
+  bool json_;
+  text_sink out_ = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
+  json_stream js_{out_};
+};
+
+/// `untold check runtime.hpack`: the same rules over the pack's entries, under
+/// one budget for the pack.
 int run_check_pack(const std::string& path, bool deep, bool as_json) {
   auto file = mapped_file::open(path);
   if (!file) {
-    std::fprintf(stderr, "untold: check: %s: %s\n", path.c_str(), file.error().describe().c_str());
+    std::fprintf(stderr, "untold: check: %s: %s\n", escaped(path).c_str(), file.error().describe().c_str());
     return exit_io;
   }
-  auto p = ua::open_hpack(file->bytes(), cli_options(deep));
+  ua::read_options options = cli_options(deep);
+  budget spend(options.limits, file->bytes().size());
+  options.budget = &spend;
+  check_printer printer(path, deep, as_json);
+  auto p = ua::open_hpack(file->bytes(), options);
   if (!p) {
     ua::check_report r;
     r.packs = 1;
-    r.problems.push_back({path, p.error()});
-    return report_check(path, 1, r, deep, as_json);
+    r.problem_count = 1;
+    printer.problem(path, p.error());
+    return printer.finish(1, r);
   }
   std::vector<std::string> paths;
   for (const ua::pack_entry& e : p->entries()) paths.emplace_back(e.path);
   const ua::check_report r = ua::check_files(
-      paths, [&p](std::string_view rel) { return p->bytes(rel); }, cli_options(deep));
-  return report_check(path, paths.size(), r, deep, as_json);
+      paths, [&p](std::string_view rel) { return p->bytes(rel); }, options, printer.sink());
+  return printer.finish(paths.size(), r);
 }
 
+/// `untold check DIR`: every file of the tree, mapped when first read, under
+/// one budget for the bytes of the whole tree.
 int run_check(const std::string& dir, bool deep, bool as_json) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_regular_file(dir, ec)) return run_check_pack(dir, deep, as_json);
   if (!fs::is_directory(dir, ec)) {
-    std::fprintf(stderr, "untold: check: '%s' is neither a directory nor a .hpack\n", dir.c_str());
+    std::fprintf(stderr, "untold: check: %s is neither a directory nor a .hpack\n", ("'" + escaped(dir) + "'").c_str());
     return exit_io;
   }
   std::vector<std::string> paths;
+  std::uint64_t tree_bytes = 0;
   for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     const fs::path rel = it->path().lexically_relative(dir);
@@ -404,10 +439,14 @@ int run_check(const std::string& dir, bool deep, bool as_json) {
       it.disable_recursion_pending();
       continue;
     }
-    if (it->is_regular_file(ec)) paths.push_back(rel.generic_string());
+    if (!it->is_regular_file(ec)) continue;
+    paths.push_back(rel.generic_string());
+    std::error_code size_ec;
+    const std::uintmax_t size = it->file_size(size_ec);
+    if (!size_ec) tree_bytes += size;
   }
   if (ec) {
-    std::fprintf(stderr, "untold: check: cannot list '%s': %s\n", dir.c_str(), ec.message().c_str());
+    std::fprintf(stderr, "untold: check: cannot list '%s': %s\n", escaped(dir).c_str(), ec.message().c_str());
     return exit_io;
   }
   std::sort(paths.begin(), paths.end());
@@ -421,7 +460,12 @@ int run_check(const std::string& dir, bool deep, bool as_json) {
     }
     return it->second.bytes();
   };
-  return report_check(dir, paths.size(), ua::check_files(paths, lookup, cli_options(deep)), deep, as_json);
+  ua::read_options options = cli_options(deep);
+  budget spend(options.limits, tree_bytes);
+  options.budget = &spend;
+  check_printer printer(dir, deep, as_json);
+  const ua::check_report r = ua::check_files(paths, lookup, options, printer.sink());
+  return printer.finish(paths.size(), r);
 }
 
 // ---- untold pack info FILE ------------------------------------------------------------
@@ -435,24 +479,24 @@ std::string percent(std::uint64_t part, std::uint64_t whole) {
 int run_pack_info(const std::string& path, bool as_json) {
   auto file = mapped_file::open(path);
   if (!file) {
-    std::fprintf(stderr, "untold: pack info: %s: %s\n", path.c_str(), file.error().describe().c_str());
+    std::fprintf(stderr, "untold: pack info: %s: %s\n", escaped(path).c_str(), file.error().describe().c_str());
     return exit_io;
   }
   auto p = ua::open_hpack(file->bytes(), cli_options());
   if (!p) {
-    if (as_json) print(json{{"file", path}, {"valid", false}, {"error", error_json(p.error())}}, true);
-    else std::fprintf(stderr, "untold: pack info: %s: %s\n", path.c_str(), p.error().describe().c_str());
+    if (as_json) print(json{{"file", path}, {"valid", false}, {"error", error_json(p.error())}});
+    else std::fprintf(stderr, "untold: pack info: %s: %s\n", escaped(path).c_str(), p.error().describe().c_str());
     return exit_invalid;
   }
   if (as_json) {
     json j = base(path, "assetc-hpack", file->bytes());
     j.update(hpack_summary(*p));
     j["entryTable"] = hpack_entries(*p);
-    print(j, true);
+    print(j);
     return exit_ok;
   }
   const ua::pack_layout l = p->layout();
-  std::printf("%s: .hpack v%u, %zu entries, %llu bytes\n\nlayout\n", path.c_str(), ua::hpack_version, p->size(),
+  std::printf("%s: .hpack v%u, %zu entries, %llu bytes\n\nlayout\n", escaped(path).c_str(), ua::hpack_version, p->size(),
               static_cast<unsigned long long>(l.file));
   const std::pair<const char*, std::uint64_t> parts[] = {
       {"header", l.header}, {"toc", l.toc}, {"payload", l.payload}, {"padding", l.padding}};
@@ -469,9 +513,9 @@ int run_pack_info(const std::string& path, bool as_json) {
                 static_cast<unsigned long long>(v.second));
   std::printf("\nentries\n  %-10s %12s %12s  path\n", "kind", "size", "offset");
   for (const ua::pack_entry& e : p->entries())
-    std::printf("  %-10s %12llu %12llu  %.*s\n", std::string(ua::pack_kind_name(e.kind)).c_str(),
+    std::printf("  %-10s %12llu %12llu  %s\n", std::string(ua::pack_kind_name(e.kind)).c_str(),
                 static_cast<unsigned long long>(e.size), static_cast<unsigned long long>(e.offset),
-                static_cast<int>(e.path.size()), e.path.data());
+                escaped(e.path).c_str());
   return exit_ok;
 }
 

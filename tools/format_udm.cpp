@@ -7,7 +7,12 @@
 //   untold udm convert IN OUT [--to binary|ascii] [--sort-keys]
 //     binary <-> ASCII; the output form follows --to, else OUT's extension
 //     ("_b" suffix: binary; .udm/.pmdl/.pmat/...: ASCII), else the opposite
-//     of the input's.
+//     of the input's. What it writes is read back by the strict reader first.
+// Every command gives its input one budget (untold/budget.hpp, from the
+// default limits and the input's size) that the reader, the converter and
+// the printer all charge before they allocate, loop or print: a small file
+// cannot make them hold, visit or print more than a multiple of its size
+// (UDM-LIMITS).
 #include "formats.hpp"
 
 #include <cmath>
@@ -15,10 +20,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include <untold/budget.hpp>
 #include <untold/udm/udm.hpp>
 
 #include "cli_common.hpp"
@@ -39,17 +46,30 @@ json invalid(json j, const error& e) {
 
 std::string_view as_text(byte_span b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
 
-/// A binary file, or ASCII text converted to binary (kept alive in `storage`).
-result<u::document> open_any(byte_span file, std::vector<std::byte>& storage, const u::read_options& options = {}) {
-  if (u::is_binary_udm(file)) return u::document::parse(file, options);
-  u::ascii_read_options ao;
-  ao.limits = options.limits;
-  auto tree = u::read_ascii(as_text(file), ao);
-  if (!tree) return tree.error();
-  auto bin = u::write_binary(*tree);
-  if (!bin) return bin.error();
-  storage = std::move(*bin);
-  return u::document::parse(storage, options);
+/// A binary file, or ASCII text converted to binary (kept alive in
+/// `storage`), every stage charging `charged`.
+result<u::document> open_any(byte_span file, std::vector<std::byte>& storage, budget& charged,
+                             const limits& lim = {}) {
+  u::read_options ro;
+  ro.limits = lim;
+  ro.budget = &charged;
+  if (u::is_binary_udm(file)) return u::document::parse(file, ro);
+  const std::uint64_t before = charged.memory().used;
+  std::uint64_t tree_bytes = 0;
+  {
+    u::ascii_read_options ao;
+    ao.limits = lim;
+    ao.budget = &charged;
+    auto tree = u::read_ascii(as_text(file), ao);
+    if (!tree) return tree.error();
+    tree_bytes = charged.memory().used - before;
+    // Not verified here: the document is parsed from these bytes right below.
+    auto bin = u::write_binary(*tree, {.verify = false, .limits = lim, .budget = &charged});
+    if (!bin) return bin.error();
+    storage = std::move(*bin);
+  }
+  charged.release_memory(tree_bytes);  // the tree is gone
+  return u::document::parse(storage, ro);
 }
 
 // ---- JSON of values ------------------------------------------------------------------
@@ -105,63 +125,120 @@ json base64(byte_span b) {
   return s;
 }
 
+// What printing costs. A JSON value held in the tree (an ordered_json in an
+// array, or with its key as an object member), and an upper bound of its
+// printed line at JSON depth d: to_text indents 2 per level, then a key,
+// punctuation and a number; strings are escaped, up to 6 bytes per byte
+// (\u00XX). The text mode prints less.
+constexpr std::uint64_t json_value_bytes = sizeof(std::pair<const std::string, json>);
+constexpr std::uint64_t json_line_bytes = 48;
+
+/// Charges `values` JSON values at JSON depth `depth`, with `text` bytes of
+/// strings among them, before they are built.
+status charge_json(budget& b, std::uint64_t values, std::uint64_t depth, std::uint64_t text = 0) {
+  UNTOLD_TRY(b.charge_items(values, json_value_bytes, "json values", errc::udm_limit));
+  UNTOLD_TRY(b.charge_memory(text, "json values", errc::udm_limit));
+  const std::uint64_t lines = budget::product(values, 2 * depth + json_line_bytes);
+  return b.charge_output(budget::sum(lines, budget::product(text, 6)), "json text", errc::udm_limit);
+}
+
+/// The JSON values of one trivial value (a scalar, or an array of its components).
+constexpr std::uint64_t trivial_values(u::type t) noexcept {
+  const std::uint32_t n = u::component_count(t);
+  return n > 1 ? n + 1 : 1;
+}
+/// The JSON values and key bytes of one struct value.
+void struct_cost(const u::struct_layout_view& l, std::uint64_t& values, std::uint64_t& text) {
+  values = 1;
+  text = 0;
+  for (std::size_t i = 0; i < l.member_count(); ++i) {
+    values += trivial_values(l.member(i).kind);
+    text += l.member(i).name.size();
+  }
+}
+
 /// The property as {"type", ...}: elements as "children" by key, arrays with
-/// "valueType", "count" and "values". Recursion is bounded by the document's
-/// depth, itself capped by limits.max_depth at parse time.
-json property_json(const u::property_view& p) {
-  json j = json::object();
+/// "valueType", "count" and "values". `depth` is the JSON depth of `j`.
+/// Every value is charged to `charged` before it is built (UDM-LIMITS).
+/// Recursion is bounded by the document's depth, itself capped by
+/// limits.max_depth at parse time.
+status property_json(const u::property_view& p, json& j, budget& charged, std::uint64_t depth) {
+  UNTOLD_TRY(charge_json(charged, 3, depth + 1, p.key().size()));  // the object, its key, "type"
+  j = json::object();
   j["type"] = u::name(p.kind());
   const u::type t = p.kind();
   if (u::is_trivial(t)) {
+    UNTOLD_TRY(charge_json(charged, trivial_values(t), depth + 2));
     if (t != u::type::nil) j["value"] = trivial_json(t, p.raw().data());
-    return j;
+    return {};
   }
   switch (t) {
     case u::type::string:
     case u::type::reference:
-    case u::type::utf8_string: j["value"] = std::string(p.as_string().value()); break;
+    case u::type::utf8_string:
+      UNTOLD_TRY(charge_json(charged, 1, depth + 1, p.raw().size()));
+      j["value"] = std::string(p.as_string().value());
+      break;
     case u::type::blob:
-      j["size"] = p.raw().size();
-      j["base64"] = base64(p.raw());
-      break;
     case u::type::blob_lz4:
-      j["compressedSize"] = p.stored().size();
+      UNTOLD_TRY(charge_json(charged, 3, depth + 1, (p.raw().size() + 2) / 3 * 4));
+      if (t == u::type::blob_lz4) j["compressedSize"] = p.stored().size();
       j["size"] = p.raw().size();
       j["base64"] = base64(p.raw());
       break;
-    case u::type::struct_: j["value"] = struct_json(p.layout(), p.raw().data()); break;
+    case u::type::struct_: {
+      std::uint64_t values = 0, text = 0;
+      struct_cost(p.layout(), values, text);
+      UNTOLD_TRY(charge_json(charged, values, depth + 2, text));
+      j["value"] = struct_json(p.layout(), p.raw().data());
+      break;
+    }
     case u::type::element: {
       json children = json::object();
-      for (u::property_view c : p) children[std::string(c.key())] = property_json(c);
+      for (u::property_view c : p) {
+        json child;
+        UNTOLD_TRY(property_json(c, child, charged, depth + 2));
+        children[std::string(c.key())] = std::move(child);
+      }
       j["children"] = std::move(children);
       break;
     }
     case u::type::array:
     case u::type::array_lz4: {
       const u::type vt = p.value_type();
+      UNTOLD_TRY(charge_json(charged, 4, depth + 1));
       j["valueType"] = u::name(vt);
       j["count"] = p.size();
       if (t == u::type::array_lz4) j["compressedSize"] = p.stored().size();
       json values = json::array();
       if (vt == u::type::struct_) {
         const auto s = p.as_structs().value();
+        std::uint64_t per_value = 0, text = 0;
+        struct_cost(s.layout(), per_value, text);
+        UNTOLD_TRY(charge_json(charged, 3 * s.layout().member_count() + 1, depth + 2, text));  // "members"
+        UNTOLD_TRY(charge_json(charged, budget::product(s.size(), per_value), depth + 3, budget::product(s.size(), text)));
         json members = json::array();
         for (std::size_t i = 0; i < s.layout().member_count(); ++i)
           members.push_back(json{{"name", s.layout().member(i).name}, {"type", u::name(s.layout().member(i).kind)}});
         j["members"] = std::move(members);
         for (std::size_t i = 0; i < s.size(); ++i) values.push_back(struct_json(s.layout(), s.value(i).data()));
       } else if (u::is_trivial(vt)) {
+        UNTOLD_TRY(charge_json(charged, budget::product(p.size(), trivial_values(vt)), depth + 3));
         const std::uint32_t size = u::size_of(vt);
         for (std::size_t i = 0; i < p.size(); ++i) values.push_back(trivial_json(vt, p.raw().data() + i * size));
       } else {
-        for (u::property_view c : p) values.push_back(property_json(c));
+        for (u::property_view c : p) {
+          json item;
+          UNTOLD_TRY(property_json(c, item, charged, depth + 2));
+          values.push_back(std::move(item));
+        }
       }
       j["values"] = std::move(values);
       break;
     }
     default: break;
   }
-  return j;
+  return {};
 }
 
 // ---- info / validate / dump -------------------------------------------------------------
@@ -182,7 +259,8 @@ json sub_meshes_json(const u::pmdl_model& m) {
 json info(const std::string& path, byte_span file, std::string_view format) {
   json j = base(path, format);
   std::vector<std::byte> storage;
-  auto doc = open_any(file, storage);
+  budget charged(limits{}, file.size());
+  auto doc = open_any(file, storage, charged);
   if (!doc) return invalid(std::move(j), doc.error());
   j["valid"] = true;
   if (u::is_binary_udm(file)) j["version"] = doc->version();  // the text form has no version field
@@ -195,8 +273,13 @@ json info(const std::string& path, byte_span file, std::string_view format) {
   j["lz4Blobs"] = s.lz4_blobs;
   j["decompressedBytes"] = s.decompressed_bytes;
   if (doc->asset_type() == "PMDL") {
-    auto model = u::read_pmdl(*doc);
+    auto model = u::read_pmdl(*doc, &charged);
     if (!model) return invalid(std::move(j), model.error());
+    std::uint64_t names = 0;
+    for (const u::pmdl_sub_mesh& s : model->sub_meshes) names += s.group.size();
+    for (std::string_view name : model->materials) names += name.size();
+    if (auto s = charge_json(charged, 8 * model->sub_meshes.size() + model->materials.size(), 4, names); !s)
+      return invalid(std::move(j), s.error());
     json mj = json::object();
     mj["meshGroups"] = model->group_names.size();
     mj["subMeshes"] = sub_meshes_json(*model);
@@ -213,12 +296,17 @@ json info(const std::string& path, byte_span file, std::string_view format) {
 json validate(const std::string& path, byte_span file, bool deep, std::string_view format) {
   json j = base(path, format);
   std::vector<std::byte> storage;
-  auto doc = open_any(file, storage);
+  budget charged(limits{}, file.size());
+  auto doc = open_any(file, storage, charged);
   if (!doc) return invalid(std::move(j), doc.error());
-  if (deep && doc->asset_type() == "PMDL") {
-    // Deep: the model must also import (index ranges, bones, weights).
-    auto scene = u::import_pmdl(*doc);
-    if (!scene) return invalid(std::move(j), scene.error());
+  if (doc->asset_type() == "PMDL") {
+    // A model's structure (index ranges, bones, weights' bone ids) is part
+    // of the format; deep: its values too (finite), and it must import.
+    if (deep) {
+      if (auto scene = u::import_pmdl(*doc, {.budget = &charged}); !scene) return invalid(std::move(j), scene.error());
+    } else if (auto model = u::read_pmdl(*doc, &charged); !model) {
+      return invalid(std::move(j), model.error());
+    }
   }
   j["valid"] = true;
   return j;
@@ -227,22 +315,25 @@ json validate(const std::string& path, byte_span file, bool deep, std::string_vi
 json dump(const std::string& path, byte_span file, std::string_view format) {
   json j = base(path, format);
   std::vector<std::byte> storage;
-  auto doc = open_any(file, storage);
+  budget charged(limits{}, file.size());
+  auto doc = open_any(file, storage, charged);
   if (!doc) return invalid(std::move(j), doc.error());
+  json root;
+  if (auto s = property_json(doc->root(), root, charged, 1); !s) return invalid(std::move(j), s.error());
   j["valid"] = true;
   if (u::is_binary_udm(file)) j["version"] = doc->version();
-  j["root"] = property_json(doc->root());
+  j["root"] = std::move(root);
   return j;
 }
 
 result<convert::scene> import_model(const import_request& r) {
   std::vector<std::byte> storage;
-  u::read_options ro;
-  ro.limits = r.limits;
-  auto doc = open_any(r.bytes, storage, ro);
+  budget charged(r.limits, r.bytes.size());
+  auto doc = open_any(r.bytes, storage, charged, r.limits);
   if (!doc) return doc.error();
   u::pmdl_import_options o;
   o.limits = r.limits;
+  o.budget = &charged;
   auto scene = u::import_pmdl(*doc, o);
   if (!scene) return scene.error();
   scene->name = r.input.stem().string();
@@ -276,17 +367,31 @@ int run_convert(const convert_args& a) {
   if (!in) return fail(cli::exit_io, io_message, io_error);
   const byte_span bytes = in->bytes();
   const bool input_binary = u::is_binary_udm(bytes);
+  const auto invalid_input = [&](const error& e) {
+    return fail(cli::exit_invalid, cli::quote_path(a.input) + ": " + e.describe(), error_json(e));
+  };
+  budget charged(limits{}, bytes.size());
   u::property tree;
   std::uint32_t version = u::current_version;
   if (input_binary) {
-    auto doc = u::document::parse(bytes);
-    if (!doc)
-      return fail(cli::exit_invalid, cli::quote_path(a.input) + ": " + doc.error().describe(), error_json(doc.error()));
-    version = doc->version();
-    tree = u::to_tree(doc->root());
+    std::uint64_t document_bytes = 0;
+    {
+      u::read_options ro;
+      ro.budget = &charged;
+      auto doc = u::document::parse(bytes, ro);
+      if (!doc) return invalid_input(doc.error());
+      document_bytes = charged.memory().used;
+      version = doc->version();
+      auto t = u::to_tree(doc->root(), charged);
+      if (!t) return invalid_input(t.error());
+      tree = std::move(*t);
+    }
+    charged.release_memory(document_bytes);  // the document is gone; the tree stays
   } else {
-    auto t = u::read_ascii(as_text(bytes));
-    if (!t) return fail(cli::exit_invalid, cli::quote_path(a.input) + ": " + t.error().describe(), error_json(t.error()));
+    u::ascii_read_options ao;
+    ao.budget = &charged;
+    auto t = u::read_ascii(as_text(bytes), ao);
+    if (!t) return invalid_input(t.error());
     tree = std::move(*t);
   }
   bool to_binary = !input_binary;
@@ -299,14 +404,18 @@ int run_convert(const convert_args& a) {
              ext == ".txt")
       to_binary = false;
   }
+  // What is written is read back by the strict reader first (write_binary
+  // verifies by default; the text is read here): a file this tool writes,
+  // this tool reads.
   std::vector<std::byte> out;
   if (to_binary) {
-    auto bin = u::write_binary(tree, {version});
-    if (!bin) return fail(cli::exit_invalid, bin.error().describe(), error_json(bin.error()));
+    auto bin = u::write_binary(tree, {.version = version, .budget = &charged});
+    if (!bin) return invalid_input(bin.error());
     out = std::move(*bin);
   } else {
-    auto text = u::write_ascii(tree, {.sort_keys = a.sort_keys});
-    if (!text) return fail(cli::exit_invalid, text.error().describe(), error_json(text.error()));
+    auto text = u::write_ascii(tree, {.sort_keys = a.sort_keys, .budget = &charged});
+    if (!text) return invalid_input(text.error());
+    if (auto back = u::read_ascii(*text); !back) return invalid_input(back.error());
     out.resize(text->size());
     std::memcpy(out.data(), text->data(), text->size());
   }

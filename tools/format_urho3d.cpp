@@ -408,12 +408,12 @@ int pak_list(const pak_args& a) {
     print_json(package_dump(a.file, *bytes));
     return exit_ok;
   }
-  std::printf("%s: %s, %zu entries, %llu bytes uncompressed\n", a.file.c_str(),
+  std::printf("%s: %s, %zu entries, %llu bytes uncompressed\n", cli::escaped(a.file).c_str(),
               p->kind == u3::package_kind::ulz4 ? "ULZ4" : "UPAK", p->entries.size(),
               static_cast<unsigned long long>(p->total_uncompressed()));
   for (const u3::package_entry& e : p->entries)
-    std::printf("%12u %12llu  %08x  %.*s\n", e.size, static_cast<unsigned long long>(e.stored_size), e.checksum,
-                static_cast<int>(e.name.size()), e.name.data());
+    std::printf("%12u %12llu  %08x  %s\n", e.size, static_cast<unsigned long long>(e.stored_size), e.checksum,
+                cli::escaped(e.name).c_str());
   return exit_ok;
 }
 
@@ -608,7 +608,7 @@ int pak_extract(const pak_args& a) {
     }
     const std::string target = (out_dir / std::string(e->name)).string();
     if (a.flags.verbose) cli::complain("extracted " + cli::quote_path(target));
-    if (!a.flags.quiet && !a.flags.json) std::printf("%s\n", target.c_str());
+    if (!a.flags.quiet && !a.flags.json) std::printf("%s\n", cli::escaped(target).c_str());
   }
   if (a.flags.json) {
     report["valid"] = true;
@@ -658,7 +658,7 @@ int pak_create(const pak_args& a) {
     j["compressed"] = a.compress;
     print_json(j);
   } else if (!a.flags.quiet) {
-    std::printf("%s: %zu entries, %zu bytes\n", a.output.c_str(), names.size(), pak->size());
+    std::printf("%s: %zu entries, %zu bytes\n", cli::escaped(a.output).c_str(), names.size(), pak->size());
   }
   return exit_ok;
 }

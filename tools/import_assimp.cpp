@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include <assimp/BaseImporter.h>
 #include <assimp/DefaultIOSystem.h>
 #include <assimp/GltfMaterial.h>
 #include <assimp/Importer.hpp>
@@ -24,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "image_info.hpp"
+#include "inspect.hpp"
 
 namespace fs = std::filesystem;
 
@@ -1320,12 +1322,43 @@ fs::path texture_file(const fs::path& source, const convert::texture& t) {
   return uri.is_absolute() ? uri : (source.parent_path() / uri).lexically_normal();
 }
 
+namespace {
+
+/// E-FORMAT-UNKNOWN for a file no assimp importer recognises: the rule id,
+/// the file's first bytes and, when the importer its extension names failed
+/// on it, that importer's reason.
+std::string unrecognised(const fs::path& path, const std::string& reason) {
+  std::byte head[8]{};
+  std::ifstream in(path, std::ios::binary);
+  in.read(reinterpret_cast<char*>(head), sizeof head);
+  const auto n = static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0));
+  const error e = make_error(errc::format_unknown);
+  return path.string() + ": cannot import: " + std::string(e.rule_id()) + " " + std::string(e.name()) +
+         ": unrecognised file: the first bytes (" + first_bytes(byte_span(head, n)) +
+         ") are the magic of no format this tool reads, and no assimp importer recognises its content" +
+         (reason.empty() ? std::string() : " (the reader of its extension says: " + reason + ")");
+}
+
+/// Whether one of assimp's importers recognises the file's content
+/// (BaseImporter::CanRead with the signature check).
+bool recognised_by_content(const Assimp::Importer& importer, const fs::path& path) {
+  for (std::size_t i = 0; i < importer.GetImporterCount(); ++i)
+    if (importer.GetImporter(i)->CanRead(path.string(), importer.GetIOHandler(), true)) return true;
+  return false;
+}
+
+}  // namespace
+
 assimp_import_result import_assimp(const fs::path& path, const assimp_import_options& options) {
   assimp_import_result r;
   try {
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) {
       r.error = path.string() + ": no such file";
+      return r;
+    }
+    if (fs::file_size(path, ec) == 0 && !ec) {
+      r.error = path.string() + ": cannot import: " + make_error(errc::io_empty_file).describe();
       return r;
     }
     const std::string ext = lower(path.extension().string());
@@ -1339,9 +1372,22 @@ assimp_import_result import_assimp(const fs::path& path, const assimp_import_opt
     // Not FindDegenerates: zero-area triangles with distinct indices are kept.
     unsigned flags = aiProcess_SortByPType | aiProcess_FlipUVs | aiProcess_ValidateDataStructure;
     if (options.triangulate) flags |= aiProcess_Triangulate;
+    // assimp picks the importer its extension names (without looking at the
+    // content), else the first whose CanRead accepts the content. A file
+    // neither way is E-FORMAT-UNKNOWN, not assimp's "No suitable reader";
+    // one that only its extension named and whose reader failed is too
+    // (an empty or foreign .mdl is not a Quake model).
+    const std::string extension = path.extension().string();
+    const bool claimed = !extension.empty() && importer.IsExtensionSupported(extension);
+    if (!claimed && !recognised_by_content(importer, path)) {
+      r.error = unrecognised(path, "");
+      return r;
+    }
     const aiScene* scene = importer.ReadFile(path.string(), flags);
     if (scene == nullptr) {
-      r.error = path.string() + ": cannot import: " + importer.GetErrorString();
+      r.error = claimed && !recognised_by_content(importer, path) ? unrecognised(path, importer.GetErrorString())
+                                                                  : path.string() + ": cannot import: " +
+                                                                        importer.GetErrorString();
       return r;
     }
     std::vector<char> had_normals(scene->mNumMeshes), had_tangents(scene->mNumMeshes);

@@ -110,11 +110,11 @@ std::string format(const char* pattern, ...) {
   return s;
 }
 
-/// A JSON number or null as text ("-" for null).
+/// A JSON value as text ("-" for null; a string escaped: names come from the file).
 std::string show(const json& v) {
   if (v.is_null()) return "-";
   if (v.is_number_float()) return format("%g", v.get<double>());
-  if (v.is_string()) return v.get<std::string>();
+  if (v.is_string()) return escaped(v.get<std::string>());
   return v.dump();
 }
 
@@ -349,9 +349,49 @@ struct field_json_writer {
 
 #endif
 
+/// asset::block_digests() in info --json.
+const char* digest_status_name(digest_status s) {
+  switch (s) {
+    case digest_status::absent: return "none";
+    case digest_status::current: return "current";
+    case digest_status::stale: return "stale";
+    case digest_status::unchecked: return "unchecked";
+  }
+  return "?";
+}
+
+/// The info line for info --json's "blockDigests".
+std::string digest_status_text(const json& status) {
+  const std::string s = show(status);
+  if (s == "current") return "current (verified)";
+  if (s == "stale")
+    return "stale: computed for another contentHash (a tool that does not know them rewrote the file); ignored, "
+           "the whole-file contentHash was verified instead";
+  return s;
+}
+
 }  // namespace
 
 // ---- error, info, validate ---------------------------------------------------------
+
+std::string first_bytes(byte_span bytes) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string s;
+  for (std::size_t i = 0; i < bytes.size() && i < 8; ++i) {
+    const auto b = static_cast<unsigned>(bytes[i]);
+    if (i != 0) s += ' ';
+    s += digits[b >> 4];
+    s += digits[b & 15];
+  }
+  return s;
+}
+
+std::string escaped(std::string_view text) {
+  std::string s;
+  s.reserve(text.size());
+  detail::append_escaped(s, text);
+  return s;
+}
 
 json error_json(const error& e) {
   json context = json::object();
@@ -419,6 +459,7 @@ json info_json(const std::string& name, byte_span file) {
     return j;
   }
   j["valid"] = true;
+  j["blockDigests"] = digest_status_name(a->block_digests());
   std::uint64_t vertices = 0, indices = 0;
   for (const mesh_record& m : a->meshes()) {
     vertices += m.vertex_count;
@@ -429,7 +470,7 @@ json info_json(const std::string& name, byte_span file) {
 }
 
 std::string info_text(const json& j) {
-  std::string s = format("%s\n", j["file"].get<std::string>().c_str());
+  std::string s = format("%s\n", show(j["file"]).c_str());
   s += format("  size           %s bytes\n", show(j["fileSize"]).c_str());
   if (j.contains("formatVersion")) {
     s += format("  format         version %s, %s, vertex layout %s, flags 0x%x\n", show(j["formatVersion"]).c_str(),
@@ -442,6 +483,7 @@ std::string info_text(const json& j) {
                   show(j["geometry"]["triangles"]).c_str());
     s += format("  world bounds   %s\n", show_bounds(j["worldBounds"]).c_str());
     s += format("  content hash   %s\n", j["contentHash"].is_null() ? "none" : show(j["contentHash"]).c_str());
+    if (j.contains("blockDigests")) s += format("  block digests  %s\n", digest_status_text(j["blockDigests"]).c_str());
   }
   if (j.contains("chunks")) {
     s += format("  chunks         %zu (%s bytes stored, %s raw)\n", j["chunks"].size(), show(j["storedBytes"]).c_str(),
@@ -456,7 +498,7 @@ std::string info_text(const json& j) {
     }
   }
   s += j["valid"].get<bool>() ? "  valid          yes\n"
-                              : format("  valid          no: %s\n", show(j["error"]["describe"]).c_str());
+                              : format("  valid          no: %s\n", j["error"]["describe"].get<std::string>().c_str());
   return s;
 }
 
@@ -471,9 +513,11 @@ json validate_json(const std::string& name, byte_span file, bool deep) {
               {"error", a ? json(nullptr) : error_json(a.error())}};
 }
 
+/// describe() strings are already text output (error::describe escapes the
+/// names it quotes; the tool's own messages quote paths through escaped()).
 std::string validate_text(const json& r) {
-  if (r["valid"].get<bool>()) return format("ok    %s\n", r["file"].get<std::string>().c_str());
-  return format("FAIL  %s: %s\n", r["file"].get<std::string>().c_str(), show(r["error"]["describe"]).c_str());
+  if (r["valid"].get<bool>()) return format("ok    %s\n", show(r["file"]).c_str());
+  return format("FAIL  %s: %s\n", show(r["file"]).c_str(), r["error"]["describe"].get<std::string>().c_str());
 }
 
 // ---- dump -----------------------------------------------------------------------------
@@ -482,65 +526,6 @@ std::string validate_text(const json& r) {
 // text and JSON are linear in the file (an entity chain 10^6 deep included).
 
 namespace {
-
-/// Emits one JSON document piece by piece with the same 2-space layout as
-/// to_text, so a huge table is never held as one json value.
-class json_stream {
- public:
-  explicit json_stream(const text_sink& out) : out_(out) {}
-  void open(const char* key, char bracket) {
-    item(key);
-    out_(std::string_view(&bracket, 1));
-    first_.push_back(true);
-  }
-  void close(char bracket) {
-    const bool empty = first_.back();
-    first_.pop_back();
-    if (!empty) {
-      out_("\n");
-      indent();
-    }
-    out_(std::string_view(&bracket, 1));
-    if (first_.empty()) out_("\n");
-  }
-  void value(const char* key, const json& v) {
-    item(key);
-    const std::string text = v.dump(2, ' ', false, json::error_handler_t::replace);
-    const std::string pad = "\n" + std::string(2 * first_.size(), ' ');
-    std::string indented;
-    indented.reserve(text.size());
-    for (std::size_t at = 0;;) {
-      const std::size_t nl = text.find('\n', at);
-      indented.append(text, at, nl == std::string::npos ? std::string::npos : nl - at);
-      if (nl == std::string::npos) break;
-      indented += pad;
-      at = nl + 1;
-    }
-    out_(indented);
-  }
-  /// A value already rendered as text at current_indent().
-  void text(const char* key, std::string_view rendered) {
-    item(key);
-    out_(rendered);
-  }
-  [[nodiscard]] std::size_t current_indent() const noexcept { return 2 * first_.size(); }
-
- private:
-  void item(const char* key) {
-    if (first_.empty()) return;
-    out_(first_.back() ? "\n" : ",\n");
-    first_.back() = false;
-    indent();
-    if (key != nullptr) {
-      out_(json(key).dump());
-      out_(": ");
-    }
-  }
-  void indent() { out_(std::string(2 * first_.size(), ' ')); }
-
-  const text_sink& out_;
-  std::vector<bool> first_;
-};
 
 json chunk_json(const chunk_entry& c, std::uint32_t row) {
   return json{{"index", row},
@@ -741,9 +726,10 @@ void write_entity_tree(const asset& a, const text_sink& out) {
     std::string indent(2 * std::min(depth, max_tree_indent), ' ');
     std::string line = indent;
     if (depth > max_tree_indent) line += format("(depth %zu) ", depth);
-    line += "[" + std::to_string(e.entity_id) + "] '" +
-            (e.name_offset == none ? std::string("-") : std::string(a.string(e.name_offset))) + "' " +
-            show_transform(e.local_transform) + "\n";
+    // Appended, not "[" + std::to_string(...): that trips GCC 12's -Wrestrict at -O3 (a false positive).
+    line.append("[").append(std::to_string(e.entity_id)).append("] '");
+    line.append(e.name_offset == none ? std::string("-") : escaped(a.string(e.name_offset)));
+    line.append("' ").append(show_transform(e.local_transform)).append("\n");
     for (std::uint32_t k = 0; k < e.mesh_record_count; ++k) {
       const std::size_t m = std::size_t{e.first_mesh_record_index} + k;
       if (m < meshes.size()) line += indent + "  " + mesh_line(mesh_json(a, static_cast<std::uint32_t>(m), meshes[m], 0)) + "\n";

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,16 @@
 namespace untold::tools {
 
 using json = nlohmann::ordered_json;
+
+/// `text` for a line of text output: control characters, C1 controls and
+/// malformed UTF-8 escaped (untold::detail::append_escaped, as
+/// error::describe does with names). Every name from a file and every path
+/// goes through this before it reaches text output; JSON output needs it
+/// not (nlohmann escapes control characters and replaces malformed UTF-8).
+[[nodiscard]] std::string escaped(std::string_view text);
+
+/// The first up to 8 bytes as "7f 45 4c 46 ..." (for "unrecognised" messages).
+[[nodiscard]] std::string first_bytes(byte_span bytes);
 
 /// {"rule", "name", "message", "context": {...}, "describe"}.
 [[nodiscard]] json error_json(const error& e);
@@ -33,6 +44,69 @@ using json = nlohmann::ordered_json;
 
 /// Receives output text piece by piece (e.g. fwrite to stdout).
 using text_sink = std::function<void(std::string_view)>;
+
+/// Emits one JSON document piece by piece with the same 2-space layout as
+/// to_text, so a huge table is never held as one json value (dump, check).
+/// open/close a key's object ('{') or array ('['), value() one json value,
+/// text() one already rendered at current_indent().
+class json_stream {
+ public:
+  explicit json_stream(const text_sink& out) : out_(out) {}
+  void open(const char* key, char bracket) {
+    item(key);
+    out_(std::string_view(&bracket, 1));
+    first_.push_back(true);
+  }
+  void close(char bracket) {
+    const bool empty = first_.back();
+    first_.pop_back();
+    if (!empty) {
+      out_("\n");
+      indent();
+    }
+    out_(std::string_view(&bracket, 1));
+    if (first_.empty()) out_("\n");
+  }
+  void value(const char* key, const json& v) {
+    item(key);
+    const std::string text = v.dump(2, ' ', false, json::error_handler_t::replace);
+    // Appended, not "\n" + std::string(...): that trips GCC 12's -Wrestrict at -O3 (a false positive).
+    std::string pad = "\n";
+    pad.append(2 * first_.size(), ' ');
+    std::string indented;
+    indented.reserve(text.size());
+    for (std::size_t at = 0;;) {
+      const std::size_t nl = text.find('\n', at);
+      indented.append(text, at, nl == std::string::npos ? std::string::npos : nl - at);
+      if (nl == std::string::npos) break;
+      indented += pad;
+      at = nl + 1;
+    }
+    out_(indented);
+  }
+  /// A value already rendered as text at current_indent().
+  void text(const char* key, std::string_view rendered) {
+    item(key);
+    out_(rendered);
+  }
+  [[nodiscard]] std::size_t current_indent() const noexcept { return 2 * first_.size(); }
+
+ private:
+  void item(const char* key) {
+    if (first_.empty()) return;
+    out_(first_.back() ? "\n" : ",\n");
+    first_.back() = false;
+    indent();
+    if (key != nullptr) {
+      out_(json(key).dump());
+      out_(": ");
+    }
+  }
+  void indent() { out_(std::string(2 * first_.size(), ' ')); }
+
+  const text_sink& out_;
+  std::vector<bool> first_;
+};
 
 /// Every table of a validated asset; `vertices` > 0 adds the first that many
 /// decoded vertices of each mesh. The write_ forms stream record by record

@@ -20,7 +20,10 @@ namespace cli = untold::tools::cli;
 
 int run(int argc, char** argv) {
   const std::string version = UNTOLD_VERSION_STRING;
-  CLI::App app{"untold: inspect, validate, cook and recompress .untold runtime asset files", "untold"};
+  CLI::App app{
+      "untold: inspect, validate, cook, build and stream runtime 3D assets: .untold, Urho3D (.mdl .ani .pak), "
+      "Pragma UDM/PMDL and assetc (.hmesh .hmat .hman .hpack .hanim)",
+      "untold"};
   app.require_subcommand(1, 1);
   app.set_version_flag("--version", "untold " + version);
   app.footer("Exit codes: 0 success, 1 invalid input, 2 usage error, 3 I/O error (cannot read or write a file).\n"
@@ -59,10 +62,10 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const std::filesystem::filesystem_error& e) {  // names the path and the system's reason
-    cli::complain(e.what());
+    cli::complain(cli::escaped(e.what()));
     return cli::exit_io;
   } catch (const std::exception& e) {  // e.g. out of memory
-    cli::complain(std::string("error: ") + e.what());
+    cli::complain("error: " + cli::escaped(e.what()));
     return cli::exit_invalid;
   }
 }

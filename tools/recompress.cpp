@@ -31,12 +31,12 @@ recompress_result recompress(byte_span input, const compression_policy& policy) 
   }
   std::uint32_t block_size = 0;
   if (*integrity_row != none) {
-    auto digests = parse_integrity_chunk(a.payload(*integrity_row), table, *integrity_row);
-    if (!digests) {
-      out.error = "invalid input: " + digests.error().describe();
-      return out;
-    }
-    block_size = digests->block_size;
+    // The open checked a current chunk; a stale one (computed for another
+    // contentHash, ignored by the open) may not even fit this table: new
+    // digests at the default block size replace it.
+    const auto digests = parse_integrity_chunk(a.payload(*integrity_row), table, *integrity_row);
+    block_size = digests && a.block_digests() == digest_status::current ? digests->block_size
+                                                                         : default_digest_block_size;
   }
   std::vector<std::vector<std::byte>> stored(table.size());
   for (std::uint32_t row = 0; row < table.size(); ++row) {
@@ -82,17 +82,15 @@ recompress_result recompress(byte_span input, const compression_policy& policy) 
     codec<file_header>::encode(h, directory);
     for (std::size_t row = 0; row < table.size(); ++row)
       codec<chunk_entry>::encode(table[row], mutable_byte_span(directory).subspan(header_size + row * chunk_entry_size));
-    const auto stored_bytes = [&](std::uint32_t row) { return byte_span(stored[row]); };
-    auto blocks = compute_block_digests(table, *integrity_row, block_size, stored_bytes);
-    auto chunk = blocks ? encode_integrity_chunk(directory, table, *integrity_row, block_size, *blocks)
-                        : result<std::vector<std::byte>>(blocks.error());
-    if (!chunk) {
-      out.error = "block digests: " + chunk.error().describe();
+    auto sealed = seal_integrity_chunk(directory, table, *integrity_row, block_size, is_hashed(h),
+                                       [&](std::uint32_t row) { return byte_span(stored[row]); });
+    if (!sealed) {
+      out.error = "block digests: " + sealed.error().describe();
       return out;
     }
-    stored[*integrity_row] = std::move(*chunk);
-  }
-  if (is_hashed(h)) {
+    stored[*integrity_row] = std::move(sealed->chunk);
+    h.content_hash = sealed->content_hash;  // zero when the input was not hashed
+  } else if (is_hashed(h)) {
     auto digest = compute_content_hash(std::span<const chunk_entry>(table),
                                        [&](std::uint32_t row) { return byte_span(stored[row]); });
     if (!digest) {

@@ -7,8 +7,9 @@
 // the chunk table order, element counts, reserved fields and every chunk -
 // unknown core and plugin chunks too - are carried over as they were. The
 // content hash is recomputed when the input had one, and the block digests
-// (untold.integrity chunk, same block size) when the input had them. The result is opened
-// again and its payloads compared with the input's, byte for byte.
+// (untold.integrity chunk, same block size; the default one for a stale
+// chunk) when the input had them, bound to the new content hash. The result
+// is opened again and its payloads compared with the input's, byte for byte.
 #pragma once
 
 #include <cstddef>

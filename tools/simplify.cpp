@@ -83,37 +83,30 @@ void fill_missing_normals(std::vector<proxy_vertex>& vertices, const std::vector
 
 }  // namespace
 
-lod_summary generate_lods(convert::mesh& m, const lod_options& options) {
-  lod_summary summary;
-  m.lods.clear();
-  if (m.primitive != convert::topology::triangle_list) return summary;
-  const std::vector<std::uint32_t> base = own_triangles(m);
-  const std::size_t vertex_count = m.vertex_count();
-  if (base.empty() || vertex_count == 0) return summary;
-  const std::uint64_t base_triangles = base.size() / 3;
-  summary.triangles.push_back(base_triangles);
-
-  const float* positions = m.positions.data();
-  const float scale = meshopt_simplifyScale(positions, vertex_count, 3 * sizeof(float));
+std::vector<simplified_level> simplify_levels(std::span<const std::uint32_t> triangles,
+                                              std::span<const float> positions, std::size_t vertex_count,
+                                              const lod_options& options) {
+  std::vector<simplified_level> levels(options.ratios.size());
+  if (triangles.size() < 3 || vertex_count == 0) return levels;
+  const std::uint64_t source_triangles = triangles.size() / 3;
+  std::uint64_t last_kept = source_triangles;
   const unsigned flags = options.lock_border ? static_cast<unsigned>(meshopt_SimplifyLockBorder) : 0u;
-  std::vector<std::uint32_t> simplified(base.size()), sloppy(base.size());
+  std::vector<std::uint32_t> simplified(triangles.size()), sloppy(triangles.size());
   float bound = options.target_error;
-  float distance = 0;
-  for (const float ratio : options.ratios) {
+  for (std::size_t k = 0; k < options.ratios.size(); ++k) {
     const float level_bound = bound;
     bound *= 2;
-    const auto limit =
-        static_cast<std::uint64_t>(std::floor(static_cast<double>(summary.triangles.back()) * options.max_kept_fraction));
+    const auto limit = static_cast<std::uint64_t>(std::floor(static_cast<double>(last_kept) * options.max_kept_fraction));
     const std::size_t target =
-        std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(base_triangles) * ratio)) * 3;
+        std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(source_triangles) * options.ratios[k])) * 3;
     float error = 0;
-    std::size_t count = meshopt_simplify(simplified.data(), base.data(), base.size(), positions, vertex_count,
-                                         3 * sizeof(float), target, level_bound, flags, &error);
+    std::size_t count = meshopt_simplify(simplified.data(), triangles.data(), triangles.size(), positions.data(),
+                                         vertex_count, 3 * sizeof(float), target, level_bound, flags, &error);
     bool by_sloppy = false;
     if (count / 3 > limit && options.sloppy_fallback && !options.lock_border) {
       float sloppy_error = 0;
-      const std::size_t n = meshopt_simplifySloppy(sloppy.data(), base.data(), base.size(), positions, vertex_count,
-                                                   3 * sizeof(float), target, level_bound, &sloppy_error);
+      const std::size_t n = meshopt_simplifySloppy(sloppy.data(), triangles.data(), triangles.size(), positions.data(),
+                                                   vertex_count, 3 * sizeof(float), target, level_bound, &sloppy_error);
       if (n > 0 && n < count) {
         std::copy_n(sloppy.begin(), n, simplified.begin());
         count = n;
@@ -121,20 +114,41 @@ lod_summary generate_lods(convert::mesh& m, const lod_options& options) {
         by_sloppy = true;
       }
     }
-    if (count == 0 || count / 3 > limit) {
+    if (count == 0 || count / 3 > limit) continue;  // stalled: no level of its own
+    simplified_level& level = levels[k];
+    level.indices.assign(simplified.begin(), simplified.begin() + static_cast<std::ptrdiff_t>(count));
+    meshopt_optimizeVertexCache(level.indices.data(), level.indices.data(), count, vertex_count);
+    level.error = error;
+    level.sloppy = by_sloppy;
+    last_kept = count / 3;
+  }
+  return levels;
+}
+
+lod_summary generate_lods(convert::mesh& m, const lod_options& options) {
+  lod_summary summary;
+  m.lods.clear();
+  if (m.primitive != convert::topology::triangle_list) return summary;
+  const std::vector<std::uint32_t> base = own_triangles(m);
+  const std::size_t vertex_count = m.vertex_count();
+  if (base.empty() || vertex_count == 0) return summary;
+  summary.triangles.push_back(base.size() / 3);
+  const float scale = meshopt_simplifyScale(m.positions.data(), vertex_count, 3 * sizeof(float));
+  float distance = 0;
+  for (simplified_level& made : simplify_levels(base, m.positions, vertex_count, options)) {
+    if (made.stalled()) {
       ++summary.dropped;
       continue;
     }
-    convert::lod_level level;
-    level.indices.assign(simplified.begin(), simplified.begin() + static_cast<std::ptrdiff_t>(count));
-    meshopt_optimizeVertexCache(level.indices.data(), level.indices.data(), count, vertex_count);
-    const float absolute = error * scale;
+    const float absolute = made.error * scale;
     distance = std::max(distance, absolute * options.distance_per_error);
+    summary.triangles.push_back(made.indices.size() / 3);
+    summary.errors.push_back(absolute);
+    summary.sloppy += made.sloppy ? 1 : 0;
+    convert::lod_level level;
+    level.indices = std::move(made.indices);
     level.switch_distance = distance;
     m.lods.push_back(std::move(level));
-    summary.triangles.push_back(count / 3);
-    summary.errors.push_back(absolute);
-    summary.sloppy += by_sloppy ? 1 : 0;
   }
   return summary;
 }

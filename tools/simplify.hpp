@@ -8,7 +8,8 @@
 //
 //   auto proxy = untold::tools::build_hlod(scene, nodes, world, {});  // one merged, simplified mesh
 //
-// LODs. Every level is simplified from LOD0 (not from the previous level,
+// LODs (simplify_levels: the one policy, used by `cook`, `cook --tiles` and
+// the assetc compiler, `untold build`). Every level is simplified from LOD0 (not from the previous level,
 // so errors do not compound) by meshopt_simplify, which keeps the topology,
 // to `ratio` of LOD0's triangles within an error bound that doubles per level
 // (`target_error`, relative to the mesh extent). When that stalls (attribute
@@ -64,6 +65,25 @@ struct lod_options {
   /// on a 1000-pixels-per-radian view.
   float distance_per_error = 1000.0f;
 };
+
+/// One level asked for by lod_options::ratios, as simplify_levels made it.
+struct simplified_level {
+  std::vector<std::uint32_t> indices;  // a triangle list over the source's vertices; empty when stalled
+  float error = 0;                     // relative to the source's extent (meshopt's error)
+  bool sloppy = false;                 // made by the sloppy simplifier
+  [[nodiscard]] bool stalled() const noexcept { return indices.empty(); }
+};
+
+/// The one LOD policy (see the top of this file), on a bare triangle list:
+/// one entry per ratio of `options.ratios`, in order. Each level is
+/// simplified from `triangles`; a level that does not shrink to at most
+/// max_kept_fraction of the last kept level (or of the source) is stalled:
+/// its entry has no indices. `positions` holds 3 floats per vertex.
+/// Preconditions: every index < vertex_count; positions.size() >= 3 x
+/// vertex_count. Not for untrusted input (importers validate first).
+std::vector<simplified_level> simplify_levels(std::span<const std::uint32_t> triangles,
+                                              std::span<const float> positions, std::size_t vertex_count,
+                                              const lod_options& options);
 
 /// What generate_lods made of one mesh.
 struct lod_summary {

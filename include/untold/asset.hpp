@@ -24,6 +24,23 @@
 
 namespace untold {
 
+/// What a file's block digests (the untold.integrity chunk, integrity.hpp)
+/// meant for the open that returned an asset: asset::block_digests().
+enum class digest_status : std::uint8_t {
+  /// The file has none.
+  absent,
+  /// Computed for this file (bound to its contentHash, or a version 1 chunk
+  /// or a file without contentHash, which cannot be bound): verified as
+  /// open_options::integrity says.
+  current,
+  /// Computed for another contentHash, e.g. before a tool that does not know
+  /// the chunk rewrote the file: ignored, and the contentHash verified over
+  /// the whole file instead (R-HASH), as for a file without block digests.
+  stale,
+  /// Not looked at: opened with integrity::none.
+  unchecked,
+};
+
 namespace detail {
 struct integrity_access;  // integrity.hpp: fills and checks block_digest_state
 
@@ -85,7 +102,8 @@ class asset {
   }
 
   /// Rows of the chunk table whose type the library does not interpret
-  /// (23..0x7FFF and plugin chunks >= 0x8000), in table order.
+  /// (25, the Gaussian splats; 28..0x7FFF; plugin chunks >= 0x8000: see
+  /// is_known_chunk_type), in table order.
   [[nodiscard]] std::vector<std::uint32_t> raw_chunks() const {
     std::vector<std::uint32_t> rows;
     for (std::uint32_t i = 0; i < chunks_.size(); ++i)
@@ -142,6 +160,11 @@ class asset {
     return it->second;
   }
 
+  /// What the file's block digests meant for this open (digest_status): a
+  /// `stale` file was verified by its whole-file contentHash, and its
+  /// verified accessors and byte-range loads check nothing more.
+  [[nodiscard]] digest_status block_digests() const noexcept { return digests_; }
+
   /// Whether the asset was opened with open_options::relaxed_extension_ranges
   /// (the library's stricter extension rules relaxed; see docs/format.md).
   [[nodiscard]] bool relaxed_extension_ranges() const noexcept { return relaxed_extension_ranges_; }
@@ -168,6 +191,7 @@ class asset {
   std::array<std::uint32_t, max_known_chunk_type + 1> chunk_by_type_ = filled_none();
   std::vector<std::pair<std::uint32_t, std::uint32_t>> entity_rows_;  // (entityId, row), sorted
   mutable detail::block_digest_state integrity_;                      // integrity.hpp
+  digest_status digests_ = digest_status::absent;                     // integrity.hpp
   bool relaxed_extension_ranges_ = false;
 
   static constexpr std::array<std::uint32_t, max_known_chunk_type + 1> filled_none() noexcept {

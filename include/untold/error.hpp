@@ -95,12 +95,43 @@ struct error_context {
 
 namespace detail {
 
-/// Appends `text` with bytes below 0x20, 0x7F and '\\' escaped (\n, \t, \xHH,
-/// \\): what every text output does with a name taken from a file.
+/// The length of the well-formed UTF-8 sequence at the start of `s` (1-4),
+/// or 0 when it is not one (a stray continuation byte, an overlong form, a
+/// surrogate, past U+10FFFF, cut short).
+[[nodiscard]] constexpr std::size_t utf8_sequence_length(std::string_view s) noexcept {
+  const auto at = [&s](std::size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0u; };
+  const unsigned c = at(0);
+  const auto continuation = [&at](std::size_t i, unsigned lo = 0x80, unsigned hi = 0xBF) {
+    return at(i) >= lo && at(i) <= hi;
+  };
+  if (c < 0x80) return s.empty() ? 0 : 1;
+  if (c >= 0xC2 && c <= 0xDF) return continuation(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    const bool second = c == 0xE0 ? continuation(1, 0xA0) : c == 0xED ? continuation(1, 0x80, 0x9F) : continuation(1);
+    return second && continuation(2) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    const bool second = c == 0xF0 ? continuation(1, 0x90) : c == 0xF4 ? continuation(1, 0x80, 0x8F) : continuation(1);
+    return second && continuation(2) && continuation(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+/// Appends `text` so that it is one line of valid UTF-8 without control
+/// characters: '\\' as \\, \n \t \r as themselves escaped, every other byte
+/// of a C0 control, DEL, a C1 control (U+0080..U+009F, which some terminals
+/// obey as escape sequences) or of a malformed UTF-8 sequence as \xHH; other
+/// characters as they are. What every text output does with a name taken
+/// from a file (or a path, which may hold the same bytes).
 template <class String>
 void append_escaped(String& out, std::string_view text) {
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
+  const auto hex = [&out](unsigned char c) {
+    const char h[] = {'\\', 'x', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 0xFu]};
+    out.append(std::string_view(h, 4));
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t n = utf8_sequence_length(text.substr(i));
     if (c == '\\') {
       out.append("\\\\");
     } else if (c == '\n') {
@@ -109,12 +140,14 @@ void append_escaped(String& out, std::string_view text) {
       out.append("\\t");
     } else if (c == '\r') {
       out.append("\\r");
-    } else if (c < 0x20 || c == 0x7F) {
-      const char hex[] = {'\\', 'x', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 0xFu]};
-      out.append(std::string_view(hex, 4));
+    } else if (c < 0x20 || c == 0x7F || n == 0) {
+      hex(c);
+    } else if (c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {  // C1 control
+      hex(c), hex(static_cast<unsigned char>(text[i + 1]));
     } else {
-      out.push_back(ch);
+      out.append(text.substr(i, n));
     }
+    i += n == 0 ? 1 : n;
   }
 }
 

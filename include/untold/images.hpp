@@ -41,7 +41,7 @@
 #include "bytes.hpp"
 #include "cursor.hpp"
 #include "error.hpp"
-#include "extensions.hpp"
+#include "extension_records.hpp"
 #include "limits.hpp"
 #include "sink.hpp"
 

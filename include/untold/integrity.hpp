@@ -19,7 +19,8 @@
 //
 // Payload of the chunk (type integrity_chunk_type, stored uncompressed),
 // after the 16-byte UEXT envelope and the plugin id "untold.integrity"
-// (chunkKind 1, chunkVersion 1); offsets from the start of that body:
+// (chunkKind 1, chunkVersion 2; version 1 lacks the binding); offsets from
+// the start of that body:
 //
 //    0 u32 blockSize     power of two, 4 KiB .. 16 MiB (the writer: 64 KiB)
 //    4 u32 chunkCount    = the header's chunkCount
@@ -35,6 +36,24 @@
 //    . digestCount x 32 B  block digests, rows in table order, each row's
 //                        blocks in order; block k of a row = its stored bytes
 //                        [k x blockSize, min((k + 1) x blockSize, compressedSize))
+//    . u64 contentPrefixLength  the binding (version 2): the stored bytes the
+//                        contentHash takes before this chunk (rows of lower
+//                        chunkType), and
+//    . 32 B chainingValue  SHA-256's state (FIPS 180-4 H(i), 8 big-endian
+//                        words) after the contentHash message's whole 64-byte
+//                        blocks before contentPrefixLength. Both 0: computed
+//                        for a file without contentHash.
+//
+// The binding: the contentHash covers this chunk, so the chunk cannot hold
+// the contentHash itself; it holds the state that computation had reached.
+// Resuming it over the chunk's last bytes (and the rows of higher chunkType)
+// must give the header's contentHash, else the chunk is STALE: computed for
+// other bytes, e.g. before a tool that does not know it rewrote the file and
+// recomputed the contentHash. A stale chunk is ignored and the contentHash
+// verified over the whole file instead (verifies_content_hash); so a chunk
+// made stale on purpose never skips verification. A version 1 chunk and a
+// file without contentHash cannot be bound: their chunk counts as current,
+// as before version 2 (a rewrite then fails R-DIRECTORY-HASH or R-BLOCK-HASH).
 //
 // Open costs O(chunkCount): the top digest covers the row digests, not the
 // block digests (32 bytes per 64 KiB: 512 KiB for a 1 GiB file). A row's
@@ -54,6 +73,7 @@
 
 #include "asset.hpp"
 #include "bytes.hpp"
+#include "content_hash.hpp"
 #include "cursor.hpp"
 #include "error.hpp"
 #include "extensions.hpp"
@@ -81,15 +101,19 @@ enum class integrity : std::uint8_t {
 
 /// Whether opening in `mode` verifies the contentHash (R-HASH), whole file or
 /// by byte ranges (streamed_asset::load_all): always with `full`; with `lazy`
-/// only for a file without block digests, where it is the only check.
-[[nodiscard]] constexpr bool verifies_content_hash(integrity mode, bool file_has_digests) noexcept {
-  return mode == integrity::full || (mode == integrity::lazy && !file_has_digests);
+/// only for a file without current block digests (none, or stale ones),
+/// where it is the only check.
+[[nodiscard]] constexpr bool verifies_content_hash(integrity mode, bool digests_current) noexcept {
+  return mode == integrity::full || (mode == integrity::lazy && !digests_current);
 }
 
 inline constexpr std::uint32_t integrity_chunk_type = 0xFFFF0001u;  // the library's own plugin chunk
 inline constexpr std::string_view integrity_plugin_id = "untold.integrity";
 inline constexpr std::uint32_t integrity_chunk_kind = 1;
-inline constexpr std::uint32_t integrity_chunk_version = 1;
+/// The version the writer writes: bound to the contentHash.
+inline constexpr std::uint32_t integrity_chunk_version = 2;
+/// The first version, without the binding: still read, as current.
+inline constexpr std::uint32_t unbound_integrity_chunk_version = 1;
 inline constexpr std::uint32_t default_digest_block_size = 64 * 1024;
 inline constexpr std::uint32_t min_digest_block_size = 4 * 1024;
 inline constexpr std::uint32_t max_digest_block_size = 16 * 1024 * 1024;
@@ -97,6 +121,8 @@ inline constexpr std::size_t digest_size = 32;
 
 /// Header bytes the directory digest covers: all but contentHash [140, 172).
 inline constexpr std::size_t content_hash_field_offset = 140;
+/// contentPrefixLength and chainingValue, the last bytes of a version 2 chunk.
+inline constexpr std::size_t integrity_binding_size = 8 + digest_size;
 
 /// Number of blocks of `stored_size` bytes. Precondition: block_size > 0.
 [[nodiscard]] constexpr std::uint64_t digest_block_count(std::uint64_t stored_size, std::uint64_t block_size) noexcept {
@@ -135,6 +161,7 @@ inline constexpr std::size_t content_hash_field_offset = 140;
 
 /// A parsed untold.integrity chunk: views into its payload.
 struct integrity_digests {
+  std::uint32_t version = 0;  // integrity_chunk_version or unbound_integrity_chunk_version
   std::uint32_t block_size = 0;
   std::uint32_t chunk_count = 0;
   std::uint32_t digest_count = 0;
@@ -143,6 +170,7 @@ struct integrity_digests {
   byte_span top;               // what top_digest covers
   byte_span top_digest;        // 32 bytes
   byte_span block_digests;     // digest_count x 32
+  byte_span binding;           // integrity_binding_size bytes (version 2), else empty
 };
 
 namespace detail {
@@ -160,6 +188,34 @@ inline void set_flag(std::uint8_t& flag) noexcept { __atomic_store_n(&flag, std:
   return make_error(code, {.chunk_index = row, .chunk_type = integrity_chunk_type, .field = field, .value = value,
                            .has_value = true});
 }
+
+struct integrity_body {
+  byte_span bytes;  // after the plugin id
+  std::uint32_t version = 0;
+};
+
+// The body and version of the integrity chunk at row `row`: stored
+// uncompressed, plugin id, kind, a known version (R-INTEGRITY-LAYOUT; a broken
+// envelope is R-EXT-RANGES), and for version 2 room for the binding.
+template <class = void>
+[[nodiscard]] result<integrity_body> integrity_chunk_body(byte_span stored, std::span<const chunk_entry> chunks,
+                                                          std::uint32_t row) noexcept {
+  if (chunks[row].compression_type != static_cast<std::uint32_t>(compression::none))
+    return integrity_error(errc::integrity_layout, row, "compressionType", chunks[row].compression_type);
+  // Expect the version found when it is a known one, so that the envelope,
+  // id and kind are checked (and reported) first.
+  const auto envelope = parse_plugin_chunk(stored);
+  const std::uint32_t version = envelope && envelope->chunk_version == unbound_integrity_chunk_version
+                                    ? unbound_integrity_chunk_version
+                                    : integrity_chunk_version;
+  const auto body = plugin_chunk_body(
+      stored, {.plugin_id = integrity_plugin_id, .kind = integrity_chunk_kind, .chunk_version = version},
+      errc::integrity_layout, row, integrity_chunk_type);
+  if (!body) return body.error();
+  if (version == integrity_chunk_version && body->size() < integrity_body_fixed + integrity_binding_size)
+    return integrity_error(errc::integrity_layout, row, "size", stored.size());
+  return integrity_body{*body, version};
+}
 }  // namespace detail
 
 /// Decodes the integrity chunk at table row `row` from its stored bytes and
@@ -173,15 +229,11 @@ template <class = void>
   const auto fail = [&](const char* field, std::uint64_t value) {
     return detail::integrity_error(errc::integrity_layout, row, field, value);
   };
-  if (chunks[row].compression_type != static_cast<std::uint32_t>(compression::none))
-    return fail("compressionType", chunks[row].compression_type);
-  const auto body = plugin_chunk_body(
-      stored,
-      {.plugin_id = integrity_plugin_id, .kind = integrity_chunk_kind, .chunk_version = integrity_chunk_version},
-      errc::integrity_layout, row, integrity_chunk_type);
+  const auto body = detail::integrity_chunk_body(stored, chunks, row);
   if (!body) return body.error();
+  const std::size_t binding_size = body->version == integrity_chunk_version ? integrity_binding_size : 0;
 
-  byte_cursor in(*body, {.truncated = errc::integrity_layout, .count_too_large = errc::integrity_layout});
+  byte_cursor in(body->bytes, {.truncated = errc::integrity_layout, .count_too_large = errc::integrity_layout});
   std::uint32_t fixed[4] = {};  // blockSize, chunkCount, digestCount, reserved
   const char* const fixed_names[4] = {"blockSize", "chunkCount", "digestCount", "reserved"};
   for (int i = 0; i < 4; ++i) {
@@ -190,6 +242,7 @@ template <class = void>
     fixed[i] = *v;
   }
   integrity_digests d;
+  d.version = body->version;
   d.block_size = fixed[0];
   d.chunk_count = fixed[1];
   d.digest_count = fixed[2];
@@ -205,13 +258,14 @@ template <class = void>
     if (r != row) blocks += digest_block_count(chunks[r].compressed_size, d.block_size);
   if (blocks != d.digest_count) return fail("digestCount", d.digest_count);
   // Exactly the size the counts imply, checked before any view is taken.
-  if (in.remaining() != digest_size * (std::uint64_t{d.chunk_count} + 2 + d.digest_count))
+  if (in.remaining() != digest_size * (std::uint64_t{d.chunk_count} + 2 + d.digest_count) + binding_size)
     return fail("size", stored.size());
   d.directory_digest = *in.bytes(digest_size, "directoryDigest");
   d.row_digests = *in.array_bytes(d.chunk_count, digest_size, "rowDigests");
   d.top = stored.first(stored.size() - in.remaining());
   d.top_digest = *in.bytes(digest_size, "topDigest");
   d.block_digests = *in.array_bytes(d.digest_count, digest_size, "blockDigests");
+  d.binding = in.rest();
   return d;
 }
 
@@ -240,7 +294,8 @@ template <class StoredBytes>
   return blocks;
 }
 
-/// The stored bytes of an integrity chunk for a file whose header and chunk
+/// The stored bytes of an integrity chunk (version 2, its binding 0: not
+/// bound; bind_integrity_chunk binds it) for a file whose header and chunk
 /// table are `directory` (contentHash ignored) and whose block digests are
 /// `block_digests` (compute_block_digests' layout). `integrity_row` is the
 /// integrity chunk's own row; its table entry must already hold the size
@@ -287,7 +342,64 @@ template <class = void>
   byte_sink tail(*chunk);
   tail.bytes(std::as_bytes(std::span(*top)));
   tail.bytes(block_digests);
+  chunk->resize(chunk->size() + integrity_binding_size);  // the binding, zero
   return std::move(*chunk);
+}
+
+/// Binds `chunk` (encode_integrity_chunk's output) to the contentHash that
+/// `content` is computing: `content` must have hashed exactly the stored
+/// bytes of the rows before the integrity chunk in content_hash_order. Hashes
+/// the chunk into `content` up to its binding, records the state reached
+/// there, then hashes the rest; `content` goes on with the later rows, and
+/// its finish() is the contentHash. Precondition: chunk.size() >=
+/// integrity_binding_size + 64 (every encoded chunk is).
+inline void bind_integrity_chunk(std::span<std::byte> chunk, sha256_resumable& content) noexcept {
+  const std::size_t at = chunk.size() - integrity_binding_size;
+  const std::uint64_t prefix = content.size();
+  content.update(chunk.first(at));
+  const sha256_midstate state = content.midstate();
+  store_le_unchecked<std::uint64_t>(chunk.data() + at, prefix);
+  for (std::size_t i = 0; i < state.words.size(); ++i)
+    for (std::size_t b = 0; b < 4; ++b)
+      chunk[at + 8 + 4 * i + b] = static_cast<std::byte>(state.words[i] >> (24 - 8 * b));
+  content.update(chunk.subspan(at));
+}
+
+/// An integrity chunk and the contentHash it is bound to (all zero when the
+/// file is not hashed; the chunk's binding then stays 0).
+struct sealed_integrity_chunk {
+  std::vector<std::byte> chunk;
+  sha256_digest content_hash{};
+};
+
+/// The integrity chunk of a laid-out file (block digests, encode, bind) and,
+/// when `content_hash`, its contentHash, in one single-threaded pass over
+/// the stored bytes (the builder spreads the same work over threads): what
+/// a tool that rewrites stored bytes calls (untold recompress).
+/// `stored_bytes(row)` -> byte_span: row's final stored bytes, for every row
+/// but `integrity_row`, whose table entry must already hold
+/// integrity_chunk_size(). Preconditions: block_size is valid; no other row
+/// has integrity_chunk_type.
+template <class StoredBytes>
+[[nodiscard]] result<sealed_integrity_chunk> seal_integrity_chunk(byte_span directory,
+                                                                  std::span<const chunk_entry> chunks,
+                                                                  std::uint32_t integrity_row, std::uint32_t block_size,
+                                                                  bool content_hash, StoredBytes&& stored_bytes) {
+  auto blocks = compute_block_digests(chunks, integrity_row, block_size, stored_bytes);
+  if (!blocks) return blocks.error();
+  auto chunk = encode_integrity_chunk(directory, chunks, integrity_row, block_size, *blocks);
+  if (!chunk) return chunk.error();
+  sealed_integrity_chunk sealed{std::move(*chunk)};
+  if (!content_hash) return sealed;
+  sha256_resumable content;
+  for (const std::uint32_t row : content_hash_order(chunks)) {
+    if (row == integrity_row)
+      bind_integrity_chunk(sealed.chunk, content);
+    else
+      content.update(stored_bytes(row));
+  }
+  sealed.content_hash = content.finish();
+  return sealed;
 }
 
 /// The stored size of the integrity chunk for a table of `chunks` (the
@@ -298,7 +410,52 @@ template <class = void>
   for (std::uint32_t r = 0; r < chunks.size(); ++r)
     if (r != integrity_row) blocks += digest_block_count(chunks[r].compressed_size, block_size);
   return plugin_envelope_size + integrity_plugin_id.size() + detail::integrity_body_fixed +
-         digest_size * (std::uint64_t{chunks.size()} + 1 + blocks);
+         digest_size * (std::uint64_t{chunks.size()} + 1 + blocks) + integrity_binding_size;
+}
+
+/// Whether the integrity chunk at table row `row`, stored bytes `stored`,
+/// was computed for the file's contentHash (the binding, file comment):
+/// true for a version 1 chunk and for a file without contentHash (nothing to
+/// bind: the chunk is the check, as before version 2); false (stale) when
+/// contentPrefixLength is not what the table's rows of lower chunkType store
+/// or the computation resumed from chainingValue over the chunk's last bytes
+/// and the rows of higher chunkType, `stored_bytes(r)` -> byte_span, misses
+/// the header's contentHash. Costs O(chunkCount), SHA-256 of at most 103
+/// bytes of the chunk, and of those later rows (none in the writer's files
+/// unless a caller added plugin chunks of types above 0xFFFF0001).
+/// Errors: those of the chunk's envelope, identity and minimum size, as
+/// parse_integrity_chunk reports them (R-EXT-RANGES, R-INTEGRITY-LAYOUT);
+/// nothing else is parsed. Preconditions: `chunks` passed parse_chunk_table; `row` is the
+/// only row of integrity_chunk_type (find_integrity_chunk). Safe on
+/// untrusted input.
+template <class StoredBytes>
+[[nodiscard]] result<bool> integrity_chunk_is_current(const file_header& h, std::span<const chunk_entry> chunks,
+                                                      std::uint32_t row, byte_span stored, StoredBytes&& stored_bytes) {
+  const auto body = detail::integrity_chunk_body(stored, chunks, row);
+  if (!body) return body.error();
+  if (body->version != integrity_chunk_version || !is_hashed(h)) return true;
+  const std::size_t at = stored.size() - integrity_binding_size;  // >= 80: envelope, id, fixed part
+  const std::uint64_t recorded_prefix = load_le_unchecked<std::uint64_t>(stored.data() + at);
+  // Rows lie inside the file without overlapping (parse_chunk_table): no overflow.
+  std::uint64_t prefix = 0;
+  for (const chunk_entry& c : chunks)
+    if (c.chunk_type < integrity_chunk_type) prefix += c.compressed_size;
+  if (recorded_prefix != prefix) return false;
+  sha256_midstate state;
+  for (std::size_t i = 0; i < state.words.size(); ++i)
+    for (std::size_t b = 0; b < 4; ++b)
+      state.words[i] = state.words[i] << 8 | std::to_integer<std::uint32_t>(stored[at + 8 + 4 * i + b]);
+  // The state covers the whole blocks before the binding; the rest of the
+  // last one (< 64 bytes, at >= 80) is the chunk's own.
+  state.length = (prefix + at) / 64 * 64;
+  sha256_resumable content(state);
+  content.update(stored.subspan(static_cast<std::size_t>(state.length - prefix)));
+  bool later = false;  // past the integrity chunk in content-hash order
+  for (const std::uint32_t r : content_hash_order(chunks)) {
+    if (later) content.update(stored_bytes(r));
+    later = later || r == row;
+  }
+  return content.finish() == h.content_hash;
 }
 
 namespace detail {
@@ -312,32 +469,32 @@ namespace detail {
 struct integrity_access {
   [[nodiscard]] static bool has_digests(const asset& a) noexcept { return a.integrity_.block_size != 0; }
 
-  /// Parses and checks the integrity chunk (layout, top digest, directory
-  /// digest) and arms per-block verification. `directory` = the file's
-  /// header and chunk table; `stored` = the integrity chunk's stored bytes,
-  /// which must stay alive as long as the asset (the file, or the asset's
-  /// own storage). `defer_uncompressed`: uncompressed chunks that open does
-  /// not read wait for first access (whole-file lazy open).
-  template <class = void>
-  static status attach(asset& a, byte_span directory, std::uint32_t row, byte_span stored, bool defer_uncompressed) {
-    auto d = parse_integrity_chunk(stored, a.chunks_, row);
-    if (!d) return d.error();
-    if (!digest_equals(sha256_of(d->top), d->top_digest))
-      return integrity_error(errc::integrity_hash, row, "topDigest", 0);
-    if (!digest_equals(untold::directory_digest(directory), d->directory_digest))
-      return make_error(errc::directory_hash, {.chunk_index = row, .chunk_type = integrity_chunk_type,
-                                               .field = "directoryDigest"});
-    block_digest_state& s = a.integrity_;
-    s.first_block.assign(a.chunks_.size() + 1, 0);
-    for (std::uint32_t r = 0; r < a.chunks_.size(); ++r)
-      s.first_block[r + 1] =
-          s.first_block[r] + (r == row ? 0 : digest_block_count(a.chunks_[r].compressed_size, d->block_size));
-    s.row_digests = d->row_digests;
-    s.block_digests = d->block_digests;
-    s.row_verified.assign(a.chunks_.size(), 0);
-    s.block_verified.assign(d->digest_count, 0);
-    s.defer_uncompressed = defer_uncompressed;
-    s.block_size = d->block_size;
+  /// integrity::none: the chunk is not looked at.
+  static void mark_unchecked(asset& a) noexcept {
+    a.digests_ = digest_status::absent;
+    for (const chunk_entry& c : a.chunks_)
+      if (c.chunk_type == integrity_chunk_type) a.digests_ = digest_status::unchecked;
+  }
+
+  /// What the open does with the file's integrity chunk, `row` (none: the
+  /// file has none; else find_integrity_chunk's row). A current chunk
+  /// (integrity_chunk_is_current, `stored_bytes` as there) is attached; a
+  /// stale one is left alone: the caller verifies the contentHash instead
+  /// (verifies_content_hash). Records the outcome (asset::block_digests()).
+  /// `directory`, `stored`, `defer_uncompressed`: as for attach.
+  template <class StoredBytes>
+  static status use_integrity_chunk(asset& a, byte_span directory, std::uint32_t row, byte_span stored,
+                                    bool defer_uncompressed, StoredBytes&& stored_bytes) {
+    a.digests_ = digest_status::absent;
+    if (row == none) return {};
+    auto current = integrity_chunk_is_current(a.header_, a.chunks_, row, stored, stored_bytes);
+    if (!current) return current.error();
+    if (!*current) {
+      a.digests_ = digest_status::stale;
+      return {};
+    }
+    UNTOLD_TRY(attach(a, directory, row, stored, defer_uncompressed));
+    a.digests_ = digest_status::current;
     return {};
   }
 
@@ -418,6 +575,35 @@ struct integrity_access {
   }
 
  private:
+  // Parses and checks the integrity chunk (layout, top digest, directory
+  // digest) and arms per-block verification. `directory` = the file's
+  // header and chunk table; `stored` = the integrity chunk's stored bytes,
+  // which must stay alive as long as the asset (the file, or the asset's
+  // own storage). `defer_uncompressed`: uncompressed chunks that open does
+  // not read wait for first access (whole-file lazy open).
+  template <class = void>
+  static status attach(asset& a, byte_span directory, std::uint32_t row, byte_span stored, bool defer_uncompressed) {
+    auto d = parse_integrity_chunk(stored, a.chunks_, row);
+    if (!d) return d.error();
+    if (!digest_equals(sha256_of(d->top), d->top_digest))
+      return integrity_error(errc::integrity_hash, row, "topDigest", 0);
+    if (!digest_equals(untold::directory_digest(directory), d->directory_digest))
+      return make_error(errc::directory_hash, {.chunk_index = row, .chunk_type = integrity_chunk_type,
+                                               .field = "directoryDigest"});
+    block_digest_state& s = a.integrity_;
+    s.first_block.assign(a.chunks_.size() + 1, 0);
+    for (std::uint32_t r = 0; r < a.chunks_.size(); ++r)
+      s.first_block[r + 1] =
+          s.first_block[r] + (r == row ? 0 : digest_block_count(a.chunks_[r].compressed_size, d->block_size));
+    s.row_digests = d->row_digests;
+    s.block_digests = d->block_digests;
+    s.row_verified.assign(a.chunks_.size(), 0);
+    s.block_verified.assign(d->digest_count, 0);
+    s.defer_uncompressed = defer_uncompressed;
+    s.block_size = d->block_size;
+    return {};
+  }
+
   // A row's block digests against its row digest, once.
   template <class = void>
   static status verify_row_digests(const asset& a, std::uint32_t row) {
@@ -437,7 +623,8 @@ struct integrity_access {
 }  // namespace detail
 
 /// Whether `a` still has chunks the verified accessors will check on first
-/// access (the file has block digests and was opened with integrity::lazy).
+/// access (the file has block digests, current ones - asset::block_digests()
+/// - and was opened with integrity::lazy).
 [[nodiscard]] inline bool has_block_digests(const asset& a) noexcept {
   return detail::integrity_access::has_digests(a);
 }

@@ -26,18 +26,21 @@
 // (header, entity and extension values) once everything is loaded
 // (load_all).
 //
-// Integrity: a file with block digests (the untold.integrity chunk,
+// Integrity: a file with current block digests (the untold.integrity chunk,
 // integrity.hpp) has them read and checked at open (R-INTEGRITY-*,
 // R-DIRECTORY-HASH), and every chunk and every mesh range verified as it
 // loads (R-BLOCK-HASH; a mesh range is read out to whole 64 KiB blocks),
 // unless open.integrity is none; load_all then checks the contentHash only
-// with integrity::full, as untold::open does. A file without them cannot be
-// verified by range: the content hash covers every stored byte of every
-// chunk in one SHA-256, so bytes from load_mesh / load_chunk are then
+// with integrity::full, as untold::open does. A file without them, or with
+// stale ones (computed for another contentHash: the same decision as
+// untold::open's, metadata().block_digests() == digest_status::stale),
+// cannot be verified by range: the content hash covers every stored byte of
+// every chunk in one SHA-256, so bytes from load_mesh / load_chunk are then
 // range-checked, decoded exactly and (with deep checks) value-checked, but
-// NOT authenticated. Only load_all, which reads every stored byte, verifies
-// R-HASH; call it (or verify the file by other means, e.g. a pinned ETag
-// plus a digest the caller trusts) before relying on integrity.
+// NOT authenticated (has_block_digests(metadata()) is false). Only load_all,
+// which reads every stored byte, verifies R-HASH; call it (or verify the
+// file by other means, e.g. a pinned ETag plus a digest the caller trusts)
+// before relying on integrity.
 #pragma once
 
 #include <algorithm>
@@ -280,8 +283,10 @@ class streamed_asset {
   /// open.deep_checks, the mesh's deep rules run on the bytes returned
   /// (validate_mesh_deep: R-FINITE, R-BOUNDS, R-INDEX-VALUE), so every index
   /// handed out is below the mesh's vertexCount. Block digests, when the
-  /// file has them, are checked as the bytes are read; the content hash
-  /// never is (file comment). Safe on untrusted input. load_mesh_into does
+  /// file has current ones (has_block_digests(metadata())), are checked as
+  /// the bytes are read; the content hash never is, so without current
+  /// digests (none, or metadata().block_digests() == digest_status::stale)
+  /// the bytes are not authenticated until load_all (file comment). Safe on untrusted input. load_mesh_into does
   /// the same into memory the caller owns.
   template <class = void>
   result<mesh_bytes> load_mesh(std::uint32_t mesh_index) {
@@ -349,13 +354,15 @@ class streamed_asset {
   /// stored byte is verified as untold::open with the same integrity mode
   /// verifies it: with block digests attached, each chunk's blocks as it
   /// loads (R-BLOCK-HASH); the contentHash (R-HASH) only with
-  /// integrity::full, or when the file has no block digests (then it is the
-  /// only check there is). A contentHash pass reads each stored byte once
+  /// integrity::full, or when the file has no current block digests (none,
+  /// or stale ones: then it is the only check there is). A contentHash pass reads each stored byte once
   /// more (from a source that lends views: hashes them in place).
   template <class = void>
   status load_all() {
     const auto& chunks = asset_.chunks();
-    const bool hash = is_hashed(asset_.header()) && verifies_content_hash(options_.open.effective_integrity(), has_block_digests(asset_));
+    const bool hash = is_hashed(asset_.header()) &&
+                      verifies_content_hash(options_.open.effective_integrity(),
+                                            asset_.block_digests() == digest_status::current);
     sha256 hasher;
     for (const std::uint32_t row : content_hash_order(chunks)) {
       const chunk_entry& c = chunks[row];
@@ -465,19 +472,46 @@ class streamed_asset {
 
   // Reads and checks the integrity chunk, if the file has one and
   // open.integrity asks for verification: from here on load_payload verifies
-  // every chunk it is given (integrity.hpp).
+  // every chunk it is given (integrity.hpp), unless the chunk is stale
+  // (computed for another contentHash): then nothing is verified by range,
+  // as in a file without block digests, and load_all checks the contentHash.
   template <class = void>
   status attach_block_digests() {
-    if (options_.open.effective_integrity() == integrity::none) return {};
+    if (options_.open.effective_integrity() == integrity::none) {
+      detail::integrity_access::mark_unchecked(asset_);
+      return {};
+    }
     const auto row = find_integrity_chunk(asset_.chunks());
     if (!row) return row.error();
-    if (*row == none) return {};
+    if (*row == none)
+      return detail::integrity_access::use_integrity_chunk(asset_, {}, none, {}, false,
+                                                           [](std::uint32_t) { return byte_span{}; });
     const chunk_entry& c = asset_.chunks()[*row];
     if (c.file_offset <= prefix_.size() + chunk_alignment && c.file_offset + c.compressed_size > prefix_.size())
       UNTOLD_TRY(extend_prefix(c.file_offset + c.compressed_size));  // the writer stores it right after the table
     UNTOLD_TRY(load_chunk(*row));
+    // The binding covers the rows the contentHash takes after the integrity
+    // chunk (chunkType above it; the writer's files have none unless a
+    // caller added such plugin chunks): their stored bytes are read now.
+    std::vector<byte_span> later(asset_.chunks().size());
+    std::vector<byte_buffer> owned;
+    for (std::uint32_t r = 0; r < asset_.chunks().size(); ++r) {
+      const chunk_entry& e = asset_.chunks()[r];
+      if (e.chunk_type <= integrity_chunk_type || e.compressed_size == 0) continue;
+      if (lends_views_) {
+        const auto stored = view(e.file_offset, e.compressed_size);
+        if (!stored) return stored.error();
+        later[r] = *stored;
+        continue;
+      }
+      byte_buffer stored;
+      UNTOLD_TRY(read_into(stored, e.file_offset, e.compressed_size));
+      owned.push_back(std::move(stored));  // moving keeps the buffer, and the span into it
+      later[r] = owned.back();
+    }
     const auto directory = byte_span(prefix_).first(static_cast<std::size_t>(chunk_table_range(asset_.header()).end()));
-    return detail::integrity_access::attach(asset_, directory, *row, asset_.payload(*row), false);
+    return detail::integrity_access::use_integrity_chunk(asset_, directory, *row, asset_.payload(*row), false,
+                                                         [&](std::uint32_t r) { return later[r]; });
   }
 
   // Payload bytes [offset, offset + out.size()) of uncompressed chunk `row`

@@ -261,23 +261,26 @@ class asset_loader {
   }
 
   /// Stage 1b, whole file: what `options.integrity` verifies before any
-  /// payload is used. With block digests: the integrity chunk, header and
-  /// table now, each chunk's blocks as load_payload takes it (lazy: only the
-  /// chunks open reads; full or deep checks: all). Without (or `full`): the
-  /// contentHash (R-HASH), as before block digests existed.
+  /// payload is used. With current block digests: the integrity chunk,
+  /// header and table now, each chunk's blocks as load_payload takes it
+  /// (lazy: only the chunks open reads; full or deep checks: all). Without
+  /// them (none, or stale: computed for another contentHash), or with
+  /// `full`: the contentHash (R-HASH), as before block digests existed.
   template <class = void>
   static status check_integrity(asset& a, byte_span file, const open_options& options) {
     const integrity mode = options.effective_integrity();
-    if (mode == integrity::none) return {};
+    if (mode == integrity::none) {
+      detail::integrity_access::mark_unchecked(a);
+      return {};
+    }
     const auto row = find_integrity_chunk(a.chunks_);
     if (!row) return row.error();
-    if (*row != none) {
-      const chunk_entry& c = a.chunks_[*row];
-      UNTOLD_TRY(detail::integrity_access::attach(a, file.first(static_cast<std::size_t>(chunk_table_range(a.header_).end())),
-                                                  *row, subspan(file, {c.file_offset, c.compressed_size}),
-                                                  mode == integrity::lazy && !options.deep_checks));
-    }
-    if (verifies_content_hash(mode, *row != none)) UNTOLD_TRY(verify_content_hash(a.header_, a.chunks_, file));
+    const auto stored = [&](std::uint32_t r) { return subspan(file, {a.chunks_[r].file_offset, a.chunks_[r].compressed_size}); };
+    UNTOLD_TRY(detail::integrity_access::use_integrity_chunk(
+        a, file.first(static_cast<std::size_t>(chunk_table_range(a.header_).end())), *row,
+        *row == none ? byte_span{} : stored(*row), mode == integrity::lazy && !options.deep_checks, stored));
+    if (verifies_content_hash(mode, a.digests_ == digest_status::current))
+      UNTOLD_TRY(verify_content_hash(a.header_, a.chunks_, file));
     return {};
   }
 

@@ -190,8 +190,28 @@ struct texture_record {
 
 /// record_traits<R>::fields(visitor, record, format_version) visits every field
 /// of R in file order as visitor(field, "specName"). `record` may be const.
+/// A field may itself be a record with record_traits (written in place), and
+/// `zero_padding<N>` stands for N bytes a writer zeroes and a reader skips.
+/// Every format's fixed-layout records are described this way (the core's
+/// here, assetc's in assetc/hmesh.hpp and hmat.hpp), so one codec reads and
+/// writes them all.
 template <class R>
 struct record_traits;
+
+/// N bytes of padding inside a record: skipped on decode, zero on encode.
+template <std::size_t N>
+struct zero_padding {
+  static constexpr std::size_t size = N;
+};
+
+namespace detail {
+template <class T>
+inline constexpr bool is_zero_padding = false;
+template <std::size_t N>
+inline constexpr bool is_zero_padding<zero_padding<N>> = true;
+template <class T>
+concept described_record = requires { record_traits<T>::size(max_format_version); };
+}  // namespace detail
 
 template <>
 struct record_traits<file_header> {
@@ -339,7 +359,11 @@ struct field_decoder {
   const std::byte* cursor;
   template <class T>
   void operator()(T& field, const char*) noexcept {
-    if constexpr (std::is_same_v<T, aabb>) {
+    if constexpr (is_zero_padding<std::remove_const_t<T>>) {
+      cursor += T::size;
+    } else if constexpr (described_record<T>) {
+      record_traits<T>::fields(*this, field, max_format_version);
+    } else if constexpr (std::is_same_v<T, aabb>) {
       (*this)(field.min, nullptr);
       (*this)(field.max, nullptr);
     } else if constexpr (std::is_array_v<T> || requires { std::tuple_size<T>::value; }) {
@@ -355,7 +379,11 @@ struct field_encoder {
   std::byte* cursor;
   template <class T>
   void operator()(const T& field, const char*) noexcept {
-    if constexpr (std::is_same_v<T, aabb>) {
+    if constexpr (is_zero_padding<T>) {
+      for (std::size_t i = 0; i < T::size; ++i) *cursor++ = std::byte{0};
+    } else if constexpr (described_record<T>) {
+      record_traits<T>::fields(*this, field, max_format_version);
+    } else if constexpr (std::is_same_v<T, aabb>) {
       (*this)(field.min, nullptr);
       (*this)(field.max, nullptr);
     } else if constexpr (std::is_array_v<T> || requires { std::tuple_size<T>::value; }) {

@@ -1,7 +1,10 @@
-// untold/untold.hpp - everything, in one include.
+// untold/untold.hpp - the .untold container, in one include: reader,
+// validators, writer, scene joins, range streaming, vertex packing.
 //
 // untold reads, validates and writes .untold runtime 3D asset containers
-// (spec: docs/format.md). Header-only C++20; no exceptions, no RTTI needed.
+// (spec: docs/format.md), and the runtime formats of Urho3D, Pragma UDM and
+// assetc (their own entry headers, listed below). Header-only C++20; no
+// exceptions, no RTTI needed.
 //
 // API guide
 // ---------
@@ -48,6 +51,9 @@
 //   bytes.hpp        little-endian loads/stores, checked range arithmetic
 //   cursor.hpp, sink.hpp  bounds-checked sequential reader / appending writer
 //   limits.hpp       the one limits struct of every reader
+//   budget.hpp       one memory/work/output budget per input (all formats)
+//   rules/           the rule tables, one per format family (data only)
+//   detail/checks.hpp finite-by-bits, safe relative path: checks every format shares
 //   error.hpp        errc (name/rule_id/message), error, result<T>
 //   format.hpp       enums and constants of the format
 //   records.hpp      record structs and their field-by-field codecs
@@ -55,7 +61,9 @@
 //   asset.hpp        the opened, validated file
 //   reader.hpp       open(): header/table rules and staging
 //   validate.hpp     record rules and deep checks
-//   extensions.hpp   extension tables 8-22, plugin envelope, R-EXT-RANGES
+//   extensions.hpp   extension tables 8-22: extension_records.hpp (records,
+//                    views, plugin envelope), extension_rules.hpp (R-EXT-RANGES,
+//                    R-MORPH-*, deep checks)
 //   scene.hpp        world transforms, joined mesh/skin/clip views
 //   compression.hpp  per-chunk lz4/zstd with exact-size checks
 //   hash.hpp         SHA-256 (OpenSSL EVP, portable fallback)

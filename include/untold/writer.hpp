@@ -305,6 +305,9 @@ struct write_options {
   /// Stored first, before the metadata (one prefix read holds it); costs
   /// 32 bytes per block (0.05% at 64 KiB) and one more SHA-256 pass, which
   /// runs on the other `threads` while the content hash is computed.
+  /// The chunk is bound to the contentHash: a tool that rewrites the file
+  /// without knowing the chunk, and recomputes the contentHash, leaves it
+  /// stale, and readers then verify the contentHash instead.
   /// Default (unset): on whenever `content_hash` is, so default files open
   /// without a pass over their geometry; false leaves the chunk out
   /// (SECURITY.md, "Integrity").
@@ -1567,20 +1570,31 @@ class basic_builder {
 
   // Block digests (when f.block_size != 0) in parallel with the content hash
   // and with `concurrent()` (finish()'s copy; nullptr for none); then the
-  // integrity chunk (row 0), the rest of the content hash, and the hash in
-  // the header. The content hash takes rows in chunkType order: the integrity
-  // chunk's high type puts it (and rows of higher types) last. Tasks go to
-  // threads in index order: the content hash (the longest, serial) first,
-  // then the concurrent work, then batches of blocks.
+  // integrity chunk (row 0), bound to the content hash (integrity.hpp), the
+  // rest of the content hash, and the hash in the header. The content hash
+  // takes rows in chunkType order: the integrity chunk's high type puts it
+  // (and rows of higher types) last. Tasks go to threads in index order: the
+  // content hash (the longest, serial) first, then the concurrent work, then
+  // batches of blocks.
   template <class Concurrent>
   static status hash_stored_bytes(laid_out_file_t& f, Concurrent&& concurrent) {
+    // The binding records the content hash's midstate, which OpenSSL's EVP
+    // interface does not expose: sha256_resumable (SHA extensions where the
+    // CPU has them) computes the content hash of files with both.
+    if (f.content_hash && f.block_size != 0) return hash_stored_bytes_with<sha256_resumable>(f, concurrent);
+    return hash_stored_bytes_with<sha256>(f, concurrent);
+  }
+
+  template <class Hasher, class Concurrent>
+  static status hash_stored_bytes_with(laid_out_file_t& f, Concurrent&& concurrent) {
     constexpr bool has_concurrent = !std::is_null_pointer_v<std::remove_cvref_t<Concurrent>>;
+    constexpr bool binds = std::is_same_v<Hasher, sha256_resumable>;
     const std::uint32_t block_size = f.block_size;
     const bool content_hash = f.content_hash;
     const std::vector<std::uint32_t> order = content_hash_order(f.table);
     const std::size_t before_integrity =
         block_size == 0 ? order.size() : static_cast<std::size_t>(std::find(order.begin(), order.end(), 0u) - order.begin());
-    sha256 content;
+    Hasher content;
     const auto hash_rows = [&](std::size_t from, std::size_t to) {
       for (std::size_t k = from; k < to; ++k)
         for (const byte_span piece : f.stored[order[k]]) content.update(piece);
@@ -1606,10 +1620,13 @@ class basic_builder {
         return make_error(errc::encode_failed, {.chunk_type = integrity_chunk_type, .field = "size"});
       f.owned[0] = std::move(*chunk);
       f.stored[0] = {byte_span(f.owned[0])};
-      if (content_hash) hash_rows(before_integrity, order.size());
+      if constexpr (binds) {  // only with the content hash (hash_stored_bytes)
+        bind_integrity_chunk(f.owned[0], content);
+        hash_rows(before_integrity + 1, order.size());
+      }
     }
     if (!content_hash) return {};
-    auto digest = content.finish();
+    const result<sha256_digest> digest = content.finish();
     if (!digest) return digest.error();
     f.header.content_hash = *digest;
     codec<file_header>::encode(f.header, f.directory);

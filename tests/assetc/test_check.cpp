@@ -131,3 +131,62 @@ TEST_CASE("check: path helpers") {
   CHECK(ua::extension_of("x/assets.hman") == "hman");
   CHECK(ua::extension_of("noext").empty());
 }
+
+TEST_CASE("check: the streaming form hands every problem over as it is found, in the collecting form's order") {
+  tree t;
+  t.set_manifest({{ua::hash_ref("models/chair/tex_0"), 0, 1, "models/chair/tex_0.ktx2"},
+                  {ua::hash_ref("models/chair/tex_1"), 0, 0, "models/chair/tex_1.ktx2"},
+                  {1, 0, 0, "gone/a.ktx2"},
+                  {2, 0, 0, "gone/b.ktx2"}});
+  const ua::check_report collected = t.run();
+  std::vector<std::string> streamed;
+  std::vector<std::string> paths;
+  for (const auto& [p, b] : t.files) paths.push_back(p);
+  const ua::check_report counts = ua::check_files(
+      paths,
+      [&t](std::string_view p) -> std::optional<untold::byte_span> { return span(t.files.at(std::string(p))); }, {},
+      [&streamed](std::string_view file, const untold::error& e) {
+        streamed.push_back(std::string(e.rule_id()) + " " + std::string(file));
+      });
+  CHECK(streamed == rules(collected));
+  CHECK(streamed.size() == 4);  // per missing entry: HM-CHECK-FILE and HM-CHECK-HASH
+  CHECK(counts.problems.empty());
+  CHECK(counts.problem_count == 4);
+  CHECK(collected.problem_count == 4);
+  CHECK(!counts.ok());
+  CHECK(counts.manifest_entries == 4);
+}
+
+TEST_CASE("check and the readers charge one shared budget (HM-LIMITS)") {
+  const tree t;
+  std::vector<std::string> paths;
+  for (const auto& [p, b] : t.files) paths.push_back(p);
+  const auto read = [&t](std::string_view p) -> std::optional<untold::byte_span> { return span(t.files.at(std::string(p))); };
+  // A budget of 32 bytes: the .hman's entry vector (2 entries) exceeds it.
+  untold::limits tight;
+  tight.memory_floor = 32;
+  tight.memory_per_input_byte = 0;
+  const bytes& hman = t.files.at("assets.hman");
+  const auto alone = ua::open_hman(span(hman), {.limits = tight});
+  REQUIRE(!alone);
+  CHECK(alone.error().rule_id() == "HM-LIMITS");
+  CHECK(std::string(alone.error().context.field) == "entries");
+  // Shared across the files of one check: what one file spends, the next cannot.
+  untold::budget shared(untold::limits{}, 0);
+  ua::read_options options;
+  options.budget = &shared;
+  const ua::check_report r = ua::check_files(paths, read, options);
+  CHECK(r.ok());
+  CHECK(shared.memory().used > 0);
+  CHECK(shared.work().used > 0);
+  untold::limits none;
+  none.memory_floor = 0;
+  none.memory_per_input_byte = 0;
+  none.work_floor = 0;
+  none.work_per_input_byte = 0;
+  untold::budget empty(none, 1 << 20);
+  options.budget = &empty;
+  const ua::check_report refused = ua::check_files(paths, read, options);
+  CHECK(refused.problem_count == 4);  // .hmesh, .hmat, .hman, .hanim: each reader refuses before it allocates or loops
+  for (const auto& p : refused.problems) CHECK(p.err.rule_id() == "HM-LIMITS");
+}

@@ -264,6 +264,20 @@ TEST_CASE("hmesh rules: deep checks") {
     wrf(b, chunk_at(b, "BNDS") + 36, std::numeric_limits<float>::quiet_NaN());
     CHECK(deep_only_rule(b) == "HM-FINITE");
   }
+  SUBCASE("HM-FINITE: a SKEL joint transform (issue 27: NaN in SKEL passed)") {
+    // Joint 1's bind translation y (after the 64-byte inverse bind matrix and x).
+    wrf(b, chunk_at(b, "SKEL") + 112 + 64 + 4, std::numeric_limits<float>::quiet_NaN());
+    CHECK(deep_only_rule(b) == "HM-FINITE");
+    const auto r = ua::open_hmesh(span(b), {.deep = true});
+    REQUIRE(!r);
+    CHECK(r.error().context.record_index == 1);
+    CHECK(std::string(r.error().context.field) == "bindTranslation");
+    CHECK(r.error().describe().find("value nan (bits 0x7fc00000)") != std::string::npos);
+  }
+  SUBCASE("HM-FINITE: an infinite inverse bind matrix entry") {
+    wrf(b, chunk_at(b, "SKEL") + 4 * 5, std::numeric_limits<float>::infinity());
+    CHECK(deep_only_rule(b) == "HM-FINITE");
+  }
   SUBCASE("HM-FINITE: submesh bounds") {
     wrf(b, chunk_at(b, "SUBM") + 24, -std::numeric_limits<float>::infinity());
     CHECK(deep_only_rule(b) == "HM-FINITE");

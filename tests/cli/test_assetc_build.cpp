@@ -223,6 +223,44 @@ TEST_CASE("build: outputs deep-validate, pass the cross-file check, meshlets cov
   CHECK(engine->lod_indices().size() < engine->indices().size());
 }
 
+TEST_CASE("build: LODs follow cook's policy: a seam-locked mesh gets levels from the sloppy fallback") {
+  // A 100 x 100 grid whose every triangle has texture coordinates of its own:
+  // welding keeps the copies apart, so every edge is a seam and the
+  // topology-preserving pass stalls. cook's policy (simplify_levels) falls
+  // back to the sloppy simplifier; the compiler used to store stalled levels.
+  const fs::path root = cli_test::scratch("build_lod_policy");
+  fs::create_directories(root / "assets");
+  std::ofstream obj(root / "assets/seams.obj");
+  constexpr int n = 100;
+  for (int z = 0; z <= n; ++z)
+    for (int x = 0; x <= n; ++x) obj << "v " << x << " 0 " << z << "\n";
+  obj << "vt 0 0\nvt 1 0\nvt 0 1\nvt 1 1\nvt 0.5 0.5\nvt 0.25 0.75\nvn 0 1 0\n";
+  for (int z = 0; z < n; ++z)
+    for (int x = 0; x < n; ++x) {
+      const int a = z * (n + 1) + x + 1, b = a + 1, c = a + n + 1, d = c + 1;
+      obj << "f " << a << "/1/1 " << c << "/3/1 " << b << "/2/1\n";
+      obj << "f " << b << "/4/1 " << c << "/5/1 " << d << "/6/1\n";
+    }
+  obj.close();
+  const ab::build_result r = ab::build(options_for(root, "runtime"));
+  REQUIRE_MESSAGE(r.exit_code(false) == 0, errors_of(r));
+  const bytes_t bytes = read(root / "runtime/seams.hmesh");
+  auto m = ac::open_hmesh(bytes, deep());
+  REQUIRE_MESSAGE(m, m.error().describe());
+  REQUIRE(m->submeshes().size() == 1);
+  const std::uint32_t lod0 = m->submeshes()[0].index_count;
+  CHECK(lod0 == 6 * n * n);
+  std::uint32_t last = lod0;
+  std::size_t kept = 0;
+  for (const ac::mesh_lod lod : m->lods(0)) {
+    if (lod.index_count == 0) continue;
+    CHECK(lod.index_count <= last * 4 / 5);  // the policy's max_kept_fraction
+    last = lod.index_count;
+    ++kept;
+  }
+  CHECK(kept > 0);
+}
+
 TEST_CASE("build: vertex and index counts match the imported source after welding") {
   const fs::path root = make_tree("build_counts");
   std::ofstream(root / "assetc.yml") << "default:\n  rules:\n    - match: \"models/engine*\"\n      mesh:\n        merge: false\n";

@@ -2,6 +2,8 @@
 // tests/data/minimal_v1.untold, validate reports, cook and recompress.
 #include "cli_support.hpp"
 
+#include "../support.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <untold/untold.hpp>
@@ -78,7 +80,7 @@ TEST_CASE("info --json of the golden file is exactly the spec layout") {
       {"index": 4, "chunkType": 5, "typeName": "textureTable", "compression": "none", "fileOffset": 880, "storedSize": 32, "rawSize": 32, "ratio": 1.0, "elementCount": 1},
       {"index": 5, "chunkType": 6, "typeName": "vertexData", "compression": "none", "fileOffset": 912, "storedSize": 96, "rawSize": 96, "ratio": 1.0, "elementCount": 0},
       {"index": 6, "chunkType": 7, "typeName": "indexData", "compression": "none", "fileOffset": 1008, "storedSize": 6, "rawSize": 6, "ratio": 1.0, "elementCount": 0}],
-    "storedBytes": 485, "rawBytes": 485,
+    "storedBytes": 485, "rawBytes": 485, "blockDigests": "none",
     "geometry": {"vertices": 3, "indices": 3, "triangles": 1}})");
   CHECK(got[0] == want);
 }
@@ -279,6 +281,38 @@ TEST_CASE("cook: inputs it cannot read exit 1 with a message") {
     CHECK(r.err.find(input.string()) != std::string::npos);
     CHECK(!fs::exists(dir / "out.untold"));
   }
+}
+
+TEST_CASE("info: block digests current, or stale after a rewrite by a tool that does not know them") {
+  const fs::path dir = scratch("info_digests");
+  const test::bytes good = test::write_scene(true);  // default options: contentHash and block digests
+  const fs::path current = dir / "current.untold", stale = dir / "stale.untold";
+  REQUIRE(untold::write_file(current, good).has_value());
+  REQUIRE(untold::write_file(stale, test::patch_texture_uri(good, "Textures/baked/a.ktx2", true)).has_value());
+  const auto digests_of = [](const fs::path& p) {
+    const run_result r = run_untold("info --json " + quoted(p));
+    CHECK(r.exit_code == 0);
+    const json j = parse(r.out);
+    CHECK(j[0]["valid"] == true);
+    return j[0]["blockDigests"];
+  };
+  CHECK(digests_of(current) == "current");
+  CHECK(digests_of(stale) == "stale");
+  CHECK(digests_of(test_data("minimal_v1.untold")) == "none");
+  const run_result text = run_untold("info " + quoted(stale));
+  CHECK(text.exit_code == 0);
+  CHECK(text.out.find("  block digests  stale: computed for another contentHash") != std::string::npos);
+  CHECK(text.out.find("the whole-file contentHash was verified instead") != std::string::npos);
+  CHECK(text.out.find("valid          yes") != std::string::npos);
+  CHECK(run_untold("info " + quoted(current)).out.find("  block digests  current (verified)\n") != std::string::npos);
+  CHECK(run_untold("info " + quoted(test_data("minimal_v1.untold"))).out.find("  block digests  none\n") !=
+        std::string::npos);
+  CHECK(run_untold("validate " + quoted(stale)).exit_code == 0);
+  // recompress rebuilds the digests for its output: current again.
+  const fs::path rebuilt = dir / "rebuilt.untold";
+  const run_result r = run_untold("recompress " + quoted(stale) + " -o " + quoted(rebuilt) + " --compress lz4");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(digests_of(rebuilt) == "current");
 }
 
 TEST_CASE("recompress: every method round-trips to the same bytes") {

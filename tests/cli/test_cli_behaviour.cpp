@@ -285,7 +285,11 @@ TEST_CASE("'-' reads standard input") {
   const fs::path dir = scratch("behaviour_stdin");
   const run_result cook = run_untold("cook - -o " + quoted(dir / "x.untold") + " < " + quoted(sample_model()));
   CHECK(cook.exit_code == 1);
-  CHECK(cook.err.find("standard input is not a format recognised by its magic") != std::string::npos);
+  CHECK(cook.err.find("untold: standard input: E-FORMAT-UNKNOWN format_unknown: standard input is not a format "
+                      "recognised by its magic") == 0);
+  const run_result empty = run_untold("cook - -o " + quoted(dir / "x.untold") + " < /dev/null");
+  CHECK(empty.exit_code == 1);
+  CHECK(empty.err.find("untold: standard input: E-IO-EMPTY io_empty_file: ") == 0);
 }
 
 TEST_CASE("an empty file: one error, the one the library reports") {
@@ -315,11 +319,13 @@ TEST_CASE("an unrecognised file names its first bytes; exit 1") {
   const fs::path elf = write_text(dir / "prog.untold", std::string("\x7f" "ELF\x02\x01\x01\x00 and more", 17));
   const run_result r = run_untold("info " + quoted(elf));
   CHECK(r.exit_code == 1);
-  CHECK(r.err.rfind("untold: " + quoted(elf) + ": unrecognised file: the first bytes (7f 45 4c 46 02 01 01 00)", 0) == 0);
+  CHECK(r.err.rfind("untold: " + quoted(elf) +
+                        ": E-FORMAT-UNKNOWN format_unknown: unrecognised file: the first bytes (7f 45 4c 46 02 01 01 00)",
+                    0) == 0);
   const json j = parse(run_untold("validate --json " + quoted(elf)).out)["results"][0];
   CHECK(j["valid"] == false);
   CHECK(j["format"].is_null());
-  CHECK(j["error"]["rule"] == "R-MAGIC");
+  CHECK(j["error"]["rule"] == "E-FORMAT-UNKNOWN");
   CHECK(run_untold("dump " + quoted(elf)).exit_code == 1);
   // A truncated .untold (whole magic, short header) is still .untold's R-TRUNC-HEADER.
   const fs::path short_file = write_text(dir / "short.untold", std::string("UNTOLD\0\0abc", 11));

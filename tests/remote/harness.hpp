@@ -367,6 +367,9 @@ class nginx_server {
          << "    root " << www_.string() << ";\n"
          << "    location /fault/500 { return 500; }\n"
          << "    location /slow/ { limit_rate 64k; }\n"
+         // A redirect from https:// to the same file on the plain-HTTP origin
+         // below: the client must refuse it, not follow it.
+         << "    location ~ ^/to-http(/.*)$ { return 301 http://127.0.0.1:" << origin_port_ << "$1; }\n"
          // A CDN that honours Range but drops If-Range and ETag: requests
          // carrying If-Range go through a proxy to the plain-HTTP origin
          // below without that header, and the answer loses its ETag (the

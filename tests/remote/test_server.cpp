@@ -821,16 +821,98 @@ TEST_CASE("remote cli: untold fetch downloads, validates and reports hit and mis
   ranges.push_back("--ranges");
   CHECK(rt::run(ranges, f.dir / "ranges.txt") == 0);
   CHECK(rt::read_text(f.dir / "ranges.txt").find("requests: 1") != std::string::npos);
+}
 
-  // http:// is refused as a usage error (exit 2); a missing file is a
-  // download failure, an I/O error (exit 3): docs/cli.md, exit codes.
-  CHECK(rt::run({UNTOLD_REMOTE_FETCH_CLI, "fetch", "http://127.0.0.1:1/x.untold", "--cache-dir", f.cache_dir.string()},
-                f.dir / "http.txt") == 2);
-  CHECK(rt::read_text(f.dir / "http.txt").find("E-REMOTE-INSECURE") != std::string::npos);
-  CHECK(rt::run({UNTOLD_REMOTE_FETCH_CLI, "fetch", f.server.url("nope.untold"), "--attempts", "1", "--cache-dir",
-                 f.cache_dir.string(), "--ca-file", f.server.tls().ca_cert.string()},
-                f.dir / "missing.txt") == 3);
+// docs/cli.md, exit codes: 2 only for what the command line got wrong (a URL
+// refused before any request), 1 for a file that fails validation, 3 for
+// everything the network, the server or the cache did - a server's redirect
+// to http:// included, though it is refused with the same error as an
+// http:// URL given on the command line.
+TEST_CASE("remote cli: every untold fetch failure has its documented exit code") {
+  fixture f;
+  f.put("tiles/t.untold", small_tile());
+  test::bytes flipped = small_tile();
+  flipped[test::chunk_payload_offset(flipped, 6) + 40] ^= std::byte{0x10};  // a vertex byte: R-BLOCK-HASH
+  f.put("tiles/flipped.untold", flipped);
+  f.put("tiles/text.untold", std::string("not an untold file\n"));
+  f.put("big.bin", std::string(1'000'000, 'x'));
+  rt::write_text(f.dir / "not-a-dir", "a file where the cache directory should be\n");
+  const std::string ca = f.server.tls().ca_cert.string();
+  // Runs `untold fetch URL --attempts 1` with the test CA, a fresh cache and
+  // `extra` arguments; returns the exit code and keeps what it printed in `out`.
+  int runs = 0;
+  std::string out;
+  INFO("the last run printed: ", out);
+  auto fetch = [&](const std::string& url, const std::vector<std::string>& extra = {}) {
+    const path log = f.dir / ("run" + std::to_string(++runs) + ".txt");
+    std::vector<std::string> argv = {UNTOLD_REMOTE_FETCH_CLI, "fetch", url, "--attempts", "1", "--cache-dir",
+                                     (f.dir / ("cache" + std::to_string(runs))).string(), "--ca-file", ca};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const int code = rt::run(argv, log);
+    out = rt::read_text(log);
+    return code;
+  };
+  auto printed = [&out](const std::string& text) { return out.find(text) != std::string::npos; };
+
+  // 2: usage.
   CHECK(rt::run({UNTOLD_REMOTE_FETCH_CLI, "fetch"}, f.dir / "usage.txt") == 2);
+  CHECK(fetch("http://127.0.0.1:" + std::to_string(f.server.port()) + "/tiles/t.untold") == 2);
+  CHECK(printed("E-REMOTE-INSECURE"));
+  CHECK(fetch("ftp://127.0.0.1/tiles/t.untold") == 2);
+  CHECK(printed("E-REMOTE-SCHEME"));
+  CHECK(fetch("tiles/t.untold") == 2);
+  CHECK(printed("E-REMOTE-URL"));
+  CHECK(f.server.log().empty());  // all refused before any request
+
+  // 3: the server redirects https:// to http:// (refused, not followed), by
+  // download and by ranges.
+  CHECK(fetch(f.server.url("to-http/tiles/t.untold"), {"--json"}) == 3);
+  CHECK(printed("E-REMOTE-SCHEME"));
+  const auto j = nlohmann::json::parse(out.substr(out.find('{')));
+  CHECK(j["error"]["httpStatus"] == 301);
+  CHECK(j["error"]["attempts"] == 1);
+  CHECK(fetch(f.server.url("to-http/tiles/t.untold"), {"--ranges"}) == 3);
+  CHECK(printed("E-REMOTE-SCHEME"));
+  const auto redirects = f.server.wait_log_for("to-http/tiles/t.untold", 2);
+  REQUIRE(redirects.size() == 2);
+  CHECK(redirects[0].status == 301);
+  const path origin_log = f.dir / "nginx" / "logs" / "origin.log";
+  REQUIRE(rt::fs::exists(origin_log));
+  CHECK(rt::read_text(origin_log).empty());  // the http:// origin saw no request
+  // 3: HTTP error status, untrusted certificate, no server, a stalled and a
+  // cut connection, an unusable cache directory.
+  CHECK(fetch(f.server.url("nope.untold")) == 3);
+  CHECK(printed("E-REMOTE-HTTP"));
+  CHECK(fetch(f.server.url("fault/500")) == 3);
+  CHECK(printed("E-REMOTE-HTTP"));
+  CHECK(rt::run({UNTOLD_REMOTE_FETCH_CLI, "fetch", f.server.url("tiles/t.untold"), "--attempts", "1", "--cache-dir",
+                 (f.dir / "cache-tls").string()},
+                f.dir / "tls.txt") == 3);  // no --ca-file: the system store does not know the test CA
+  CHECK(rt::read_text(f.dir / "tls.txt").find("E-REMOTE-TLS") != std::string::npos);
+  CHECK(fetch("https://127.0.0.1:" + std::to_string(rt::free_port()) + "/tiles/t.untold") == 3);
+  CHECK(printed("E-REMOTE-TRANSFER"));
+  {
+    rt::tcp_proxy proxy(f.server.port(), [](int i) {
+      return i == 0 ? rt::proxy_mode{rt::proxy_mode::stall_after, 0} : rt::proxy_mode{rt::proxy_mode::close_after, 200'000};
+    });
+    CHECK(fetch(proxy.url("tiles/t.untold"), {"--timeout", "0.5"}) == 3);
+    CHECK(printed("E-REMOTE-TIMEOUT"));
+    CHECK(fetch(proxy.url("big.bin")) == 3);
+    CHECK((printed("E-REMOTE-TRANSFER") || printed("E-REMOTE-TRUNCATED")));
+  }
+  CHECK(rt::run({UNTOLD_REMOTE_FETCH_CLI, "fetch", f.server.url("tiles/t.untold"), "--cache-dir",
+                 (f.dir / "not-a-dir").string(), "--ca-file", ca},
+                f.dir / "cache.txt") == 3);
+  CHECK(rt::read_text(f.dir / "cache.txt").find("E-REMOTE-CACHE") != std::string::npos);
+
+  // 1: the downloaded file fails validation (a block digest, not an .untold
+  // file at all), by download and by ranges.
+  CHECK(fetch(f.server.url("tiles/flipped.untold")) == 1);
+  CHECK(printed("E-REMOTE-INVALID"));
+  CHECK(printed("R-BLOCK-HASH"));
+  CHECK(fetch(f.server.url("tiles/text.untold")) == 1);
+  CHECK(printed("E-REMOTE-INVALID"));
+  CHECK(fetch(f.server.url("tiles/text.untold"), {"--ranges"}) == 1);
 }
 #endif
 

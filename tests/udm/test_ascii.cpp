@@ -193,3 +193,65 @@ TEST_CASE("looks_like_ascii_udm sniffs the start") {
   CHECK(!u::looks_like_ascii_udm("{\"json\": 1}"));
   CHECK(!u::looks_like_ascii_udm("$foo x"));
 }
+
+TEST_CASE("ASCII: empty text and NUL bytes are errors, not an empty asset") {
+  // Each used to read as assetType "nil" (or ignore what followed the NUL)
+  // and convert to a binary file.
+  auto failure = [](std::string_view text) {
+    auto r = u::read_ascii(text);
+    REQUIRE_MESSAGE(!r, "accepted");
+    return r.error();
+  };
+  error e = failure("");
+  CHECK(e.code == errc::udm_ascii_syntax);
+  CHECK(std::string(e.context.field) == "empty text");
+  CHECK(std::string(failure("  \n// only a comment\n").context.field) == "empty text");
+  e = failure(std::string_view("\0", 1));
+  CHECK(e.code == errc::udm_ascii_syntax);
+  CHECK(std::string(e.context.field) == "NUL byte");
+  CHECK(e.context.offset == 0);
+  const std::string valid = wrap("$float x 1");
+  CHECK(u::read_ascii(valid));
+  const std::string tail = valid + std::string(1, '\0') + "garbage";
+  e = failure(tail);
+  CHECK(std::string(e.context.field) == "NUL byte");
+  CHECK(e.context.offset == valid.size());
+  // Inside a string too: the text form cannot carry a NUL, so the writer
+  // refuses a tree that holds one rather than write text nobody reads.
+  e = failure(wrap("$string s \"a") + std::string(1, '\0') + "b\"");
+  CHECK(std::string(e.context.field) == "NUL byte");
+  u::property data = u::make_element();
+  data.add("s", u::make_string(std::string("a\0b", 3)));
+  auto text = u::write_ascii(u::make_asset("T", 1, data));
+  REQUIRE(!text);
+  CHECK(text.error().code == errc::udm_bad_tree);
+  CHECK(std::string(text.error().context.field) == "string");
+  u::property keyed = u::make_element();
+  keyed.add(std::string("k\0", 2), u::make_nil());
+  CHECK(u::write_ascii(u::make_asset("T", 1, keyed)).error().code == errc::udm_bad_tree);
+}
+
+TEST_CASE("ASCII: a Half literal past the Half range and an array shorter than its count are value errors") {
+  CHECK(ascii_error(wrap("$half h 65504")) == errc::ok);  // the largest Half
+  CHECK(ascii_error(wrap("$half h inf")) == errc::ok);    // written as such
+  CHECK(ascii_error(wrap("$half h -inf")) == errc::ok);
+  auto big = u::read_ascii(wrap("$half h 1e10"));  // used to become inf silently
+  REQUIRE(!big);
+  CHECK(big.error().code == errc::udm_ascii_value);
+  CHECK(std::string(big.error().context.field) == "half");
+  CHECK(big.error().context.value_is_float);
+  CHECK(ascii_error(wrap("$half h -70000")) == errc::udm_ascii_value);
+  CHECK(ascii_error(wrap("$array h [half;2][1,1e10]")) == errc::udm_ascii_value);
+  // The declared count is the count.
+  CHECK(ascii_error(wrap("$array a [int32;2][1,2]")) == errc::ok);
+  auto fewer = u::read_ascii(wrap("$array a [int32;5][1,2]"));
+  REQUIRE(!fewer);
+  CHECK(fewer.error().code == errc::udm_ascii_value);
+  CHECK(std::string(fewer.error().context.field) == "count");
+  CHECK(fewer.error().context.value == 2);
+  CHECK(fewer.error().context.limit == 5);
+  CHECK(ascii_error(wrap("$array a [int32;1][1,2]")) == errc::udm_ascii_value);
+  CHECK(ascii_error(wrap("$array a [string;3][\"x\"]")) == errc::udm_ascii_value);
+  CHECK(ascii_error(wrap("$arrayLz4 a [float;3][1,2]")) == errc::udm_ascii_value);
+  CHECK(ascii_error(wrap("$array a [int32][1,2]")) == errc::ok);  // no count given: the values say it
+}

@@ -2,6 +2,8 @@
 // back, and one crafted file per rejection rule.
 #include "udm_support.hpp"
 
+#include <untold/udm/ascii.hpp>
+
 #include <cmath>
 #include <numeric>
 
@@ -200,6 +202,45 @@ TEST_CASE("writer rejects trees it cannot write") {
   CHECK(u::compress_array(u::make_array_of(u::type::blob, {})).error().code == errc::udm_array_type);
 }
 
+TEST_CASE("the writer reads what it wrote back: LZ4 data no reader accepts is its error") {
+  // Audit: `udm convert` from ASCII wrote files with bad LZ4 data or declared
+  // sizes of 2^64-1 and 2^40 that the reader then rejected, and exited 0.
+  const std::vector<std::byte> raw(64, std::byte{7});
+  const u::property z = u::make_blob_lz4(raw).value();
+  auto with = [](u::property p) {
+    u::property data = u::make_element();
+    data.add("z", std::move(p));
+    return u::make_asset("T", 1, std::move(data));
+  };
+  CHECK(u::write_binary(with(z)));
+  struct bad_case {
+    std::uint64_t declared;
+    bool corrupt;
+    errc expected;
+  };
+  for (const bad_case c : {bad_case{~0ull, false, errc::udm_limit}, bad_case{1ull << 40, false, errc::udm_limit},
+                           bad_case{65, false, errc::udm_lz4}, bad_case{64, true, errc::udm_lz4}}) {
+    CAPTURE(c.declared);
+    u::property bad = z;
+    bad.uncompressed_size = c.declared;
+    if (c.corrupt)
+      for (auto& b : bad.bytes) b = std::byte{0xFF};
+    auto r = u::write_binary(with(bad));
+    REQUIRE(!r);
+    CHECK(r.error().code == c.expected);
+    CHECK(u::write_binary(with(bad), {.verify = false}));  // what the check is for
+  }
+  // A tree read from text: the text reader keeps LZ4 data as given.
+  auto text = u::read_ascii("\"assetData\"\n{\n$lz4 z [18446744073709551615][AAAA]\n}\n$string assetType \"T\"\n"
+                            "$uint32 assetVersion 1\n");
+  REQUIRE(text);
+  CHECK(u::write_binary(*text).error().code == errc::udm_limit);
+  // The read-back uses the writer's limits.
+  u::write_options tight;
+  tight.limits.max_chunk_bytes = 63;
+  CHECK(u::write_binary(with(z), tight).error().code == errc::udm_limit);
+}
+
 // ---- rejection rules: one crafted file each ---------------------------------------------------
 
 TEST_CASE("UDM-MAGIC, UDM-VERSION, UDM-TRUNC on the header") {
@@ -361,6 +402,8 @@ TEST_CASE("UDM-DEPTH: nesting over the limit, including a 100k-deep file") {
 }
 
 TEST_CASE("UDM-LZ4: compressed data that does not decode to the declared size") {
+  // The bad files are made by the writer with its read-back turned off.
+  const u::write_options unverified{.verify = false};
   const std::vector<std::byte> raw(64, std::byte{7});
   u::property z = u::make_blob_lz4(raw).value();
   u::property data = u::make_element();
@@ -370,27 +413,27 @@ TEST_CASE("UDM-LZ4: compressed data that does not decode to the declared size") 
     CAPTURE(declared);
     u::property bad = u::make_element();
     bad.add("z", z).uncompressed_size = declared;
-    CHECK(parse_error(u::write_binary(bad).value()) == errc::udm_lz4);
+    CHECK(parse_error(u::write_binary(bad, unverified).value()) == errc::udm_lz4);
   }
   // ArrayLz4 whose count disagrees with its data.
   u::property arr = u::compress_array(u::make_array<float>(std::vector<float>(16, 2.0f))).value();
   arr.count = 17;
   u::property bad = u::make_element();
   bad.add("a", arr);
-  CHECK(parse_error(u::write_binary(bad).value()) == errc::udm_lz4);
+  CHECK(parse_error(u::write_binary(bad, unverified).value()) == errc::udm_lz4);
   // Corrupt LZ4 bytes.
   u::property corrupt = u::make_element();
   u::property c = z;
   for (auto& b : c.bytes) b = std::byte{0xFF};
   corrupt.add("z", c);
-  CHECK(parse_error(u::write_binary(corrupt).value()) == errc::udm_lz4);
+  CHECK(parse_error(u::write_binary(corrupt, unverified).value()) == errc::udm_lz4);
   // An element ArrayLz4 whose inner count disagrees with the declared count.
   std::vector<u::property> els(2, u::make_element());
   u::property earr = u::compress_array(u::make_array_of(u::type::element, els)).value();
   earr.count = 3;
   u::property e = u::make_element();
   e.add("a", earr);
-  CHECK(parse_error(u::write_binary(e).value()) == errc::udm_block_size);
+  CHECK(parse_error(u::write_binary(e, unverified).value()) == errc::udm_block_size);
 }
 
 TEST_CASE("UDM-STRUCT and UDM-ARRAY-TYPE") {

@@ -3,6 +3,10 @@
 // 32-bit indices, extra uv sets and a bone hierarchy, and the UDM-PMDL rules.
 #include "udm_support.hpp"
 
+#include <algorithm>
+#include <functional>
+#include <limits>
+
 #include <untold/udm/pmdl.hpp>
 
 using namespace untold;
@@ -285,4 +289,188 @@ TEST_CASE("extract_positions matches the importer") {
   auto scene = u::import_pmdl(*doc);
   REQUIRE(scene);
   CHECK(out == scene->meshes[0].positions);
+}
+
+namespace {
+u::property& first_sub_mesh(u::property& data) {
+  return *data.find("meshGroups")->find("body")->find("meshes")->items[0].find("subMeshes")->items[0].find("assetData");
+}
+bytes skinned_with(const std::function<void(u::property&)>& edit) {
+  u::property tree = skinned_model();
+  edit(*tree.find("assetData"));
+  return u::write_binary(tree).value();
+}
+/// The struct array of `name` in the first sub-mesh, uncompressed (so one
+/// value can be edited in place).
+u::property& sub_mesh_array(u::property& data, const char* name) {
+  u::property& a = *first_sub_mesh(data).find(name);
+  if (a.kind == u::type::array_lz4) a = u::decompress_array(a).value();
+  return a;
+}
+}  // namespace
+
+TEST_CASE("UDM-PMDL-JOINT: a weight naming a bone the skeleton lacks fails read_pmdl and the import") {
+  // Audit: joint 7 of 2 bones and joint -5 passed validate and cook, which
+  // dropped those influences. -1 is Pragma's unused slot and stays valid.
+  for (const std::int32_t id : {3, 7, -5, -2, 0x7FFFFFFF}) {
+    CAPTURE(id);
+    const bytes f = skinned_with([id](u::property& d) {
+      u::property& w = sub_mesh_array(d, "vertexWeights");
+      u::store_value(w.bytes.data() + 2 * 32, u::vec4i{0, id, -1, -1});  // vertex 2
+    });
+    auto doc = u::document::parse(f);
+    REQUIRE(doc);
+    auto model = u::read_pmdl(*doc);
+    REQUIRE(!model);
+    const error& e = model.error();
+    CHECK(e.code == errc::udm_pmdl_joint);
+    CHECK(e.rule_id() == "UDM-PMDL-JOINT");
+    CHECK(std::string(e.context.field) == "vertexWeights.id");
+    CHECK(e.context.record_index == 2);
+    CHECK(e.context.value == static_cast<std::uint32_t>(id));
+    CHECK(e.context.limit == 3);
+    CHECK(e.subject() == "body");
+    CHECK(u::import_pmdl(f).error().code == errc::udm_pmdl_joint);
+  }
+}
+
+TEST_CASE("UDM-PMDL-FINITE: NaN or infinite positions, weights, poses and keys fail the import") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  struct bad_value {
+    const char* field;
+    std::function<void(u::property&)> edit;
+  };
+  const bad_value cases[] = {
+      {"vertices.pos",
+       [&](u::property& d) { u::store_value(sub_mesh_array(d, "vertices").bytes.data() + 48 + 4, nan); }},
+      {"vertices.pos",
+       [&](u::property& d) { u::store_value(sub_mesh_array(d, "vertices").bytes.data() + 3 * 48 + 8, -inf); }},
+      {"vertexWeights.w",
+       [&](u::property& d) { u::store_value(sub_mesh_array(d, "vertexWeights").bytes.data() + 32 + 16, nan); }},
+      {"subMesh.pose",
+       [&](u::property& d) {
+         *first_sub_mesh(d).find("pose") = u::make_value(u::scaled_transform{{0, 0, 0}, {0, 0, 0, 1}, {1, inf, 1}});
+       }},
+      {"bone.pose",
+       [&](u::property& d) {
+         u::property& root = *d.find("skeleton")->find("assetData")->find("bones")->find("root");
+         *root.find("pose") = u::make_value(u::scaled_transform{{nan, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}});
+       }},
+      {"animation.duration",
+       [&](u::property& d) { *d.find("animations")->find("wave")->find("assetData")->find("duration") = u::make_value(inf); }},
+  };
+  for (const bad_value& c : cases) {
+    CAPTURE(c.field);
+    const bytes f = skinned_with(c.edit);
+    auto doc = u::document::parse(f);
+    REQUIRE(doc);
+    CHECK(u::read_pmdl(*doc));  // the structure is fine: a value rule (validate --deep)
+    auto scene = u::import_pmdl(*doc);
+    REQUIRE(!scene);
+    CHECK(scene.error().code == errc::udm_pmdl_finite);
+    CHECK(std::string(scene.error().context.field) == c.field);
+    CHECK(scene.error().context.value_is_float);
+  }
+  // The records name the vertex.
+  const bytes f = skinned_with(cases[1].edit);
+  auto doc = u::document::parse(f);
+  REQUIRE(doc);
+  auto model = u::read_pmdl(*doc);
+  REQUIRE(model);
+  CHECK(u::check_pmdl_values(*model).error().context.record_index == 3);
+  // A NaN key in a mapped channel.
+  auto keyed = u::import_pmdl(skinned_with([&](u::property& d) {
+    u::property& channels = *d.find("animations")->find("wave")->find("assetData")->find("channels");
+    u::property expanded = u::decompress_array(channels).value();
+    *expanded.items[0].find("times") = u::make_array<float>(std::vector<float>{0.0f, nan});
+    channels = u::compress_array(expanded).value();
+  }));
+  REQUIRE(!keyed);
+  CHECK(keyed.error().code == errc::udm_pmdl_finite);
+  CHECK(std::string(keyed.error().context.field) == "animation.times");
+}
+
+TEST_CASE("budget: the import shares the parse's budget, so a small file cannot make a large scene") {
+  // Audit: a 3.2 MB PMDL took 1.65 GB to validate or cook (a highly
+  // compressible vertex block, decoded, then copied into the scene).
+  constexpr std::uint32_t n = 20000;
+  u::struct_layout vl{{u::type::vector3, u::type::vector2, u::type::vector3, u::type::vector4}, {"pos", "uv", "n", "t"}};
+  const bytes f = skinned_with([&](u::property& d) {
+    u::property& s = first_sub_mesh(d);
+    *s.find("vertices") = u::compress_array(u::make_struct_array(vl, n, std::vector<std::byte>(n * vl.size()))).value();
+    *s.find("indices") = u::make_array<std::uint32_t>({});
+    s.children.erase(std::remove_if(s.children.begin(), s.children.end(),
+                                    [](const u::child& c) { return c.key == "vertexWeights" || c.key == "uvSets"; }),
+                     s.children.end());
+  });
+  CHECK(f.size() < 16000);
+  const std::uint64_t decoded = std::uint64_t{n} * vl.size();  // 960 KB: the scene needs as much again
+  u::pmdl_import_options o;
+  o.limits.memory_floor = 0;
+  o.limits.memory_per_input_byte = static_cast<std::uint32_t>(3 * decoded / 2 / f.size());
+  u::read_options ro;
+  ro.limits = o.limits;
+  CHECK(u::document::parse(f, ro));  // the parse alone fits
+  auto scene = u::import_pmdl(f, o);
+  REQUIRE(!scene);
+  CHECK(scene.error().code == errc::udm_limit);
+  CHECK(std::string(scene.error().context.field) == "vertices");
+  o.limits.memory_per_input_byte = static_cast<std::uint32_t>(3 * decoded / f.size());
+  CHECK(u::import_pmdl(f, o));
+}
+
+TEST_CASE("import: finite poses whose matrices are not, names that are not UTF-8, keys out of order") {
+  // Found by fuzz_udm_binary/ascii running cook's converter: each made the
+  // .untold writer fail with a generic E-INVALID-ARGUMENT.
+  const float huge = 3e38f;
+  // A huge unnormalised rotation: finite, but its matrix overflows.
+  auto scene = u::import_pmdl(skinned_with([&](u::property& d) {
+    *d.find("skeleton")->find("assetData")->find("bones")->find("root")->find("pose") =
+        u::make_value(u::scaled_transform{{0, 0, 0}, {huge, huge, 0, 1}, {1, 1, 1}});
+  }));
+  REQUIRE(!scene);
+  CHECK(scene.error().code == errc::udm_pmdl_finite);
+  CHECK(std::string(scene.error().context.field) == "bone.pose");
+  CHECK(scene.error().subject() == "root");
+  // A zero scale is singular, not infinite: its inverse bind is the identity.
+  CHECK(u::import_pmdl(skinned_with([&](u::property& d) {
+    *d.find("skeleton")->find("assetData")->find("bones")->find("root")->find("pose") =
+        u::make_value(u::scaled_transform{{0, 0, 0}, {0, 0, 0, 1}, {0, 0, 0}});
+  })));
+  // A sub-mesh pose that takes finite positions past the float range.
+  auto posed = u::import_pmdl(skinned_with([&](u::property& d) {
+    *first_sub_mesh(d).find("pose") = u::make_value(u::scaled_transform{{0, 0, 0}, {0, 0, 0, 1}, {huge, huge, huge}});
+  }));
+  REQUIRE(!posed);
+  CHECK(posed.error().code == errc::udm_pmdl_finite);
+  CHECK(std::string(posed.error().context.field) == "subMesh.pose");
+  CHECK(posed.error().context.record_index == 1);  // vertex 0 is at the origin
+  // Names are bytes in UDM; the scene's are UTF-8, reported as changed.
+  const std::string bad_name = std::string("ar\xFFm\0x", 6);
+  auto renamed = u::import_pmdl(skinned_with([&](u::property& d) {
+    u::property& bones = *d.find("skeleton")->find("assetData")->find("bones");
+    bones.children[0].key = bad_name;
+    d.find("meshGroups")->children[0].key = "b\xC3";
+  }));
+  REQUIRE_MESSAGE(renamed, renamed.error().describe());
+  CHECK(renamed->skeletons[0].joints[0].name == "ar?mx");
+  CHECK(renamed->nodes[1].name == "b?");
+  bool reported = false;
+  for (const auto& r : renamed->report.entries)
+    if (r.what == "names" && r.severity == convert::report_entry::kind::changed && r.count == 3) reported = true;
+  CHECK(reported);  // the bone, the group's node and its mesh
+  // Key times that decrease: the channel is dropped and reported, not an error.
+  auto unordered = u::import_pmdl(skinned_with([&](u::property& d) {
+    u::property& channels = *d.find("animations")->find("wave")->find("assetData")->find("channels");
+    u::property expanded = u::decompress_array(channels).value();
+    *expanded.items[0].find("times") = u::make_array<float>(std::vector<float>{0.5f, 0.0f});
+    channels = u::compress_array(expanded).value();
+  }));
+  REQUIRE_MESSAGE(unordered, unordered.error().describe());
+  CHECK(unordered->animations[0].channels.size() == 1);
+  bool dropped = false;
+  for (const auto& r : unordered->report.entries)
+    if (r.what == "animation channels" && r.count == 2) dropped = true;
+  CHECK(dropped);
 }

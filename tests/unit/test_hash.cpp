@@ -1,11 +1,13 @@
-// Tests for untold/hash.hpp: FIPS 180-4 / NIST known answers for both SHA-256
-// implementations, incremental use, and a differential test portable vs
-// OpenSSL.
+// Tests for untold/hash.hpp: FIPS 180-4 / NIST known answers for the SHA-256
+// implementations, incremental use, a differential test portable vs
+// OpenSSL, sha256_resumable (and its SHA-extensions block function) against
+// the plain code, and saving / resuming a message's midstate.
 #include <untold/hash.hpp>
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <random>
 #include <string>
@@ -148,5 +150,80 @@ TEST_CASE("hash: portable SHA-256 equals OpenSSL on random inputs") {
     const auto through_class = untold::sha256_of(msg);
     REQUIRE(through_class.has_value());
     CHECK(*through_class == portable);
+  }
+}
+
+TEST_CASE("hash: sha256_resumable gives the known answers and the plain implementation's digests") {
+  for (const known_answer& kat : known_answers()) {
+    untold::sha256_resumable r;
+    r.update(as_span(kat.message));
+    CHECK(untold::to_hex(r.finish()) == kat.digest);
+  }
+  std::mt19937_64 rng(7);
+  std::vector<std::byte> data(300000);
+  for (auto& b : data) b = static_cast<std::byte>(rng() & 0xFF);
+  for (int i = 0; i < 300; ++i) {
+    const std::size_t n = i < 200 ? static_cast<std::size_t>(i) : rng() % data.size();
+    CAPTURE(n);
+    untold::sha256_resumable r;
+    std::size_t at = 0;
+    while (at < n) {  // random pieces: whole blocks straight from the input and through the buffer
+      const std::size_t piece = std::min<std::size_t>(n - at, rng() % 5000);
+      r.update(untold::byte_span(data).subspan(at, piece));
+      at += piece;
+    }
+    CHECK(r.finish() == untold::sha256_portable_of(untold::byte_span(data).first(n)));
+  }
+}
+
+TEST_CASE("hash: the SHA-extensions block function equals the plain one") {
+#if UNTOLD_DETAIL_SHA_X86
+  if (!untold::detail::sha256_cpu_has_extensions()) {
+    MESSAGE("this CPU has no SHA extensions: sha256_resumable runs the plain code, nothing to compare");
+    return;
+  }
+  std::mt19937_64 rng(11);
+  std::vector<std::byte> blocks(64 * 40);
+  for (int round = 0; round < 200; ++round) {
+    for (auto& b : blocks) b = static_cast<std::byte>(rng() & 0xFF);
+    std::array<std::uint32_t, 8> state{};
+    for (auto& w : state) w = static_cast<std::uint32_t>(rng());
+    const std::size_t count = rng() % 40;
+    std::array<std::uint32_t, 8> plain = state, fast = state;
+    untold::detail::sha256_compress_generic(plain, blocks.data(), count);
+    untold::detail::sha256_compress_x86(fast, blocks.data(), count);
+    CAPTURE(count);
+    CHECK(plain == fast);
+  }
+#else
+  MESSAGE("not an x86-64 build: sha256_resumable runs the plain code");
+#endif
+}
+
+TEST_CASE("hash: midstate() and the midstate constructor continue a message") {
+  std::mt19937_64 rng(3);
+  std::vector<std::byte> data(20000);
+  for (auto& b : data) b = static_cast<std::byte>(rng() & 0xFF);
+  for (int i = 0; i < 200; ++i) {
+    const std::size_t cut = rng() % data.size();
+    const std::size_t end = cut + rng() % (data.size() - cut + 1);
+    CAPTURE(cut);
+    CAPTURE(end);
+    const untold::byte_span message = untold::byte_span(data).first(end);
+    untold::sha256_resumable fast;
+    untold::sha256_portable plain;
+    fast.update(message.first(cut));
+    plain.update(message.first(cut));
+    const untold::sha256_midstate state = fast.midstate();
+    CHECK(fast.size() == cut);
+    CHECK(state.length == cut / 64 * 64);  // the last cut % 64 bytes are not in it
+    CHECK(state == plain.midstate());      // the same intermediate hash value, both implementations
+    untold::sha256_resumable resumed(state);
+    resumed.update(message.subspan(static_cast<std::size_t>(state.length)));
+    const untold::sha256_digest whole = untold::sha256_portable_of(message);
+    CHECK(resumed.finish() == whole);
+    untold::sha256_portable resumed_plain(state);
+    resumed_plain.update(message.subspan(static_cast<std::size_t>(state.length)));
+    CHECK(resumed_plain.finish() == whole);
   }
 }

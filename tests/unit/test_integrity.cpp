@@ -149,7 +149,7 @@ bytes digest_scene(bool compressed = false, bool content_hash = false) {
 std::string rule_of(const untold::error& e) { return std::string(e.rule_id()); }
 
 struct integrity_layout {  // where the parts of the integrity chunk are, from the raw bytes
-  std::size_t row = 0, payload = 0, body = 0, rows = 0, top_digest = 0, blocks = 0;
+  std::size_t row = 0, payload = 0, body = 0, rows = 0, top_digest = 0, blocks = 0, binding = 0;
   std::uint32_t block_size = 0, chunk_count = 0, digest_count = 0;
 };
 integrity_layout locate(const bytes& f) {
@@ -163,6 +163,7 @@ integrity_layout locate(const bytes& f) {
   l.rows = l.body + 48;
   l.top_digest = l.rows + 32 * std::size_t{l.chunk_count};
   l.blocks = l.top_digest + 32;
+  l.binding = l.blocks + 32 * std::size_t{l.digest_count};
   return l;
 }
 
@@ -233,7 +234,7 @@ TEST_CASE("block digests: the writer's integrity chunk, checked against OpenSSL"
   CHECK(l.payload == (204 + 40 * count + 15) / 16 * 16);      // first payload: one prefix read holds it
   CHECK(test::get_u32(f, l.payload) == 0x54584555u);          // the UEXT envelope
   CHECK(test::get_u32(f, l.payload + 8) == 1);                // chunkKind
-  CHECK(test::get_u32(f, l.payload + 12) == 1);               // chunkVersion
+  CHECK(test::get_u32(f, l.payload + 12) == 2);               // chunkVersion
   CHECK(std::memcmp(f.data() + l.payload + 16, "untold.integrity", 16) == 0);
   CHECK(l.block_size == 65536);
   CHECK(l.chunk_count == count);
@@ -261,10 +262,57 @@ TEST_CASE("block digests: the writer's integrity chunk, checked against OpenSSL"
   }
   CHECK(digest == l.digest_count);
   CHECK(digest > 40);  // the 2.9 MB vertex chunk alone has 44 blocks
-  CHECK(l.blocks + 32 * digest == l.payload + test::get_u64(f, test::chunk_row_offset(l.row) + 16));
+  CHECK(l.binding + 40 == l.payload + test::get_u64(f, test::chunk_row_offset(l.row) + 16));
   CHECK(equals_sha256(f, l.top_digest, reinterpret_cast<const unsigned char*>(f.data() + l.payload),
                       l.top_digest - l.payload));
+  for (std::size_t i = 0; i < 40; ++i) CHECK(f[l.binding + i] == std::byte{0});  // no contentHash: not bound
   CHECK(test::write_scene(false, {.block_digests = true}) == f);  // deterministic
+}
+
+TEST_CASE("block digests: the binding is the contentHash computation's state before it") {
+  for (const std::uint32_t late_type : {0u, 0xFFFF0100u}) {  // with a plugin chunk hashed after the integrity chunk
+    CAPTURE(late_type);
+    untold::builder b;
+    std::vector<test::grid> grids;
+    test::fill_realistic_scene(b, grids);
+    const bytes late(1000, std::byte{9});
+    if (late_type != 0) b.add_plugin_chunk("com.example.late", 1, 1, late, late_type);
+    const auto written = b.finish();  // default options: contentHash and block digests
+    REQUIRE(written.has_value());
+    const bytes& f = *written;
+    const integrity_layout l = locate(f);
+    // The contentHash message (spec 5), rebuilt from the raw table, and its
+    // digest by OpenSSL.
+    const std::uint32_t count = test::get_u32(f, 24);
+    std::vector<std::pair<std::uint32_t, std::size_t>> by_type;
+    for (std::size_t row = 0; row < count; ++row) by_type.push_back({test::get_u32(f, test::chunk_row_offset(row)), row});
+    std::stable_sort(by_type.begin(), by_type.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    bytes message;
+    std::uint64_t prefix = 0;  // message bytes before the integrity chunk
+    for (const auto& [type, row] : by_type) {
+      if (type < untold::integrity_chunk_type) prefix += test::get_u64(f, test::chunk_row_offset(row) + 16);
+      const std::uint64_t offset = test::get_u64(f, test::chunk_row_offset(row) + 8);
+      message.insert(message.end(), f.begin() + static_cast<std::ptrdiff_t>(offset),
+                     f.begin() + static_cast<std::ptrdiff_t>(offset + test::get_u64(f, test::chunk_row_offset(row) + 16)));
+    }
+    CHECK(equals_sha256(f, 140, reinterpret_cast<const unsigned char*>(message.data()), message.size()));
+    // contentPrefixLength, then the state after the message's whole blocks
+    // before it, as the plain implementation (cross-checked against OpenSSL
+    // in test_hash.cpp) reaches it.
+    CHECK(test::get_u64(f, l.binding) == prefix);
+    const std::size_t before_binding = static_cast<std::size_t>(prefix) + (l.binding - l.payload);
+    untold::sha256_portable plain;
+    plain.update(untold::byte_span(message).first(before_binding));
+    const untold::sha256_midstate state = plain.midstate();
+    CHECK(state.length == before_binding / 64 * 64);
+    for (std::size_t i = 0; i < 32; ++i) {  // eight big-endian words
+      CAPTURE(i);
+      CHECK(f[l.binding + 8 + i] == static_cast<std::byte>(state.words[i / 4] >> (24 - 8 * (i % 4))));
+    }
+    auto a = untold::open(f);
+    REQUIRE(a.has_value());
+    CHECK(a->block_digests() == untold::digest_status::current);
+  }
 }
 
 TEST_CASE("block digests: round trip; the payloads equal a file without them") {
@@ -495,8 +543,11 @@ TEST_CASE("R-INTEGRITY-LAYOUT: crafted integrity chunks") {
     test::put_u32(f, l.payload + 8, 2);
     CHECK(layout_field(f) == "chunkKind");
     f = good;
-    test::put_u32(f, l.payload + 12, 2);
+    test::put_u32(f, l.payload + 12, 3);
     CHECK(layout_field(f) == "chunkVersion");
+    f = good;  // read as version 1, which has no binding: 40 bytes too many
+    test::put_u32(f, l.payload + 12, 1);
+    CHECK(layout_field(f) == "size");
   }
   SUBCASE("another plugin id") {
     bytes f = good;
@@ -546,8 +597,14 @@ TEST_CASE("block digests: files without them keep the full contentHash check by 
   CHECK(untold::verify_all(*a).has_value());  // nothing to check: the caller chose none
   // With both, full also checks the contentHash.
   bytes g = digest_scene(false, true);
-  g[150] ^= std::byte{1};  // the contentHash field itself, which no block covers
-  CHECK(test::rejection(g) == "accepted");
+  g[test::chunk_payload_offset(g, 6) + 1000] ^= std::byte{1};
+  CHECK(test::rejection(g) == "accepted");  // the vertex block waits for first access
+  CHECK(test::rejection(g, {.integrity = untold::integrity::full}) == "R-HASH");
+  // The contentHash field itself, which no block covers: the digests are
+  // bound to the old one, stale now, so lazy checks the contentHash too.
+  g = digest_scene(false, true);
+  g[150] ^= std::byte{1};
+  CHECK(test::rejection(g) == "R-HASH");
   CHECK(test::rejection(g, {.integrity = untold::integrity::full}) == "R-HASH");
 }
 
@@ -687,4 +744,200 @@ TEST_CASE("default options: block digests written; a flipped vertex byte fails w
     for (const untold::mesh_record& m : opened->meshes()) CHECK(untold::verified_vertices(*opened, m).has_value());
     CHECK(untold::verify_all(*opened).has_value());
   }
+}
+
+// ---- stale block digests: files rewritten by tools that do not know the chunk ----------
+
+namespace {
+
+constexpr std::string_view baked_uri = "Textures/baked/wall_albedo.ktx2";
+
+// The rule a streamed open + load_all gives, or "loaded".
+std::string streamed_rule(const bytes& f, untold::integrity mode = untold::integrity::lazy) {
+  untold::memory_range_source src(f);
+  untold::stream_options options;
+  options.open.integrity = mode;
+  auto s = untold::streamed_asset::open(src, options);
+  if (!s) return rule_of(s.error());
+  const auto all = s->load_all();
+  return all ? "loaded" : rule_of(all.error());
+}
+
+// `f` with its integrity chunk turned into a version 1 chunk (no binding),
+// every digest over it recomputed: what the library wrote before version 2.
+bytes as_version_1(bytes f) {
+  const integrity_layout l = locate(f);
+  test::put_u32(f, l.payload + 12, 1);
+  const std::size_t size_field = test::chunk_row_offset(l.row) + 16;
+  test::put_u64(f, size_field, test::get_u64(f, size_field) - 40);
+  test::put_u64(f, size_field + 8, test::get_u64(f, size_field + 8) - 40);
+  std::fill_n(f.begin() + static_cast<std::ptrdiff_t>(l.binding), 40, std::byte{0});  // padding now
+  const auto directory = untold::directory_digest(untold::byte_span(f).first(204 + 40 * std::size_t{l.chunk_count}));
+  REQUIRE(directory.has_value());
+  std::memcpy(f.data() + l.body + 16, directory->data(), 32);
+  const auto top = untold::sha256_of(untold::byte_span(f).subspan(l.payload, l.top_digest - l.payload));
+  REQUIRE(top.has_value());
+  std::memcpy(f.data() + l.top_digest, top->data(), 32);
+  auto header = untold::parse_header(f);
+  auto table = untold::parse_chunk_table(*header, f, f.size());
+  REQUIRE(table.has_value());
+  const auto hash = untold::compute_content_hash(*table, untold::byte_span(f));
+  REQUIRE(hash.has_value());
+  std::memcpy(f.data() + 140, hash->data(), 32);
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("stale block digests: a chunk-unaware rewrite that recomputes the contentHash opens") {
+  const bytes good = test::write_scene(true);  // default options: contentHash and bound block digests
+  const bytes f = test::patch_texture_uri(good, baked_uri, true);
+  // What the tool did: a longer string table, every later chunk moved, the
+  // integrity chunk copied byte for byte, a new contentHash.
+  REQUIRE(f.size() > good.size());
+  const integrity_layout before = locate(good), after = locate(f);
+  CHECK(std::equal(good.begin() + static_cast<std::ptrdiff_t>(before.payload),
+                   good.begin() + static_cast<std::ptrdiff_t>(before.binding + 40),
+                   f.begin() + static_cast<std::ptrdiff_t>(after.payload)));
+  CHECK(test::get_u64(f, test::chunk_row_offset(5) + 8) != test::get_u64(good, test::chunk_row_offset(5) + 8));
+  CHECK(std::memcmp(f.data() + 140, good.data() + 140, 32) != 0);
+
+  for (const auto mode : {untold::integrity::lazy, untold::integrity::full}) {
+    CAPTURE(static_cast<int>(mode));
+    auto a = untold::open(f, {.integrity = mode, .deep_checks = mode == untold::integrity::full});
+    REQUIRE_MESSAGE(a.has_value(), a.error().describe());
+    CHECK(a->block_digests() == untold::digest_status::stale);
+    CHECK_FALSE(untold::has_block_digests(*a));   // ignored: the contentHash was verified instead
+    CHECK(untold::verify_all(*a).has_value());    // nothing left to verify
+    CHECK(a->string(a->textures()[0].uri_offset) == baked_uri);
+    for (const untold::mesh_record& m : a->meshes()) CHECK(untold::verified_vertices(*a, m).has_value());
+  }
+  CHECK(streamed_rule(f) == "loaded");
+  CHECK(streamed_rule(f, untold::integrity::full) == "loaded");
+  untold::memory_range_source src(f);
+  auto s = untold::streamed_asset::open(src);
+  REQUIRE(s.has_value());
+  CHECK(s->metadata().block_digests() == untold::digest_status::stale);
+  CHECK_FALSE(untold::has_block_digests(s->metadata()));  // range loads are not authenticated
+  CHECK(s->load_mesh(0).has_value());
+  // The original stays current.
+  auto original = untold::open(good);
+  REQUIRE(original.has_value());
+  CHECK(original->block_digests() == untold::digest_status::current);
+  CHECK(untold::open(good, {.integrity = untold::integrity::none})->block_digests() ==
+        untold::digest_status::unchecked);
+  CHECK(untold::open(test::write_scene(true, {.block_digests = false}))->block_digests() ==
+        untold::digest_status::absent);
+}
+
+TEST_CASE("stale block digests: never skip verification") {
+  const bytes good = test::write_scene(true);
+  SUBCASE("the same rewrite without recomputing the contentHash is rejected") {
+    const bytes f = test::patch_texture_uri(good, baked_uri, false);
+    // The string table grew: the chunk's contentPrefixLength is not this
+    // file's, so it is stale, and the old contentHash fails over the whole file.
+    CHECK(test::rejection(f) == "R-HASH");
+    CHECK(test::rejection(f, {.integrity = untold::integrity::full}) == "R-HASH");
+    CHECK(streamed_rule(f) == "R-HASH");
+    CHECK(test::rejection(f, {.integrity = untold::integrity::none}) == "accepted");
+    // A rewrite that keeps every size (a string of the same length) leaves
+    // the chunk bound to the old contentHash, current: its digests reject it.
+    const auto change_case = [](std::uint32_t type, bytes& payload) {
+      if (type == static_cast<std::uint32_t>(untold::chunk_type::string_table)) payload[0] ^= std::byte{0x20};
+    };
+    bytes same_size = test::rewrite_unaware(good, change_case, false);
+    CHECK(test::rejection(same_size) == "R-BLOCK-HASH");
+    CHECK(streamed_rule(same_size) == "R-BLOCK-HASH");
+    same_size = test::rewrite_unaware(good, change_case, true);  // with the contentHash recomputed: stale, it opens
+    CHECK(test::rejection(same_size) == "accepted");
+    CHECK(streamed_rule(same_size) == "loaded");
+  }
+  SUBCASE("after the rewrite, a changed geometry byte fails the whole-file contentHash") {
+    bytes f = test::patch_texture_uri(good, baked_uri, true);
+    f[test::chunk_payload_offset(f, 6) + 1000] ^= std::byte{1};
+    CHECK(test::rejection(f) == "R-HASH");
+    CHECK(test::rejection(f, {.integrity = untold::integrity::full}) == "R-HASH");
+    CHECK(streamed_rule(f) == "R-HASH");
+  }
+  SUBCASE("a chunk made stale on purpose: the contentHash still decides") {
+    bytes f = good;
+    f[test::chunk_payload_offset(f, 6) + 1000] ^= std::byte{1};
+    f[141] ^= std::byte{1};  // the contentHash no longer matches the binding
+    CHECK(test::rejection(f) == "R-HASH");
+    CHECK(streamed_rule(f) == "R-HASH");
+    f = good;
+    const integrity_layout l = locate(f);
+    f[l.binding + 20] ^= std::byte{1};  // or the binding itself: the chunk's own bytes changed
+    CHECK(test::rejection(f) == "R-HASH");
+    CHECK(streamed_rule(f) == "R-HASH");
+  }
+  SUBCASE("a contentHash removed: nothing to bind, so the chunk is the check") {
+    bytes f = good;
+    std::fill_n(f.begin() + 140, 32, std::byte{0});
+    auto a = untold::open(f);
+    REQUIRE(a.has_value());
+    CHECK(a->block_digests() == untold::digest_status::current);
+    f[test::chunk_payload_offset(f, 6) + 1000] ^= std::byte{1};
+    a = untold::open(f);
+    REQUIRE(a.has_value());
+    const auto vertex_row = *a->find_chunk(untold::chunk_type::vertex_data);
+    CHECK(rule_of(untold::verify_chunk(*a, vertex_row).error()) == "R-BLOCK-HASH");
+    bytes g = test::patch_texture_uri(good, baked_uri, true);
+    std::fill_n(g.begin() + 140, 32, std::byte{0});
+    CHECK(test::rejection(g) == "R-DIRECTORY-HASH");
+    CHECK(streamed_rule(g) == "R-DIRECTORY-HASH");
+  }
+  SUBCASE("a chunk hashed after the integrity chunk is part of the binding") {
+    untold::builder b;
+    std::vector<test::grid> grids;
+    test::fill_realistic_scene(b, grids);
+    const bytes late(70000, std::byte{9});  // more than a digest block
+    b.add_plugin_chunk("com.example.late", 1, 1, late, 0xFFFF0100u);
+    const auto written = b.finish();
+    REQUIRE(written.has_value());
+    CHECK(untold::open(*written)->block_digests() == untold::digest_status::current);
+    CHECK(streamed_rule(*written) == "loaded");
+    recording_source unlent(*written);  // reads instead of views
+    auto s = untold::streamed_asset::open(unlent);
+    REQUIRE(s.has_value());
+    CHECK(s->metadata().block_digests() == untold::digest_status::current);
+    bytes f = *written;
+    f[test::chunk_payload_offset(f, 0xFFFF0100u) + 40000] ^= std::byte{1};  // changes the resumed contentHash
+    CHECK(test::rejection(f) == "R-HASH");
+    CHECK(streamed_rule(f) == "R-HASH");
+    const bytes rewritten = test::patch_texture_uri(*written, baked_uri, true);
+    CHECK(untold::open(rewritten)->block_digests() == untold::digest_status::stale);
+    CHECK(streamed_rule(rewritten) == "loaded");
+  }
+}
+
+TEST_CASE("current block digests: a tampered geometry block is still caught lazily") {
+  bytes f = test::write_scene(true);
+  const std::size_t vertex_offset = test::chunk_payload_offset(f, 6);
+  f[vertex_offset + 3 * 65536 + 5] ^= std::byte{0x40};  // the contentHash (and the binding) untouched
+  auto a = untold::open(f);
+  REQUIRE_MESSAGE(a.has_value(), a.error().describe());
+  CHECK(a->block_digests() == untold::digest_status::current);
+  const auto vertex_row = *a->find_chunk(untold::chunk_type::vertex_data);
+  CHECK(untold::verify_range(*a, vertex_row, 0, 3 * 65536).has_value());
+  const auto bad = untold::verify_range(*a, vertex_row, 3 * 65536, 1);
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(rule_of(bad.error()) == "R-BLOCK-HASH");
+  CHECK(bad.error().context.value == 3);
+  CHECK(streamed_rule(f) == "R-BLOCK-HASH");
+}
+
+TEST_CASE("stale block digests: a version 1 chunk cannot be bound and is read as before") {
+  const bytes v1 = as_version_1(test::write_scene(true));
+  auto a = untold::open(v1, {.integrity = untold::integrity::full});
+  REQUIRE_MESSAGE(a.has_value(), a.error().describe());
+  CHECK(a->block_digests() == untold::digest_status::current);
+  CHECK(streamed_rule(v1) == "loaded");
+  bytes tampered = v1;
+  tampered[test::chunk_payload_offset(tampered, 6) + 1000] ^= std::byte{1};
+  auto b = untold::open(tampered);
+  REQUIRE(b.has_value());
+  CHECK(rule_of(untold::verify_all(*b).error()) == "R-BLOCK-HASH");
+  // A chunk-unaware rewrite breaks it, as it broke every file before version 2.
+  CHECK(test::rejection(test::patch_texture_uri(v1, baked_uri, true)) == "R-DIRECTORY-HASH");
 }

@@ -157,3 +157,22 @@ TEST_CASE("error: named setters, float values shown as floats with their bits, n
   CHECK(named.describe().find("name 'ok\\n\\x1b[1mforged\\\\'") != std::string::npos);
   CHECK(named.describe().find('\n') == std::string::npos);
 }
+
+TEST_CASE("append_escaped: one line of valid UTF-8, no C0 or C1 control, malformed bytes as \\xHH") {
+  const auto escaped = [](std::string_view text) {
+    std::string s;
+    untold::detail::append_escaped(s, text);
+    return s;
+  };
+  CHECK(escaped("plain caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80") == "plain caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+  CHECK(escaped("a\nb\tc\rd\\e\x1b[31m\x7f") == "a\\nb\\tc\\rd\\\\e\\x1b[31m\\x7f");
+  CHECK(escaped(std::string_view("nul\0end", 7)) == "nul\\x00end");
+  CHECK(escaped("\xc2\x9b" "2J") == "\\xc2\\x9b2J");         // C1 CSI: a terminal escape in some terminals
+  CHECK(escaped("\xc2\xa0") == "\xc2\xa0");                  // U+00A0 is printable
+  CHECK(escaped("\xff\xfe") == "\\xff\\xfe");                // never UTF-8
+  CHECK(escaped("\xc0\xaf") == "\\xc0\\xaf");                // overlong '/'
+  CHECK(escaped("\xed\xa0\x80") == "\\xed\\xa0\\x80");        // a surrogate
+  CHECK(escaped("\xf4\x90\x80\x80") == "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
+  CHECK(escaped("cut \xe2\x82") == "cut \\xe2\\x82");           // a sequence cut short (a truncated subject)
+  CHECK(escaped("\x80x") == "\\x80x");                          // a stray continuation byte
+}

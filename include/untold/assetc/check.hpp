@@ -22,7 +22,12 @@
 //
 // Safe on untrusted input: every file goes through its validating reader
 // first; only validated files take part in cross-file checks. Work is
-// n log n in the number of files plus linear in their bytes.
+// n log n in the number of files plus linear in their bytes. Problems are
+// handed to a sink as they are found (the streaming form, what `untold
+// check` uses), so memory does not grow with their number; the collecting
+// form keeps them in the report. The cross-file index (every manifest hash)
+// is charged to read_options::budget (HM-LIMITS), which a caller that reads
+// a whole directory shares across its files.
 #pragma once
 
 #include <algorithm>
@@ -60,9 +65,14 @@ struct check_report {
   std::size_t meshes = 0, materials = 0, manifests = 0, animations = 0, packs = 0;
   std::size_t texture_refs = 0;      // non-zero .hmat refs looked up
   std::size_t manifest_entries = 0;  // .hman entries checked against the set
-  std::vector<check_problem> problems;
-  [[nodiscard]] bool ok() const noexcept { return problems.empty(); }
+  std::size_t problem_count = 0;     // every problem found
+  std::vector<check_problem> problems;  // the problems themselves: the collecting check_files only
+  [[nodiscard]] bool ok() const noexcept { return problem_count == 0; }
 };
+
+/// Receives one problem as soon as it is found: the relative path it is
+/// about (valid only during the call) and the error.
+using problem_sink = std::function<void(std::string_view file, const error& err)>;
 
 /// The path without the extension of its last component ("a/b.c.d" -> "a/b.c").
 [[nodiscard]] constexpr std::string_view strip_extension(std::string_view path) noexcept {
@@ -78,16 +88,22 @@ struct check_report {
   return stem.size() == path.size() ? std::string_view{} : path.substr(stem.size() + 1);
 }
 
-/// Checks the set (rules above). `paths` are relative, '/'-separated; files
-/// with other extensions (.ktx2, .spv ...) only serve as manifest targets.
-/// Precondition: `read` is callable.
+/// Checks the set (rules above) and hands every problem to `on_problem`;
+/// the report holds the counts (problems stays empty). `paths` are
+/// relative, '/'-separated; files with other extensions (.ktx2, .spv ...)
+/// only serve as manifest targets. Precondition: `read` and `on_problem`
+/// are callable.
 [[nodiscard]] inline check_report check_files(std::span<const std::string> paths, const file_lookup& read,
-                                              const read_options& options = {}) {
+                                              const read_options& options, const problem_sink& on_problem) {
   check_report report;
   std::vector<std::string_view> sorted(paths.begin(), paths.end());
   std::sort(sorted.begin(), sorted.end());
   auto exists = [&sorted](std::string_view p) { return std::binary_search(sorted.begin(), sorted.end(), p); };
-  auto problem = [&report](std::string_view file, error e) { report.problems.push_back({std::string(file), e}); };
+  auto problem = [&report, &on_problem](std::string_view file, const error& e) {
+    ++report.problem_count;
+    on_problem(file, e);
+  };
+  std::uint64_t bytes_read = 0;  // what the cross-file index is charged against when no budget is shared
 
   struct opened_mesh {
     std::string_view path;
@@ -106,6 +122,7 @@ struct check_report {
       problem(path, detail::fail(errc::hm_check_file, "path", path.size()).with_subject(path));
       continue;
     }
+    bytes_read += bytes->size();
     auto keep = [&](auto opened, auto& into) {
       if (!opened) problem(path, opened.error());
       else into.emplace_back(path, std::move(*opened));
@@ -141,7 +158,15 @@ struct check_report {
     }
   }
   // Every manifest's hashes in one sorted array: one binary search per ref, however many manifests.
+  budget own(options.limits, bytes_read);
+  if (auto s = budget::own_or_shared(options.budget, own)
+                   .charge_items(report.manifest_entries, sizeof(std::uint64_t), "manifest hashes", errc::hm_limit_exceeded);
+      !s) {
+    problem("", s.error());
+    return report;
+  }
   std::vector<std::uint64_t> known;
+  known.reserve(report.manifest_entries);
   for (const auto& [p, m] : mans)
     for (const manifest_entry& e : m.entries()) known.push_back(e.hash);
   std::sort(known.begin(), known.end());
@@ -198,6 +223,18 @@ struct check_report {
       break;  // one report per file: a wrong skeleton breaks every channel
     }
   }
+  return report;
+}
+
+/// The same, keeping every problem in the report (small sets: tests, the
+/// build's verification).
+[[nodiscard]] inline check_report check_files(std::span<const std::string> paths, const file_lookup& read,
+                                              const read_options& options = {}) {
+  std::vector<check_problem> problems;
+  check_report report = check_files(paths, read, options, [&problems](std::string_view file, const error& e) {
+    problems.push_back({std::string(file), e});
+  });
+  report.problems = std::move(problems);
   return report;
 }
 

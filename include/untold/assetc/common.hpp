@@ -13,21 +13,30 @@
 #include <span>
 #include <string_view>
 
+#include "../budget.hpp"
 #include "../bytes.hpp"
 #include "../detail/checks.hpp"
 #include "../cursor.hpp"
 #include "../error.hpp"
 #include "../limits.hpp"
+#include "../records.hpp"
 #include "../vertex.hpp"
 
 namespace untold::assetc {
 
 /// Options of every assetc reader. `deep` adds the value-level checks
 /// (index values, local meshlet indices, joint indices, finite floats).
+/// `budget`: the memory and work budget (budget.hpp) the reader charges for
+/// the entries it stores and the items it visits, before it allocates or
+/// loops; null makes one per file from `limits` and the file's size. Stages
+/// that share one input (several files of one `check` run, a reader and
+/// its printer) pass one budget. A refusal is HM-LIMITS.
 struct read_options {
   untold::limits limits{};
   bool deep = false;
+  untold::budget* budget = nullptr;
 };
+
 
 /// 'a' | 'b' << 8 | 'c' << 16 | 'd' << 24, the order the files store magics and chunk ids in.
 [[nodiscard]] constexpr std::uint32_t fourcc(const char (&s)[5]) noexcept {
@@ -72,35 +81,17 @@ struct codec<T> {
   static void store(std::byte* p, T v) noexcept { store_le_unchecked<T>(p, v); }
 };
 
+/// A record described once by record_traits (records.hpp): the core's codec
+/// reads and writes it field by field.
+template <class T>
+  requires untold::detail::described_record<T>
+struct codec<T> {
+  static constexpr std::size_t size = untold::record_traits<T>::size(0);
+  [[nodiscard]] static T load(const std::byte* p) noexcept { return untold::codec<T>::decode(byte_span(p, size)); }
+  static void store(std::byte* p, const T& v) noexcept { untold::codec<T>::encode(v, mutable_byte_span(p, size)); }
+};
+
 namespace detail {
-
-/// Sequential field loads/stores over a record already proven to be in range.
-struct field_loader {
-  const std::byte* p;
-  template <class T>
-  T get() noexcept {
-    const T v = load_le_unchecked<T>(p);
-    p += sizeof(T);
-    return v;
-  }
-  template <class T, std::size_t N>
-  void get(std::array<T, N>& out) noexcept {
-    for (T& v : out) v = get<T>();
-  }
-};
-
-struct field_storer {
-  std::byte* p;
-  template <class T>
-  void put(T v) noexcept {
-    store_le_unchecked<T>(p, v);
-    p += sizeof(T);
-  }
-  template <class T, std::size_t N>
-  void put(const std::array<T, N>& in) noexcept {
-    for (const T& v : in) put<T>(v);
-  }
-};
 
 template <class T>
 struct array_traits {
@@ -163,6 +154,12 @@ namespace detail {
   e.context.limit = limit;
   e.context.has_limit = true;
   return e;
+}
+
+/// options.budget, or `own` (made from the limits and the file's size): the
+/// budget one open_* call charges.
+[[nodiscard]] constexpr untold::budget& reader_budget(const read_options& options, untold::budget& own) noexcept {
+  return untold::budget::own_or_shared(options.budget, own);
 }
 
 /// What a byte_cursor reports when an assetc structure runs out of bytes.

@@ -104,6 +104,9 @@ class hanim {
   auto clip_count = c.count_u32(10, "clipCount", options.limits.max_records, errc::hm_limit_exceeded);
   if (!clip_count) return clip_count.error();
   if (auto reserved = c.read<std::uint32_t>("reserved"); !reserved) return reserved.error();
+  budget own(options.limits, bytes.size());
+  budget& spend = detail::reader_budget(options, own);
+  UNTOLD_TRY(spend.charge_items(*clip_count, sizeof(anim_clip), "clips", errc::hm_limit_exceeded));
   hanim h;
   h.clips_.reserve(*clip_count);
   std::uint64_t keys_total = 0;
@@ -123,6 +126,7 @@ class hanim {
     const std::uint64_t room = options.limits.max_records - std::min<std::uint64_t>(h.channels_.size(), options.limits.max_records);
     auto channel_count = c.count_u32(12, "channelCount", room, errc::hm_limit_exceeded);
     if (!channel_count) return channel_count.error();
+    UNTOLD_TRY(spend.charge_items(*channel_count, sizeof(anim_channel), "channels", errc::hm_limit_exceeded));
     clip.first_channel = static_cast<std::uint32_t>(h.channels_.size());
     clip.channel_count = *channel_count;
     // No reserve here: an exact reserve per clip would copy every earlier channel again (quadratic).
@@ -159,6 +163,7 @@ class hanim {
       }
       auto keys = c.array_bytes(*key_count, ch.stride(), "keys");
       if (!keys) return keys.error();
+      UNTOLD_TRY(spend.charge_work(*key_count, "keys", errc::hm_limit_exceeded));
       ch.keys = *keys;
       float previous = 0.0f;
       for (std::size_t i = 0; i < ch.key_count; ++i) {

@@ -12,7 +12,8 @@
 // HM-HMAN-COLORSPACE HM-PATH HM-TRAILING. Unknown kinds are kept.
 //
 // Safe on untrusted input: a byte_cursor reads every field, the entry vector
-// is sized only after the count is proven to fit in the file.
+// is sized only after the count is proven to fit in the file and charged to
+// the budget (read_options::budget).
 #pragma once
 
 #include <algorithm>
@@ -78,6 +79,9 @@ class hman {
   if (auto reserved = c.read<std::uint32_t>("reserved"); !reserved) return reserved.error();
   if (auto s = c.check_count(*count, hman_min_entry_size, "count", options.limits.max_records, errc::hm_limit_exceeded); !s)
     return s.error();
+  budget own(options.limits, bytes.size());
+  UNTOLD_TRY(detail::reader_budget(options, own).charge_items(*count, sizeof(manifest_entry), "entries",
+                                                              errc::hm_limit_exceeded));
   hman h;
   h.entries_.reserve(*count);
   for (std::uint32_t i = 0; i < *count; ++i) {

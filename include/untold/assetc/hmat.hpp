@@ -65,35 +65,26 @@ struct material {
 inline constexpr std::array<const char*, 5> material_texture_slots = {"baseColorTex", "metallicRoughnessTex",
                                                                      "normalTex", "occlusionTex", "emissiveTex"};
 
+}  // namespace untold::assetc
+
+namespace untold {
+/// A .hmat row's fields once, in file order (records.hpp's record_traits).
 template <>
-struct codec<material> {
-  static constexpr std::size_t size = hmat_row_size;
-  static material load(const std::byte* p) noexcept {
-    detail::field_loader l{p};
-    material m;
-    l.get(m.base_color), l.get(m.emissive);
-    m.metallic = l.get<float>();
-    m.roughness = l.get<float>();
-    m.normal_scale = l.get<float>();
-    m.occlusion_strength = l.get<float>();
-    m.alpha_cutoff = l.get<float>();
-    m.flags = l.get<std::uint32_t>();
-    (void)l.get<std::uint32_t>();  // pad
-    m.base_color_tex = l.get<std::uint64_t>();
-    m.metallic_roughness_tex = l.get<std::uint64_t>();
-    m.normal_tex = l.get<std::uint64_t>();
-    m.occlusion_tex = l.get<std::uint64_t>();
-    m.emissive_tex = l.get<std::uint64_t>();
-    return m;
-  }
-  static void store(std::byte* p, const material& m) noexcept {
-    detail::field_storer s{p};
-    s.put(m.base_color), s.put(m.emissive), s.put(m.metallic), s.put(m.roughness), s.put(m.normal_scale);
-    s.put(m.occlusion_strength), s.put(m.alpha_cutoff), s.put(m.flags), s.put(std::uint32_t{0});
-    s.put(m.base_color_tex), s.put(m.metallic_roughness_tex), s.put(m.normal_tex), s.put(m.occlusion_tex);
-    s.put(m.emissive_tex);
+struct record_traits<assetc::material> {
+  static constexpr std::size_t size(std::uint32_t = 0) noexcept { return assetc::hmat_row_size; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t = 0) {
+    const zero_padding<4> padding{};
+    v(r.base_color, "baseColor"), v(r.emissive, "emissive"), v(r.metallic, "metallic"), v(r.roughness, "roughness");
+    v(r.normal_scale, "normalScale"), v(r.occlusion_strength, "occlusionStrength"), v(r.alpha_cutoff, "alphaCutoff");
+    v(r.flags, "flags"), v(padding, "padding"), v(r.base_color_tex, "baseColorTex");
+    v(r.metallic_roughness_tex, "metallicRoughnessTex"), v(r.normal_tex, "normalTex");
+    v(r.occlusion_tex, "occlusionTex"), v(r.emissive_tex, "emissiveTex");
   }
 };
+}  // namespace untold
+
+namespace untold::assetc {
 
 /// A validated .hmat over the caller's bytes.
 class hmat {
@@ -126,6 +117,8 @@ class hmat {
     e.context.limit = bytes.size(), e.context.has_limit = true;
     return e;
   }
+  budget own(options.limits, bytes.size());
+  UNTOLD_TRY(detail::reader_budget(options, own).charge_work(count, "rows", errc::hm_limit_exceeded));
   hmat h;
   h.flags_ = load_le_unchecked<std::uint32_t>(bytes.data() + 12);
   h.rows_ = le_array<material>(subspan(bytes, *rows));

@@ -12,14 +12,16 @@
 // HM-CHUNK-RANGE HM-DUP-CHUNK HM-MISSING-CHUNK HM-DESC HM-CHUNK-SIZE
 // HM-SUBMESH-RANGE HM-MATERIAL-SLOT HM-MESHLET-RANGE HM-SKEL-PARENT
 // HM-LOD-RANGE; with read_options::deep also HM-INDEX-VALUE HM-MESHLET-INDEX
-// HM-SKIN-JOINT HM-FINITE. check_meshlet_coverage (separate, allocates)
-// adds HM-MESHLET-COVER.
+// HM-SKIN-JOINT HM-FINITE (positions, bounds, weights, SKEL joint
+// transforms). check_meshlet_coverage (separate, allocates) adds
+// HM-MESHLET-COVER.
 //
 // Safe on untrusted input: every range is checked_range'd against the file,
 // counts are checked against the chunk sizes and the caller's limits before
 // use, work is linear in the file size (meshlet ranges may not overlap, so
 // the deep meshlet pass touches each MLTR byte once), and the only
-// allocation is one entry per table row (<= limits.max_chunks).
+// allocation is one entry per table row (<= limits.max_chunks), charged to
+// read_options::budget with the deep pass's values.
 #pragma once
 
 #include <algorithm>
@@ -169,179 +171,123 @@ struct mesh_lod {
   friend constexpr bool operator==(const mesh_lod&, const mesh_lod&) = default;
 };
 
+}  // namespace untold::assetc
+
+// Each record's fields once, in file order (records.hpp's record_traits): the
+// one codec reads and writes them (assetc::codec<T> delegates to it).
+namespace untold {
+
 template <>
-struct codec<chunk_entry> {
-  static constexpr std::size_t size = 24;
-  static chunk_entry load(const std::byte* p) noexcept {
-    detail::field_loader l{p};
-    chunk_entry e;
-    e.fourcc = l.get<std::uint32_t>();
-    e.flags = l.get<std::uint32_t>();
-    e.offset = l.get<std::uint64_t>();
-    e.size = l.get<std::uint64_t>();
-    return e;
-  }
-  static void store(std::byte* p, const chunk_entry& e) noexcept {
-    detail::field_storer s{p};
-    s.put(e.fourcc), s.put(e.flags), s.put(e.offset), s.put(e.size);
+struct record_traits<assetc::hmesh_header> {
+  static constexpr std::size_t size(std::uint32_t = 0) noexcept { return assetc::hmesh_header_size; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t = 0) {
+    v(r.magic, "magic"), v(r.version, "version"), v(r.chunk_count, "chunkCount"), v(r.flags, "flags");
+    v(r.reserved1, "reserved1"), v(r.reserved2, "reserved2");
   }
 };
 
 template <>
-struct codec<mesh_desc> {
-  static constexpr std::size_t size = 32;
-  static mesh_desc load(const std::byte* p) noexcept {
-    detail::field_loader l{p};
-    mesh_desc d;
-    d.vertex_count = l.get<std::uint32_t>();
-    d.index_count = l.get<std::uint32_t>();
-    d.meshlet_count = l.get<std::uint32_t>();
-    d.submesh_count = l.get<std::uint32_t>();
-    d.material_count = l.get<std::uint32_t>();
-    d.vertex_stride = l.get<std::uint16_t>();
-    d.index_width = l.get<std::uint8_t>();
-    d.flags = l.get<std::uint8_t>();
-    d.meshlet_max_vertices = l.get<std::uint32_t>();
-    d.meshlet_max_triangles = l.get<std::uint32_t>();
-    return d;
-  }
-  static void store(std::byte* p, const mesh_desc& d) noexcept {
-    detail::field_storer s{p};
-    s.put(d.vertex_count), s.put(d.index_count), s.put(d.meshlet_count), s.put(d.submesh_count);
-    s.put(d.material_count), s.put(d.vertex_stride), s.put(d.index_width), s.put(d.flags);
-    s.put(d.meshlet_max_vertices), s.put(d.meshlet_max_triangles);
+struct record_traits<assetc::chunk_entry> {
+  static constexpr std::size_t size(std::uint32_t = 0) noexcept { return 24; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t = 0) {
+    v(r.fourcc, "fourcc"), v(r.flags, "flags"), v(r.offset, "offset"), v(r.size, "size");
   }
 };
 
 template <>
-struct codec<mesh_bounds> {
-  static constexpr std::size_t size = 40;
-  static mesh_bounds load(const std::byte* p) noexcept {
-    detail::field_loader l{p};
-    mesh_bounds b;
-    l.get(b.min), l.get(b.max), l.get(b.center);
-    b.radius = l.get<float>();
-    return b;
-  }
-  static void store(std::byte* p, const mesh_bounds& b) noexcept {
-    detail::field_storer s{p};
-    s.put(b.min), s.put(b.max), s.put(b.center), s.put(b.radius);
+struct record_traits<assetc::mesh_desc> {
+  static constexpr std::size_t size(std::uint32_t = 0) noexcept { return 32; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t = 0) {
+    v(r.vertex_count, "vertexCount"), v(r.index_count, "indexCount"), v(r.meshlet_count, "meshletCount");
+    v(r.submesh_count, "submeshCount"), v(r.material_count, "materialCount"), v(r.vertex_stride, "vertexStride");
+    v(r.index_width, "indexWidth"), v(r.flags, "flags"), v(r.meshlet_max_vertices, "meshletMaxVertices");
+    v(r.meshlet_max_triangles, "meshletMaxTriangles");
   }
 };
 
 template <>
-struct codec<meshlet> {
-  static constexpr std::size_t size = 16;
-  static meshlet load(const std::byte* p) noexcept {
-    detail::field_loader l{p};
-    meshlet m;
-    m.vertex_offset = l.get<std::uint32_t>();
-    m.vertex_count = l.get<std::uint32_t>();
-    m.triangle_offset = l.get<std::uint32_t>();
-    m.triangle_count = l.get<std::uint32_t>();
-    return m;
-  }
-  static void store(std::byte* p, const meshlet& m) noexcept {
-    detail::field_storer s{p};
-    s.put(m.vertex_offset), s.put(m.vertex_count), s.put(m.triangle_offset), s.put(m.triangle_count);
+struct record_traits<assetc::mesh_bounds> {
+  static constexpr std::size_t size(std::uint32_t = 0) noexcept { return 40; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t = 0) {
+    v(r.min, "min"), v(r.max, "max"), v(r.center, "center"), v(r.radius, "radius");
   }
 };
 
 template <>
-struct codec<meshlet_triangle> {
-  static constexpr std::size_t size = 3;
-  static meshlet_triangle load(const std::byte* p) noexcept {
-    return {{static_cast<std::uint8_t>(p[0]), static_cast<std::uint8_t>(p[1]), static_cast<std::uint8_t>(p[2])}};
-  }
-  static void store(std::byte* p, const meshlet_triangle& t) noexcept {
-    for (std::size_t i = 0; i < 3; ++i) p[i] = static_cast<std::byte>(t.v[i]);
-  }
-};
-
-template <>
-struct codec<meshlet_bound> {
-  static constexpr std::size_t size = 32;
-  static meshlet_bound load(const std::byte* p) noexcept {
-    detail::field_loader l{p};
-    meshlet_bound b;
-    l.get(b.center);
-    b.radius = l.get<float>();
-    l.get(b.cone_axis);
-    b.cone_cutoff = l.get<float>();
-    return b;
-  }
-  static void store(std::byte* p, const meshlet_bound& b) noexcept {
-    detail::field_storer s{p};
-    s.put(b.center), s.put(b.radius), s.put(b.cone_axis), s.put(b.cone_cutoff);
+struct record_traits<assetc::meshlet> {
+  static constexpr std::size_t size(std::uint32_t = 0) noexcept { return 16; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t = 0) {
+    v(r.vertex_offset, "vertexOffset"), v(r.vertex_count, "vertexCount"), v(r.triangle_offset, "triangleOffset");
+    v(r.triangle_count, "triangleCount");
   }
 };
 
 template <>
-struct codec<submesh> {
-  static constexpr std::size_t size = 64;
-  static submesh load(const std::byte* p) noexcept {
-    detail::field_loader l{p};
-    submesh s;
-    s.first_index = l.get<std::uint32_t>();
-    s.index_count = l.get<std::uint32_t>();
-    s.first_meshlet = l.get<std::uint32_t>();
-    s.meshlet_count = l.get<std::uint32_t>();
-    s.material_slot = l.get<std::uint32_t>();
-    s.base_vertex = l.get<std::uint32_t>();
-    s.bounds = codec<mesh_bounds>::load(l.p);
-    return s;
-  }
-  static void store(std::byte* p, const submesh& m) noexcept {
-    detail::field_storer s{p};
-    s.put(m.first_index), s.put(m.index_count), s.put(m.first_meshlet), s.put(m.meshlet_count);
-    s.put(m.material_slot), s.put(m.base_vertex);
-    codec<mesh_bounds>::store(s.p, m.bounds);
+struct record_traits<assetc::meshlet_triangle> {
+  static constexpr std::size_t size(std::uint32_t = 0) noexcept { return 3; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t = 0) {
+    v(r.v, "v");
   }
 };
 
 template <>
-struct codec<skin_vertex> {
-  static constexpr std::size_t size = 24;
-  static skin_vertex load(const std::byte* p) noexcept {
-    detail::field_loader l{p};
-    skin_vertex v;
-    l.get(v.joints), l.get(v.weights);
-    return v;
-  }
-  static void store(std::byte* p, const skin_vertex& v) noexcept {
-    detail::field_storer s{p};
-    s.put(v.joints), s.put(v.weights);
+struct record_traits<assetc::meshlet_bound> {
+  static constexpr std::size_t size(std::uint32_t = 0) noexcept { return 32; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t = 0) {
+    v(r.center, "center"), v(r.radius, "radius"), v(r.cone_axis, "coneAxis"), v(r.cone_cutoff, "coneCutoff");
   }
 };
 
 template <>
-struct codec<joint> {
-  static constexpr std::size_t size = 112;
-  static joint load(const std::byte* p) noexcept {
-    detail::field_loader l{p};
-    joint j;
-    l.get(j.inverse_bind), l.get(j.bind_translation), l.get(j.bind_rotation), l.get(j.bind_scale);
-    j.parent = l.get<std::int32_t>();
-    return j;  // the last 4 bytes are padding
-  }
-  static void store(std::byte* p, const joint& j) noexcept {
-    detail::field_storer s{p};
-    s.put(j.inverse_bind), s.put(j.bind_translation), s.put(j.bind_rotation), s.put(j.bind_scale);
-    s.put(j.parent), s.put(std::uint32_t{0});
+struct record_traits<assetc::submesh> {
+  static constexpr std::size_t size(std::uint32_t = 0) noexcept { return 64; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t = 0) {
+    v(r.first_index, "firstIndex"), v(r.index_count, "indexCount"), v(r.first_meshlet, "firstMeshlet");
+    v(r.meshlet_count, "meshletCount"), v(r.material_slot, "materialSlot"), v(r.base_vertex, "baseVertex");
+    v(r.bounds, "bounds");
   }
 };
 
 template <>
-struct codec<mesh_lod> {
-  static constexpr std::size_t size = 8;
-  static mesh_lod load(const std::byte* p) noexcept {
-    return {load_le_unchecked<std::uint32_t>(p), load_le_unchecked<std::uint32_t>(p + 4)};
-  }
-  static void store(std::byte* p, const mesh_lod& l) noexcept {
-    store_le_unchecked(p, l.first_index);
-    store_le_unchecked(p + 4, l.index_count);
+struct record_traits<assetc::skin_vertex> {
+  static constexpr std::size_t size(std::uint32_t = 0) noexcept { return 24; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t = 0) {
+    v(r.joints, "joints"), v(r.weights, "weights");
   }
 };
+
+template <>
+struct record_traits<assetc::joint> {
+  static constexpr std::size_t size(std::uint32_t = 0) noexcept { return 112; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t = 0) {
+    const zero_padding<4> padding{};
+    v(r.inverse_bind, "inverseBind"), v(r.bind_translation, "bindTranslation"), v(r.bind_rotation, "bindRotation");
+    v(r.bind_scale, "bindScale"), v(r.parent, "parent"), v(padding, "padding");
+  }
+};
+
+template <>
+struct record_traits<assetc::mesh_lod> {
+  static constexpr std::size_t size(std::uint32_t = 0) noexcept { return 8; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t = 0) {
+    v(r.first_index, "firstIndex"), v(r.index_count, "indexCount");
+  }
+};
+
+}  // namespace untold
+
+namespace untold::assetc {
 
 /// IDXS: u16 or u32 per DESC.indexWidth, read as u32. Precondition of operator[]: i < size().
 class index_view {
@@ -479,15 +425,7 @@ namespace detail {
   if (bytes.size() < 4) return fail(errc::hm_truncated, "magic", bytes.size(), no_index, 0);
   if (magic_of(bytes) != hmesh_magic) return fail(errc::hm_bad_magic, "magic", magic_of(bytes), no_index, 0);
   if (bytes.size() < hmesh_header_size) return fail(errc::hm_truncated, "header", bytes.size(), no_index, 0);
-  {
-    detail::field_loader l{bytes.data()};
-    m.header_.magic = l.get<std::uint32_t>();
-    m.header_.version = l.get<std::uint32_t>();
-    m.header_.chunk_count = l.get<std::uint32_t>();
-    m.header_.flags = l.get<std::uint32_t>();
-    m.header_.reserved1 = l.get<std::uint64_t>();
-    m.header_.reserved2 = l.get<std::uint64_t>();
-  }
+  m.header_ = codec<hmesh_header>::load(bytes.data());
   if (m.header_.version != hmesh_version) return fail(errc::hm_bad_version, "version", m.header_.version, no_index, 4);
   const std::uint32_t n = m.header_.chunk_count;
   if (n > options.limits.max_chunks)
@@ -498,6 +436,9 @@ namespace detail {
   const std::uint64_t table_end = table->end();
 
   // Ranges, alignment, limits; then overlaps by sorting the non-empty ranges.
+  budget own(options.limits, bytes.size());
+  budget& spend = detail::reader_budget(options, own);
+  UNTOLD_TRY(spend.charge_items(n, sizeof(std::pair<std::uint64_t, std::uint32_t>), "chunks", errc::hm_limit_exceeded));
   std::vector<std::pair<std::uint64_t, std::uint32_t>> order;
   order.reserve(n);
   std::uint64_t total = 0;
@@ -675,6 +616,10 @@ namespace detail {
   if (!options.deep) return m;
 
   // ---- deep: values ----
+  UNTOLD_TRY(spend.charge_work(std::uint64_t{d.vertex_count} + m.indices().size() + m.meshlet_vertices().size() +
+                                   m.lod_indices().size() + m.span(chunk_id::mltr).size() + m.skin().size() +
+                                   joints.size(),
+                               "deep values", errc::hm_limit_exceeded));
   auto value_fail = [&](errc code, chunk_id id, const char* field, std::uint64_t value, std::uint64_t record) {
     return chunk_fail(code, field, value, row_of(id), fourcc_of(id), record);
   };
@@ -714,6 +659,17 @@ namespace detail {
     return value_fail(errc::hm_not_finite, chunk_id::bnds, "bounds", 0, no_index);
   for (std::uint32_t s = 0; s < subs.size(); ++s)
     if (!finite_bounds(subs[s].bounds)) return value_fail(errc::hm_not_finite, chunk_id::subm, "bounds", 0, s);
+  // SKEL: every float of a joint (inverse bind, bind translation, rotation, scale).
+  const byte_span skel = m.span(chunk_id::skel);
+  for (std::uint32_t j = 0; j < joints.size(); ++j) {
+    for (std::size_t k = 0; k < 26; ++k) {
+      const float f = load_le_unchecked<float>(skel.data() + std::size_t{j} * 112 + 4 * k);
+      if (!detail::is_finite(f))
+        return value_fail(errc::hm_not_finite, chunk_id::skel,
+                          k < 16 ? "inverseBind" : k < 19 ? "bindTranslation" : k < 23 ? "bindRotation" : "bindScale", 0, j)
+            .with_float(f);
+    }
+  }
   const byte_span vtx = m.span(chunk_id::vtxs);
   for (std::size_t v = 0; v < d.vertex_count; ++v)
     for (std::size_t c = 0; c < 3; ++c)
@@ -899,12 +855,10 @@ struct hmesh_input {
 
   std::vector<std::byte> out;
   byte_sink sink(out);
-  sink.put(hmesh_magic);
-  sink.put(hmesh_version);
-  sink.put(static_cast<std::uint32_t>(plan.size()));
-  sink.put(std::uint32_t{0});
-  sink.put(std::uint64_t{0});
-  sink.put(std::uint64_t{0});
+  sink.zeros(hmesh_header_size);
+  hmesh_header header;
+  header.chunk_count = static_cast<std::uint32_t>(plan.size());
+  codec<hmesh_header>::store(out.data(), header);
   const std::size_t table_at = sink.size();
   sink.zeros(plan.size() * hmesh_entry_size);
 

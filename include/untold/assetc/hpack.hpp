@@ -145,6 +145,10 @@ class hpack {
     e.context.offset = 8;
     return e;
   }
+  // The entry vector and the overlap check's index, charged before either exists.
+  budget own(options.limits, bytes.size());
+  UNTOLD_TRY(detail::reader_budget(options, own).charge_items(count, sizeof(pack_entry) + sizeof(std::uint32_t),
+                                                              "entries", errc::hm_limit_exceeded));
   h.entries_.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
     const std::uint64_t at = c.offset();

@@ -35,7 +35,7 @@
   X(assetc, hm_skin_joint, "HM-SKIN-JOINT", "a SKIN joint index is >= the SKEL joint count")           \
   X(assetc, hm_meshlet_coverage, "HM-MESHLET-COVER",                                                   \
     "a submesh's meshlets do not hold exactly its triangles (check_meshlet_coverage)")          \
-  X(assetc, hm_not_finite, "HM-FINITE", "a position, bound, weight, factor or key value is not finite") \
+  X(assetc, hm_not_finite, "HM-FINITE", "a position, bound, weight, joint transform, factor or key value is not finite") \
   /* .hmat, .hman, .hpack, .hanim */                                                            \
   X(assetc, hm_material_size, "HM-HMAT-SIZE", "a .hmat is not exactly 16 + 96 x count bytes")          \
   X(assetc, hm_alpha_mode, "HM-HMAT-ALPHA", "a material's alpha mode (flags bits 1-2) is 3")           \

@@ -70,6 +70,8 @@
   X(untold, format_version_too_low, "E-FORMAT-VERSION",                                                                 \
     "the requested formatVersion cannot store the content (limit = the lowest version that can)")              \
   X(untold, encode_failed, "E-ENCODE", "compressing or hashing failed inside the codec library")                        \
+  X(untold, format_unknown, "E-FORMAT-UNKNOWN",                                                                         \
+    "the input is in no format this tool reads (its first bytes are no known magic, and no importer claims it)") \
   /* block digests (integrity.hpp): the untold.integrity plugin chunk */                                        \
   X(untold, integrity_layout, "R-INTEGRITY-LAYOUT", "the untold.integrity chunk is malformed or appears twice")          \
   X(untold, integrity_hash, "R-INTEGRITY-HASH", "the untold.integrity chunk's digest of its own digests does not match") \

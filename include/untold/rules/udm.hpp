@@ -18,7 +18,7 @@
   X(udm, udm_block_range, "UDM-BLOCK-RANGE", "a block size exceeds its parent block or the file")     \
   X(udm, udm_depth, "UDM-DEPTH", "elements and arrays nest deeper than limits.max_depth")             \
   X(udm, udm_lz4, "UDM-LZ4", "LZ4 data does not decode to exactly its declared size")                 \
-  X(udm, udm_limit, "UDM-LIMITS", "a count or decompressed size exceeds the caller's limits")         \
+  X(udm, udm_limit, "UDM-LIMITS", "a count, a decompressed size or the input's budget (memory, work, output) exceeds the caller's limits")         \
   X(udm, udm_struct_member, "UDM-STRUCT", "a struct has no members, a non-trivial member type or a size that does not match") \
   X(udm, udm_array_type, "UDM-ARRAY-TYPE", "an array's value type cannot be stored in that kind of array") \
   X(udm, udm_bad_root, "UDM-ROOT", "the root is not an element with assetType (string), assetVersion (uint32) and assetData (element)") \
@@ -28,5 +28,7 @@
   X(udm, udm_type_mismatch, "UDM-GET-TYPE", "the property does not have the type the getter asked for") \
   X(udm, udm_not_found, "UDM-GET-PATH", "no property at that key or index")                           \
   X(udm, udm_bad_tree, "UDM-WRITE", "the tree cannot be written as UDM (key over 255 bytes, sizes that disagree)") \
-  X(udm, udm_pmdl, "UDM-PMDL", "the PMDL model does not have the structure a model needs")
+  X(udm, udm_pmdl, "UDM-PMDL", "the PMDL model does not have the structure a model needs")                                  \
+  X(udm, udm_pmdl_joint, "UDM-PMDL-JOINT", "a vertex weight names a bone the skeleton does not have (-1 marks an unused slot)") \
+  X(udm, udm_pmdl_finite, "UDM-PMDL-FINITE", "a PMDL position, vertex weight, pose or animation key is NaN or infinite, or a finite pose overflows a bone matrix or a vertex")
 // clang-format on

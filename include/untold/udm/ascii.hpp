@@ -27,13 +27,19 @@
 // rotation form of transforms is not accepted.
 //
 // read_ascii rejects: UDM-ASCII-SYNTAX (unexpected token, unterminated
-// string/block), UDM-ASCII-VALUE (number out of range, wrong component
-// count, bad base64), UDM-DEPTH (blocks nested deeper than
-// limits.max_depth: recursion is bounded by it), UDM-LIMITS (array counts
-// over limits.max_records), UDM-STRUCT, UDM-ARRAY-TYPE, UDM-ROOT.
+// string/block, empty text, a NUL byte anywhere), UDM-ASCII-VALUE (number
+// out of range for its type, a finite number a Half cannot hold, wrong
+// component count, an array whose values differ from its declared count,
+// bad base64), UDM-DEPTH (blocks nested deeper than limits.max_depth:
+// recursion is bounded by it), UDM-LIMITS (array counts over
+// limits.max_records; the budget), UDM-STRUCT, UDM-ARRAY-TYPE, UDM-ROOT.
 // Safe on untrusted input: every read is bounds-checked against the text;
-// work is linear in the text size (plus LZ4 compression of ArrayLz4 values
-// given uncompressed).
+// the tree's nodes and bytes are charged to a budget (budget.hpp) before
+// they are allocated; work is linear in the text size (plus LZ4 compression
+// of ArrayLz4 values given uncompressed). write_ascii refuses (UDM-WRITE) a
+// string, key or member name holding a NUL byte, which the text cannot carry,
+// and charges the budget it is given for an upper bound of its text before
+// writing.
 #pragma once
 
 #include <algorithm>
@@ -47,6 +53,8 @@
 #include <system_error>
 #include <vector>
 
+#include "../budget.hpp"
+#include "../detail/checks.hpp"
 #include "../error.hpp"
 #include "../limits.hpp"
 #include "../packing.hpp"
@@ -63,10 +71,16 @@ struct ascii_options {
   /// off: only the children of assetData, which read_ascii wraps back as
   /// assetType "nil", version 1.
   bool include_header = true;
+  /// When given: charged for the items written (work) and an upper bound of
+  /// the text (memory and output), before anything is written.
+  untold::budget* budget = nullptr;
 };
 
 struct ascii_read_options {
   untold::limits limits{};
+  /// The budget the tree is charged to (nodes, strings, values). nullptr:
+  /// one of its own from `limits` and the text's size.
+  untold::budget* budget = nullptr;
 };
 
 namespace detail {
@@ -380,15 +394,130 @@ inline void put_children(std::string& out, const property& el, const std::string
   }
 }
 
+// ---- what the text will cost -----------------------------------------------------------
+
+/// The most characters put_component prints for one component (a float's
+/// shortest round trip: sign, 9 digits, point, "e-38").
+[[nodiscard]] constexpr std::uint64_t max_component_chars(component c) noexcept {
+  switch (c) {
+    case component::i8: return 4;
+    case component::u8:
+    case component::boolean: return 3;
+    case component::i16: return 6;
+    case component::u16: return 5;
+    case component::i32: return 11;
+    case component::u32: return 10;
+    case component::i64:
+    case component::u64: return 20;
+    case component::f32:
+    case component::f16: return 15;
+    case component::f64: return 24;
+    case component::none: return 0;
+  }
+  return 0;
+}
+/// The most characters put_trivial prints for a value of t (commas and up
+/// to 5 pairs of brackets included).
+[[nodiscard]] constexpr std::uint64_t max_trivial_chars(type t) noexcept {
+  return std::uint64_t{component_count(t)} * (max_component_chars(component_of(t)) + 1) + 10;
+}
+[[nodiscard]] constexpr std::uint64_t base64_chars(std::uint64_t n) noexcept { return (n + 2) / 3 * 4; }
+
+[[nodiscard]] inline bool holds_nul(std::string_view s) noexcept { return s.find('\0') != std::string_view::npos; }
+[[nodiscard]] inline bool holds_nul(const std::vector<std::byte>& b) noexcept {
+  return std::find(b.begin(), b.end(), std::byte{0}) != b.end();
+}
+
+/// The work (nodes and array items) and an upper bound of the characters
+/// write_ascii prints for a tree.
+struct ascii_cost {
+  std::uint64_t work = 0;
+  std::uint64_t chars = 0;
+  void add(std::uint64_t items, std::uint64_t text) noexcept {
+    work = budget::sum(work, items);
+    chars = budget::sum(chars, text);
+  }
+};
+
+inline status measure_layout(const struct_layout& l, ascii_cost& cost, std::uint64_t& value_chars) {
+  std::uint64_t text = 2;
+  value_chars = 2;
+  for (std::size_t i = 0; i < l.types.size(); ++i) {
+    if (holds_nul(l.names[i])) return bad_tree(errc::udm_bad_tree, "memberName", i, l.names[i]);
+    text += 13 + 2 * l.names[i].size();  // type name (<= 10 characters), ':', the name quoted, ','
+    value_chars += max_trivial_chars(l.types[i]) + 1;
+  }
+  cost.add(0, text);
+  return {};
+}
+
+/// Adds p's cost (printed under `key` at `depth` tabs) to `cost`. UDM-WRITE
+/// for a NUL byte in a string, reference, key or member name: read_ascii
+/// refuses NUL bytes, so the text could not be read back.
+inline status measure_ascii(const property& p, std::string_view key, std::uint64_t depth, ascii_cost& cost) {
+  if (holds_nul(key)) return bad_tree(errc::udm_bad_tree, "key", 0, key);
+  // Indentation (a line or two at this depth), the key quoted, "$type ".
+  cost.add(1, 4 * (depth + 2) + 2 * key.size() + 24);
+  std::uint64_t struct_chars = 0;
+  if (!p.layout.types.empty()) UNTOLD_TRY(measure_layout(p.layout, cost, struct_chars));
+  const type t = p.kind;
+  if (is_trivial(t)) {
+    cost.add(0, max_trivial_chars(t));
+    return {};
+  }
+  switch (t) {
+    case type::string:
+    case type::reference:
+      if (holds_nul(p.bytes)) return bad_tree(errc::udm_bad_tree, "string", 0, key);
+      cost.add(0, 2 * p.bytes.size() + 2);
+      return {};
+    case type::utf8_string:
+    case type::blob:
+    case type::blob_lz4: cost.add(0, base64_chars(p.bytes.size()) + 32); return {};
+    case type::struct_: cost.add(0, struct_chars); return {};
+    case type::element:
+      for (const child& c : p.children) UNTOLD_TRY(measure_ascii(c.value, c.key, depth + 1, cost));
+      return {};
+    case type::array:
+    case type::array_lz4: {
+      const type vt = p.value_type;
+      cost.add(0, 64);  // [type;count;size]
+      if (t == type::array_lz4) {
+        cost.add(0, base64_chars(p.bytes.size()));
+      } else if (vt == type::struct_) {
+        const std::uint64_t members = std::max<std::size_t>(p.layout.types.size(), 1);
+        cost.add(budget::product(p.count, members), budget::product(p.count, struct_chars + depth + 3));
+      } else if (vt == type::nil || is_trivial(vt)) {
+        cost.add(p.count, budget::product(p.count, max_trivial_chars(vt) + 4));
+      } else {
+        for (const property& item : p.items) {
+          cost.add(0, 2 * (depth + 2) + 8);  // an element item's own lines
+          UNTOLD_TRY(measure_ascii(item, {}, depth + 1, cost));
+        }
+      }
+      return {};
+    }
+    default: return {};
+  }
+}
+
 }  // namespace detail
 
 /// `root` (an Element) as UDM ASCII text. Deterministic. Errors: those of
-/// write_binary's checks (UDM-ROOT, UDM-WRITE, UDM-STRUCT ...), so whatever
-/// this writes, read_ascii and write_binary accept.
+/// write_binary's checks (UDM-ROOT, UDM-WRITE, UDM-STRUCT ...), UDM-WRITE
+/// for a NUL byte in a string, key or member name, UDM-LIMITS from
+/// o.budget; so whatever this writes, read_ascii and write_binary accept.
 [[nodiscard]] inline result<std::string> write_ascii(const property& root, const ascii_options& o = {}) {
   if (root.kind != type::element) return make_error(errc::udm_bad_root, {.field = "type"});
   UNTOLD_TRY(detail::check_tree(root));
   UNTOLD_TRY(detail::check_struct_sizes(root));
+  detail::ascii_cost cost;
+  UNTOLD_TRY(detail::measure_ascii(root, {}, 0, cost));
+  if (o.budget != nullptr) {
+    UNTOLD_TRY(o.budget->charge_work(cost.work, "ascii items", errc::udm_limit));
+    UNTOLD_TRY(o.budget->charge_memory(cost.chars, "ascii text", errc::udm_limit));
+    UNTOLD_TRY(o.budget->charge_output(cost.chars, "ascii text", errc::udm_limit));
+  }
   std::string out;
   const property* top = &root;
   if (!o.include_header) {
@@ -417,11 +546,19 @@ namespace detail {
 
 class ascii_parser {
  public:
-  ascii_parser(std::string_view text, const ascii_read_options& o) noexcept : s_(text), o_(o) {}
+  ascii_parser(std::string_view text, const ascii_read_options& o, budget& charged) noexcept
+      : s_(text), o_(o), budget_(charged) {}
 
   result<property> run() {
+    // A NUL would end the text for a C reader (Pragma's): whatever follows
+    // it must not be read by one tool and ignored by another.
+    if (const std::size_t nul = s_.find('\0'); nul != std::string_view::npos) {
+      pos_ = nul;
+      return fail(errc::udm_ascii_syntax, "NUL byte");
+    }
     property root = make_element();
     UNTOLD_TRY(block(root, 1, true));
+    if (root.children.empty()) return fail(errc::udm_ascii_syntax, "empty text");
     if (root.find("assetData") == nullptr) {
       // Pragma's reader treats a file without the header as assetData alone.
       property wrapped = make_asset("nil", 1, std::move(root));
@@ -436,6 +573,11 @@ class ascii_parser {
     e.context.field = field;
     e.context.offset = pos_;
     return e;
+  }
+  /// A budget refusal, placed at the current position.
+  [[nodiscard]] status charged(status s) const noexcept {
+    if (!s) return error(s.error()).at_offset(pos_);
+    return s;
   }
 
   /// Skips whitespace and comments; returns the next character (0 at the end).
@@ -477,19 +619,26 @@ class ascii_parser {
   result<std::string> token(const char* field) {
     if (at_end()) return fail(errc::udm_ascii_syntax, field);
     if (s_[pos_] == '"') {
-      std::string out;
-      ++pos_;
-      while (pos_ < s_.size() && s_[pos_] != '"') {
-        if (s_[pos_] == '\\' && pos_ + 1 < s_.size()) ++pos_;
-        out.push_back(s_[pos_++]);
+      // Find the end first: the string is charged before it is built.
+      std::size_t end = pos_ + 1;
+      while (end < s_.size() && s_[end] != '"') end += s_[end] == '\\' && end + 1 < s_.size() ? 2 : 1;
+      if (end >= s_.size()) {
+        pos_ = end;
+        return fail(errc::udm_ascii_syntax, field);
       }
-      if (pos_ >= s_.size()) return fail(errc::udm_ascii_syntax, field);
+      UNTOLD_TRY(charged(budget_.charge_memory(end - pos_, "strings", errc::udm_limit)));
+      std::string out;
+      for (++pos_; pos_ < end; ++pos_) {
+        if (s_[pos_] == '\\' && pos_ + 1 < end) ++pos_;
+        out.push_back(s_[pos_]);
+      }
       ++pos_;
       return out;
     }
     const std::size_t start = pos_;
     while (pos_ < s_.size() && !is_space(s_[pos_]) && !is_control_char(s_[pos_])) ++pos_;
     if (pos_ == start) return fail(errc::udm_ascii_syntax, field);
+    UNTOLD_TRY(charged(budget_.charge_memory(pos_ - start, "strings", errc::udm_limit)));
     return std::string(s_.substr(start, pos_ - start));
   }
   /// An unquoted token as a view (numbers, type names).
@@ -575,9 +724,15 @@ class ascii_parser {
         auto v = floating<float>("half");
         if (!v) return v.error();
         std::uint16_t h;
-        if (std::isnan(*v)) h = 0x7E00;
-        else if (std::isinf(*v)) h = *v > 0 ? 0x7C00 : 0xFC00;
+        if (untold::detail::is_nan(*v)) h = 0x7E00;
+        else if (!untold::detail::is_finite(*v)) h = *v > 0 ? 0x7C00 : 0xFC00;
         else h = float_to_half_raw(*v);
+        // A finite number past the Half range would become infinity: a value
+        // error, as for a float literal past the Float range.
+        if (untold::detail::is_finite(*v) && (h & 0x7FFFu) == 0x7C00u) {
+          error e = fail(errc::udm_ascii_value, "half");
+          return e.with_float(*v);
+        }
         store_le_unchecked<std::uint16_t>(p, h);
         return {};
       }
@@ -640,6 +795,7 @@ class ascii_parser {
     std::string_view b64 = s_.substr(pos_, end - pos_);
     while (!b64.empty() && is_space(b64.back())) b64.remove_suffix(1);
     while (!b64.empty() && is_space(b64.front())) b64.remove_prefix(1);
+    UNTOLD_TRY(charged(budget_.charge_memory(b64.size() / 4 * 3 + 3, field, errc::udm_limit)));
     if (!base64_decode(b64, out)) return fail(errc::udm_ascii_value, field);
     pos_ = end + 1;
     return {};
@@ -738,9 +894,15 @@ class ascii_parser {
     p.kind = type::array;
     UNTOLD_TRY(expect('[', "["));
     std::uint64_t n = 0;
+    const std::uint64_t members = std::max<std::size_t>(p.layout.types.size(), 1);
     while (!accept(']')) {
       if (n != 0) UNTOLD_TRY(expect(',', ","));
       if (++n > o_.limits.max_records || ++properties_ > o_.limits.max_records) return fail(errc::udm_limit, "count");
+      // Every value costs work, Nil ones too; each takes its bytes, a
+      // non-trivial one a whole tree node.
+      const std::uint64_t held = *vt == type::struct_ ? p.layout.size() : is_trivial(*vt) ? size_of(*vt) : sizeof(property);
+      UNTOLD_TRY(charged(budget_.charge_work(*vt == type::struct_ ? members : 1, "array items", errc::udm_limit)));
+      UNTOLD_TRY(charged(budget_.charge_memory(held, "array items", errc::udm_limit)));
       if (*vt == type::nil) {
         if (!(peek() == ',' || peek() == ']')) {
           auto nil = bare("nil");
@@ -761,8 +923,16 @@ class ascii_parser {
         p.items.push_back(std::move(item));
       }
     }
+    if (count && *count != n) {
+      error e = fail(errc::udm_ascii_value, "count");
+      return e.with_value(n).with_limit(*count);
+    }
     p.count = static_cast<std::uint32_t>(n);
     if (t == type::array_lz4) {
+      // Compressing holds the raw values and the LZ4 block beside the tree.
+      std::uint64_t nodes = 0, raw = 0;
+      binary_cost(p, 0, nodes, raw);
+      UNTOLD_TRY(charged(budget_.charge_memory(budget::product(raw, 2), "arrayLz4", errc::udm_limit)));
       auto z = compress_array(p);
       if (!z) return z.error();
       p = std::move(*z);
@@ -832,6 +1002,7 @@ class ascii_parser {
       }
       // Every property costs a tree node: the text's total is capped as in the binary reader.
       if (++properties_ > o_.limits.max_records) return fail(errc::udm_limit, "properties");
+      UNTOLD_TRY(charged(budget_.charge_items(1, sizeof(child), "properties", errc::udm_limit)));
       if (ch == '$') {
         ++pos_;
         auto tn = bare("type");
@@ -874,6 +1045,7 @@ class ascii_parser {
 
   std::string_view s_;
   const ascii_read_options& o_;
+  budget& budget_;
   std::size_t pos_ = 0;
   std::uint64_t properties_ = 0;
 };
@@ -884,7 +1056,8 @@ class ascii_parser {
 /// text (context.offset). The result is checked like write_binary's input
 /// (duplicate keys are UDM-DUP-KEY). Preconditions: none (any text).
 [[nodiscard]] inline result<property> read_ascii(std::string_view text, const ascii_read_options& options = {}) {
-  detail::ascii_parser p(text, options);
+  budget own(options.limits, text.size());
+  detail::ascii_parser p(text, options, budget::own_or_shared(options.budget, own));
   auto root = p.run();
   if (!root) return root.error();
   UNTOLD_TRY(detail::check_tree(*root));

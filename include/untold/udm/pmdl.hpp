@@ -17,11 +17,15 @@
 //     panima::Channel::Save writes them: targetPath, times, values).
 // Rejects: UDM-PMDL (assetType not PMDL, vertices without a Vector3 "pos",
 // an index >= the vertex count, a triangle list not a multiple of 3, bone
-// indices that are not 0..n-1, weights for a different vertex count), and
-// UDM-GET-TYPE where a property has a type no Pragma model uses.
+// indices that are not 0..n-1, weights for a different vertex count),
+// UDM-PMDL-JOINT (a weight naming a bone the skeleton lacks), UDM-GET-TYPE
+// where a property has a type no Pragma model uses; the importer also
+// UDM-PMDL-FINITE (check_pmdl_values: NaN or infinite positions, weights,
+// poses, animation keys) and UDM-LIMITS (the budget).
 // Safe on untrusted input: works on a validated document; every count is
 // bounded by the document's (already limited) arrays; bone trees are walked
-// with an explicit stack.
+// with an explicit stack; the importer charges the input's budget
+// (budget.hpp) for the scene before it allocates it.
 #pragma once
 
 #include <algorithm>
@@ -32,10 +36,13 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "../budget.hpp"
 #include "../convert/model.hpp"
+#include "../detail/checks.hpp"
 #include "../error.hpp"
 #include "../matrix.hpp"
 #include "reader.hpp"
@@ -149,7 +156,24 @@ inline result<pmdl_sub_mesh> read_sub_mesh(property_view sub, std::string_view g
   return s;
 }
 
-inline status read_bones(property_view bones, pmdl_model& m) {
+/// UDM-PMDL-JOINT: every influence names a bone (0..bones-1) or is -1,
+/// Pragma's unused slot. Precondition: s.weights is set.
+inline status check_weight_ids(const pmdl_sub_mesh& s, std::size_t bones) {
+  for (std::size_t i = 0; i < s.vertex_count(); ++i) {
+    const vec4i id = s.weights->get<vec4i>(i, s.weight_ids);
+    for (const std::int32_t j : {id.x, id.y, id.z, id.w})
+      if (j != -1 && (j < 0 || static_cast<std::size_t>(j) >= bones))
+        return make_error(errc::udm_pmdl_joint)
+            .at_field("vertexWeights.id")
+            .with_value(static_cast<std::uint32_t>(j))
+            .with_limit(bones)
+            .at_record(i)
+            .with_subject(s.group);
+  }
+  return {};
+}
+
+inline status read_bones(property_view bones, pmdl_model& m, budget* charged) {
   // Depth-first with an explicit stack: parents get lower positions than
   // their children (what convert::validate_model requires).
   struct pending {
@@ -170,6 +194,7 @@ inline status read_bones(property_view bones, pmdl_model& m) {
     b.index = *index;
     if (auto pose = p.bone["pose"].as<scaled_transform>()) b.pose = *pose;
     const auto self = static_cast<std::uint32_t>(m.bones.size());
+    if (charged != nullptr) UNTOLD_TRY(charged->charge_items(1, 2 * sizeof(pmdl_bone), "bones", errc::udm_limit));
     m.bones.push_back(b);
     const property_view children = p.bone["children"];
     for (std::size_t i = children.is_element() ? children.size() : 0; i-- > 0;) stack.push_back({children.child(i), self});
@@ -185,11 +210,16 @@ inline status read_bones(property_view bones, pmdl_model& m) {
 }  // namespace detail
 
 /// Extracts the model structure of a parsed PMDL document (views: valid while
-/// `doc` lives). Errors: UDM-PMDL, UDM-GET-TYPE.
-[[nodiscard]] inline result<pmdl_model> read_pmdl(const document& doc) {
+/// `doc` lives). Errors: UDM-PMDL, UDM-PMDL-JOINT, UDM-GET-TYPE; UDM-LIMITS
+/// when `charged` (the input's budget, if given) is exhausted.
+[[nodiscard]] inline result<pmdl_model> read_pmdl(const document& doc, budget* charged = nullptr) {
   if (doc.asset_type() != "PMDL") return detail::pmdl_error("assetType", doc.asset_type());
   const property_view data = doc.asset_data();
   pmdl_model m;
+  const auto charge = [charged](std::uint64_t count, std::uint64_t bytes_each, const char* what) -> status {
+    return charged == nullptr ? status{} : charged->charge_items(count, bytes_each, what, errc::udm_limit);
+  };
+  UNTOLD_TRY(charge(data["materials"].size(), sizeof(std::string_view), "materials"));
   for (property_view name : data["materials"]) {
     auto s = name.as_string();
     if (!s) return s.error();
@@ -205,6 +235,7 @@ inline status read_bones(property_view bones, pmdl_model& m) {
     const property_view meshes = group["meshes"];
     for (std::size_t mi = 0; mi < meshes.size(); ++mi) {
       const property_view subs = meshes[mi]["subMeshes"];
+      UNTOLD_TRY(charge(subs.size(), 2 * sizeof(pmdl_sub_mesh), "sub-meshes"));
       for (std::size_t si = 0; si < subs.size(); ++si) {
         auto s = detail::read_sub_mesh(subs[si], group.key());
         if (!s) return s.error();
@@ -216,7 +247,16 @@ inline status read_bones(property_view bones, pmdl_model& m) {
     }
   }
   if (auto bones = data.find("skeleton/assetData/bones"); bones && bones->is_element())
-    UNTOLD_TRY(detail::read_bones(*bones, m));
+    UNTOLD_TRY(detail::read_bones(*bones, m, charged));
+  // Weights are bound to bones by index; without a skeleton the importer
+  // drops them (and reports it).
+  if (!m.bones.empty())
+    for (const pmdl_sub_mesh& s : m.sub_meshes)
+      if (s.weights) {
+        UNTOLD_TRY(charge(s.vertex_count(), 0, "vertex weights"));
+        UNTOLD_TRY(detail::check_weight_ids(s, m.bones.size()));
+      }
+  UNTOLD_TRY(charge(data["animations"].size(), 2 * sizeof(pmdl_animation), "animations"));
   for (property_view anim : data["animations"]) {
     pmdl_animation a;
     a.name = anim.key();
@@ -242,6 +282,46 @@ inline void extract_positions(const pmdl_sub_mesh& s, std::span<float> out, floa
   }
 }
 
+namespace detail {
+/// The first NaN or infinite value of `values`, if any.
+[[nodiscard]] inline std::optional<float> non_finite(std::span<const float> values) noexcept {
+  for (const float f : values)
+    if (!untold::detail::is_finite(f)) return f;
+  return std::nullopt;
+}
+[[nodiscard]] inline std::array<float, 10> components(const scaled_transform& t) noexcept {
+  return {t.translation.x, t.translation.y, t.translation.z, t.rotation.x, t.rotation.y,
+          t.rotation.z,    t.rotation.w,    t.scale.x,       t.scale.y,    t.scale.z};
+}
+inline error not_finite(const char* field, std::string_view subject, float value) {
+  return make_error(errc::udm_pmdl_finite).at_field(field).with_float(value).with_subject(subject);
+}
+}  // namespace detail
+
+/// The values a model needs finite (validate --deep and import_pmdl run it):
+/// every vertex position and vertex weight, every sub-mesh pose and bone
+/// pose. Errors: UDM-PMDL-FINITE with the field, the vertex or bone
+/// (record) and the value (its bits). Linear in the vertices; safe on any
+/// model read_pmdl returned.
+[[nodiscard]] inline status check_pmdl_values(const pmdl_model& m) {
+  for (const pmdl_sub_mesh& s : m.sub_meshes) {
+    for (std::size_t i = 0; i < s.vertex_count(); ++i) {
+      const vec3 p = s.vertices.get<vec3>(i, s.position);
+      if (auto bad = detail::non_finite(std::array{p.x, p.y, p.z}))
+        return detail::not_finite("vertices.pos", s.group, *bad).at_record(i);
+      if (!s.weights) continue;
+      const vec4 w = s.weights->get<vec4>(i, s.weight_values);
+      if (auto bad = detail::non_finite(std::array{w.x, w.y, w.z, w.w}))
+        return detail::not_finite("vertexWeights.w", s.group, *bad).at_record(i);
+    }
+    if (auto bad = detail::non_finite(detail::components(s.pose))) return detail::not_finite("subMesh.pose", s.group, *bad);
+  }
+  for (std::size_t i = 0; i < m.bones.size(); ++i)
+    if (auto bad = detail::non_finite(detail::components(m.bones[i].pose)))
+      return detail::not_finite("bone.pose", m.bones[i].name, *bad).at_record(i);
+  return {};
+}
+
 // ---- import into the neutral scene ---------------------------------------------------------
 
 struct pmdl_import_options {
@@ -249,6 +329,10 @@ struct pmdl_import_options {
   /// Metres per Pragma unit: pragma::units_to_metres is x 0.025 (a 72-unit
   /// player is 1.8 m). 1 keeps Pragma units.
   float metres_per_unit = 0.025f;
+  /// The budget the scene is charged to (budget.hpp). nullptr: one of its
+  /// own from `limits` and the document's size. Pass the parse's budget so
+  /// that both stages share one.
+  untold::budget* budget = nullptr;
 };
 
 namespace detail {
@@ -278,19 +362,40 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
 /// normals, tangents with handedness, uv0, extra uv sets, 16/32-bit indices
 /// widened to 32, up to 4 weights), the skeleton and one skin, placeholder
 /// materials by name. Everything not carried is recorded in scene.report.
-/// Errors: those of read_pmdl. Preconditions: none.
+/// Errors: those of read_pmdl and check_pmdl_values, UDM-PMDL-FINITE for a
+/// NaN or infinite animation key, UDM-LIMITS when the budget is exhausted.
+/// Preconditions: none.
 [[nodiscard]] inline result<convert::scene> import_pmdl(const document& doc, const pmdl_import_options& options = {}) {
-  auto model = read_pmdl(doc);
+  budget own(options.limits, doc.parsed_bytes());
+  budget& charged = budget::own_or_shared(options.budget, own);
+  auto model = read_pmdl(doc, &charged);
   if (!model) return model.error();
+  UNTOLD_TRY(check_pmdl_values(*model));
+  const auto charge = [&charged](std::uint64_t count, std::uint64_t bytes_each, const char* what) {
+    return charged.charge_items(count, bytes_each, what, errc::udm_limit);
+  };
+  // A report line: its entry and strings (what, where, a reason of a few dozen characters).
+  const auto charge_entry = [&charge](std::size_t text) {
+    return charge(1, sizeof(convert::report_entry) + 2 * text + 128, "report entries");
+  };
   const float scale = options.metres_per_unit;
   convert::scene sc;
   convert::conversion_report& report = sc.report;
   const property_view data = doc.asset_data();
+  // Names come from keys and strings, which are bytes; a .untold name is
+  // valid UTF-8 without NULs.
+  std::uint64_t renamed = 0;
+  const auto scene_name = [&renamed](std::string_view raw) {
+    std::string clean = convert::sanitized_utf8(raw);
+    if (clean != raw) ++renamed;
+    return clean;
+  };
+  UNTOLD_TRY(charge(model->materials.size(), sizeof(convert::material) + 256, "materials"));
 
   // Materials: names only; Pragma keeps material definitions in separate files.
   for (std::string_view name : model->materials) {
     convert::material mat;
-    mat.name = std::string(name);
+    mat.name = scene_name(name);
     sc.materials.push_back(std::move(mat));
   }
   // The model file has no textures or shader parameters to lose: it only
@@ -312,17 +417,28 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
   // Skeleton and its skin: skin joint j is the bone whose file index is j.
   std::uint32_t skin = convert::no_ref;
   if (!model->bones.empty()) {
+    // A joint, its name, its world matrix while the inverse binds are
+    // computed, and its skin entry.
+    UNTOLD_TRY(charge(model->bones.size(), sizeof(convert::joint) + sizeof(untold::mat4) + 2 * sizeof(std::uint32_t) + 256, "joints"));
     convert::skeleton sk;
     sk.name = "skeleton";
     std::vector<untold::mat4> world(model->bones.size());
     for (std::size_t i = 0; i < model->bones.size(); ++i) {
       const pmdl_bone& b = model->bones[i];
       convert::joint j;
-      j.name = std::string(b.name);
+      j.name = scene_name(b.name);
       j.parent = b.parent;
       j.rest = detail::to_neutral(b.pose, scale);
       world[i] = b.parent == convert::no_ref ? j.rest.matrix() : untold::multiply(world[b.parent], j.rest.matrix());
       j.inverse_bind = untold::inverse_affine(world[i]);
+      // A finite pose can still give matrices that are not (a huge
+      // unnormalised rotation overflows; a chain of large ones too): the
+      // rest, world and inverse bind matrices, and the bind matrix the
+      // writer derives from the last, must all be finite.
+      const untold::mat4 rest = j.rest.matrix(), bind = untold::inverse_affine(j.inverse_bind);
+      const std::array<const untold::mat4*, 4> matrices{&rest, &world[i], &j.inverse_bind, &bind};
+      for (const untold::mat4* matrix : matrices)
+        if (auto bad = detail::non_finite(*matrix)) return detail::not_finite("bone.pose", b.name, *bad).at_record(i);
       sk.joints.push_back(std::move(j));
     }
     sc.skeletons.push_back(std::move(sk));
@@ -337,21 +453,24 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
   }
 
   // Nodes: a root, one child per mesh group.
+  UNTOLD_TRY(charge(model->group_names.size() + 1, sizeof(convert::node) + 256, "nodes"));
   sc.nodes.push_back({"model", convert::no_ref, {}, {}});
   std::vector<std::uint32_t> group_node;
   for (std::string_view g : model->group_names) {
     group_node.push_back(static_cast<std::uint32_t>(sc.nodes.size()));
-    sc.nodes.push_back({std::string(g), 0, {}, {}});
+    sc.nodes.push_back({scene_name(g), 0, {}, {}});
   }
   if (const property_view base = data["baseMeshGroups"]; base.size() != 0)
     report.info("base mesh groups", "", "every mesh group is imported as its own node; Pragma shows the base groups by default",
                 base.size());
 
-  std::uint64_t dropped_influences = 0, sub_mesh_poses = 0, unsupported_geometry = 0, extended_weights = 0;
+  std::uint64_t sub_mesh_poses = 0, unsupported_geometry = 0, extended_weights = 0;
+  UNTOLD_TRY(charge(model->sub_meshes.size(), sizeof(convert::mesh) + 2 * sizeof(std::uint32_t), "meshes"));
   for (const pmdl_sub_mesh& s : model->sub_meshes) {
+    UNTOLD_TRY(charge_entry(2 * s.group.size() + 32));  // its name and `where`
     const std::string where = "sub-mesh '" + std::string(s.group) + "/" + std::to_string(s.mesh) + "/" + std::to_string(s.sub_mesh) + "'";
     convert::mesh m;
-    m.name = std::string(s.group) + "/" + std::to_string(s.mesh) + "/" + std::to_string(s.sub_mesh);
+    m.name = scene_name(s.group) + "/" + std::to_string(s.mesh) + "/" + std::to_string(s.sub_mesh);
     if (s.geometry == "Triangles") m.primitive = convert::topology::triangle_list;
     else if (s.geometry == "Lines") m.primitive = convert::topology::line_list;
     else if (s.geometry == "Points") m.primitive = convert::topology::point_list;
@@ -361,6 +480,12 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
       continue;
     }
     const std::size_t n = s.vertex_count();
+    const bool skinned = s.weights && skin != convert::no_ref && model->bones.size() <= 65536;
+    const std::uint64_t vertex_bytes = 3 * sizeof(float) + (s.has_normal ? 3 * sizeof(float) : 0) +
+                                       (s.has_tangent ? 4 * sizeof(float) : 0) + (s.has_uv ? 2 * sizeof(float) : 0) +
+                                       (skinned ? sizeof(m.joints[0]) + sizeof(m.weights[0]) : 0);
+    UNTOLD_TRY(charge(n, vertex_bytes, "vertices"));
+    UNTOLD_TRY(charge(s.index_count, sizeof(std::uint32_t), "indices"));
     // The sub-mesh pose is baked into the vertices (it is identity in every file seen).
     const bool posed = !detail::is_identity(s.pose);
     const untold::mat4 pose = detail::to_neutral(s.pose, 1.0f).matrix();
@@ -378,6 +503,9 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
       m.positions[3 * i] = p.x * scale;
       m.positions[3 * i + 1] = p.y * scale;
       m.positions[3 * i + 2] = p.z * scale;
+      if (posed)  // finite positions and a finite pose can still overflow
+        if (auto bad = detail::non_finite(std::span<const float>(m.positions).subspan(3 * i, 3)))
+          return detail::not_finite("subMesh.pose", s.group, *bad).at_record(i);
       if (s.has_normal) {
         vec3 v = s.vertices.get<vec3>(i, s.normal);
         if (posed) {
@@ -409,11 +537,13 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
     for (std::size_t i = 0; i < s.index_count; ++i) m.indices[i] = s.index(i);
     // Extra uv sets: uvSets/<name> with one Vector2 per vertex.
     for (property_view set : s.data["uvSets"]) {
+      UNTOLD_TRY(charge_entry(set.key().size() + where.size()));
       auto uvs = set.as_array<vec2>();
       if (!uvs || uvs->size() != n) {
         report.dropped("uv set '" + std::string(set.key()) + "'", where, "not one Vector2 per vertex");
         continue;
       }
+      UNTOLD_TRY(charge(n, 2 * sizeof(float), "uv sets"));
       std::vector<float> flat(2 * n);
       for (std::size_t i = 0; i < n; ++i) flat[2 * i] = (*uvs)[i].x, flat[2 * i + 1] = (*uvs)[i].y;
       if (m.uv1.empty()) m.uv1 = std::move(flat);
@@ -422,20 +552,19 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
     }
     if (s.weights && skin != convert::no_ref && model->bones.size() > 65536) {
       report.dropped("vertex weights", where, "more than 65536 bones: the neutral model's joint indices are 16-bit", n);
-    } else if (s.weights && skin != convert::no_ref) {
+    } else if (skinned) {
       m.skin = skin;
       m.joints.resize(n);
       m.weights.resize(n);
-      const std::size_t bones = model->bones.size();
       for (std::size_t i = 0; i < n; ++i) {
         const vec4i id = s.weights->get<vec4i>(i, s.weight_ids);
         const vec4 w = s.weights->get<vec4>(i, s.weight_values);
         const std::int32_t ids[4] = {id.x, id.y, id.z, id.w};
         const float ws[4] = {w.x, w.y, w.z, w.w};
         for (int k = 0; k < 4; ++k) {
-          // Pragma marks an unused slot with bone id -1.
-          const bool used = ids[k] >= 0 && static_cast<std::size_t>(ids[k]) < bones;
-          if (!used && ids[k] != -1) ++dropped_influences;
+          // Pragma marks an unused slot with bone id -1; any other id names
+          // a bone (read_pmdl checked it: UDM-PMDL-JOINT).
+          const bool used = ids[k] != -1;
           m.joints[i][k] = used ? static_cast<std::uint16_t>(ids[k]) : 0;
           m.weights[i][k] = used ? ws[k] : 0.0f;
         }
@@ -448,12 +577,16 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
                                                  "uvSets", "pose", "geometryType", "skinMaterialIndex", "alphas",
                                                  "alphaCount", "referenceId"};
     for (property_view p : s.data)
-      if (std::find(std::begin(mesh_handled), std::end(mesh_handled), p.key()) == std::end(mesh_handled))
+      if (std::find(std::begin(mesh_handled), std::end(mesh_handled), p.key()) == std::end(mesh_handled)) {
+        UNTOLD_TRY(charge_entry(p.key().size() + where.size()));
         report.dropped("sub-mesh property '" + std::string(p.key()) + "'", where, "no place for it in the neutral model");
+      }
     for (std::size_t k = 0; k < s.vertices.layout().member_count(); ++k) {
       const std::string_view member = s.vertices.layout().member(k).name;
-      if (member != "pos" && member != "uv" && member != "n" && member != "t")
+      if (member != "pos" && member != "uv" && member != "n" && member != "t") {
+        UNTOLD_TRY(charge_entry(member.size() + where.size()));
         report.dropped("vertex member '" + std::string(member) + "'", where, "no neutral stream for it", n);
+      }
     }
     if (const property_view alphas = s.data["alphas"]; alphas.size() != 0)
       report.dropped("vertex alphas", where, "Pragma's per-vertex alpha has no neutral stream", alphas.size());
@@ -464,8 +597,6 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
     sc.nodes[group_node[s.group_index]].meshes.push_back(static_cast<std::uint32_t>(sc.meshes.size()));
     sc.meshes.push_back(std::move(m));
   }
-  if (dropped_influences != 0)
-    report.dropped("bone influences", "", "bone id outside the skeleton", dropped_influences);
   if (extended_weights != 0)
     report.dropped("extended vertex weights (influences 5-8)", "", "the neutral model keeps 4 influences per vertex",
                    extended_weights);
@@ -478,16 +609,27 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
   // Animations: channels as panima::Channel::Save writes them (interpolation,
   // targetPath ".../<bone>/position|rotation|scale", times Float, values
   // Vector3/Quaternion). No fixture has channels: see docs/udm.md.
+  // Channels name their bone: one table (the last bone of a name wins, as a
+  // scan would), so channels x bones is never a nested loop.
+  std::unordered_map<std::string_view, std::uint32_t> bone_by_name;
+  if (!model->animations.empty()) {
+    UNTOLD_TRY(charge(model->bones.size(), 4 * sizeof(std::pair<std::string_view, std::uint32_t>), "bone names"));
+    for (std::size_t j = 0; j < model->bones.size(); ++j)
+      bone_by_name.insert_or_assign(model->bones[j].name, static_cast<std::uint32_t>(j));
+  }
   for (const pmdl_animation& a : model->animations) {
     const std::string clip = "animation '" + std::string(a.name) + "'";
     if (a.channel_count == 0) {
       report.info(clip, "", "no channels (reference pose only): not imported", 1);
       continue;
     }
+    if (!untold::detail::is_finite(a.duration)) return detail::not_finite("animation.duration", a.name, a.duration);
+    UNTOLD_TRY(charge_entry(2 * a.name.size()));
     convert::animation anim;
-    anim.name = std::string(a.name);
+    anim.name = scene_name(a.name);
     anim.duration = a.duration;
     std::uint64_t unmapped = 0;
+    UNTOLD_TRY(charge(a.channel_count, sizeof(convert::animation_channel), "animation channels"));
     for (property_view ch : a.data["channels"]) {
       auto target = ch["targetPath"].as_string();
       auto times = ch["times"].as_array<float>();
@@ -508,11 +650,12 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
       const std::string_view bone = rest.substr(rest.rfind('/') == std::string_view::npos ? 0 : rest.rfind('/') + 1);
       convert::animation_channel c;
       c.skeleton = 0;
-      for (std::size_t j = 0; j < model->bones.size(); ++j)
-        if (model->bones[j].name == bone) c.joint = static_cast<std::uint32_t>(j);
+      if (const auto it = bone_by_name.find(bone); it != bone_by_name.end()) c.joint = it->second;
       const bool vec = what == "position" || what == "scale";
       const bool rot = what == "rotation";
-      if (c.joint == convert::no_ref || !(vec || rot) || values.size() != times->size() ||
+      bool ordered = true;  // key times never decrease
+      for (std::size_t i = 1; i < times->size() && ordered; ++i) ordered = !((*times)[i] < (*times)[i - 1]);
+      if (c.joint == convert::no_ref || !(vec || rot) || values.size() != times->size() || !ordered ||
           values.value_type() != (rot ? type::quaternion : type::vector3)) {
         ++unmapped;
         continue;
@@ -527,6 +670,7 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
         continue;
       }
       c.interp = mode == 1 ? convert::interpolation::step : convert::interpolation::linear;
+      UNTOLD_TRY(charge(times->size(), sizeof(float) + (rot ? 4 : 3) * sizeof(float), "animation keys"));
       for (std::size_t i = 0; i < times->size(); ++i) c.times.push_back((*times)[i]);
       if (rot) {
         const auto q = values.as_array<quat>().value();
@@ -536,10 +680,14 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
         const float k = what == "position" ? scale : 1.0f;
         for (std::size_t i = 0; i < v.size(); ++i) c.values.insert(c.values.end(), {v[i].x * k, v[i].y * k, v[i].z * k});
       }
+      if (auto bad = detail::non_finite(c.times)) return detail::not_finite("animation.times", a.name, *bad);
+      if (auto bad = detail::non_finite(c.values)) return detail::not_finite("animation.values", a.name, *bad);
       anim.channels.push_back(std::move(c));
     }
     if (unmapped != 0)
-      report.dropped("animation channels", clip, "no bone/position|rotation|scale target, cubic-spline, or values that do not match their times",
+      report.dropped("animation channels", clip,
+                     "no bone/position|rotation|scale target, cubic-spline, times that decrease, or values that do not "
+                     "match their times",
                      unmapped);
     if (!anim.channels.empty()) sc.animations.push_back(std::move(anim));
   }
@@ -562,9 +710,13 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
                                           "attachments", "objectAttachments", "flexes", "eyeballs", "includeModels"};
   for (property_view p : data) {
     if (std::find(std::begin(handled), std::end(handled), p.key()) != std::end(handled)) continue;
+    UNTOLD_TRY(charge_entry(p.key().size()));
     report.dropped("model property '" + std::string(p.key()) + "'", "", "no place for it in the neutral model");
   }
   if (data["render"]) report.info("render bounds", "", "recomputed from the vertices by the writer", 1);
+  if (renamed != 0)
+    report.changed("names", "", "not valid UTF-8 (UDM keys and strings are bytes): each invalid byte became '?', NULs were dropped",
+                   renamed);
   UNTOLD_TRY(convert::validate_model(sc));
   return sc;
 }
@@ -572,11 +724,16 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
 /// Parses `file` (binary UDM) and imports it. Errors: document::parse's and
 /// import_pmdl's. Preconditions: none (any bytes).
 [[nodiscard]] inline result<convert::scene> import_pmdl(byte_span file, const pmdl_import_options& options = {}) {
+  budget own(options.limits, file.size());
+  budget& charged = budget::own_or_shared(options.budget, own);
   read_options ro;
   ro.limits = options.limits;
+  ro.budget = &charged;
   auto doc = document::parse(file, ro);
   if (!doc) return doc.error();
-  return import_pmdl(*doc, options);
+  pmdl_import_options io = options;
+  io.budget = &charged;
+  return import_pmdl(*doc, io);
 }
 
 }  // namespace untold::udm

@@ -19,11 +19,19 @@
 // checked against the bytes that could hold it before anything is allocated;
 // decompression is capped by limits.max_chunk_bytes (one blob/array) and
 // limits.max_total_bytes (the file); array counts, and the document's total
-// property count, by limits.max_records (memory: about 100 bytes per property).
-// Parsing is iterative (an explicit stack capped by limits.max_depth), so a
-// 100k-deep file is an error value, never a stack overflow. Work is linear in
-// the input plus the decompressed bytes, and O(n log n) in an element's child
-// count (children are sorted once so key lookups are binary searches).
+// property count, by limits.max_records. One budget (budget.hpp) bounds the
+// rest, charged before anything is allocated or decoded: the nodes (memory
+// and work per property), every array item as work (Nil items and
+// zero-size structs too: they take no bytes, but every printer visits them),
+// and the declared size of every LZ4 block as memory. Blocks of trivial and
+// Struct values are decoded only after the whole structure is read, so a
+// document whose blocks add up to more than the budget is refused before
+// any of them is decoded (Element and String blocks must be decoded to be
+// read; they are charged first too). Parsing is iterative (an explicit stack
+// capped by limits.max_depth), so a 100k-deep file is an error value, never
+// a stack overflow. Work is linear in the input plus the decompressed
+// bytes, and O(n log n) in an element's child count (children are sorted
+// once so key lookups are binary searches).
 #pragma once
 
 #include <algorithm>
@@ -36,6 +44,7 @@
 #include <utility>
 #include <vector>
 
+#include "../budget.hpp"
 #include "../bytes.hpp"
 #include "../compression.hpp"
 #include "../cursor.hpp"
@@ -57,6 +66,11 @@ struct read_options {
   /// UDM-ROOT: the root must carry assetType/assetVersion/assetData (Pragma
   /// refuses files without them). Off: any root Element is accepted.
   bool require_asset_header = true;
+  /// The budget this parse charges (budget.hpp): nodes and decoded LZ4 data
+  /// as memory, properties and array items as work. nullptr: one of its own
+  /// from `limits` and the file's size. Pass one to share it with the stages
+  /// that follow on the same input (to_tree, the writers, import_pmdl).
+  untold::budget* budget = nullptr;
 };
 
 /// True when `head` starts with the binary magic "UDMB".
@@ -289,7 +303,9 @@ struct document_stats {
 class document {
  public:
   /// Parses and validates `file`. Preconditions: none (any bytes); `file`
-  /// must outlive the document and its views.
+  /// must outlive the document and its views. Errors: the UDM-* rules above;
+  /// UDM-LIMITS also when the budget (options.budget or one made from
+  /// options.limits and file.size()) is exhausted.
   [[nodiscard]] static result<document> parse(byte_span file, const read_options& options = {});
   /// A temporary buffer would dangle under the document's views.
   static result<document> parse(std::vector<std::byte>&& file, const read_options& options = {}) = delete;
@@ -330,7 +346,8 @@ class document {
 
 class parser {
  public:
-  parser(document& doc, const read_options& options) noexcept : doc_(doc), options_(options) {}
+  parser(document& doc, const read_options& options, budget& charged) noexcept
+      : doc_(doc), options_(options), budget_(charged) {}
 
   status run(byte_span file) {
     byte_cursor c(file, detail::file_rules);
@@ -347,13 +364,14 @@ class parser {
     if (!root_type) return root_type.error();
     if (*root_type != static_cast<std::uint8_t>(type::element))
       return c.fail_at(errc::udm_bad_root, "type", *root_type, true, type_at);
-    doc_.nodes_.emplace_back();
-    doc_.sorted_.push_back(0);
+    UNTOLD_TRY(reserve_nodes(1, c));
+    add_children(1, false);
     doc_.nodes_[0].kind = type::element;
     doc_.nodes_[0].offset = c.offset();
     UNTOLD_TRY(value(c, 0, 0));
     UNTOLD_TRY(drain());
     if (!c.at_end()) return c.fail(errc::udm_trailing_bytes, "root", c.remaining());
+    UNTOLD_TRY(decode_pending());
     doc_.parsed_ = c.position();
     doc_.stats_.property_count = doc_.nodes_.size();
     if (options_.require_asset_header) UNTOLD_TRY(check_root());
@@ -371,6 +389,15 @@ class parser {
     bool element = false;
     bool in_lz4 = false;
   };
+
+  // An LZ4 block of trivial or Struct values (or a BlobLz4), admitted to the
+  // budget and decoded once the whole structure has been read.
+  struct pending_lz4 {
+    std::uint32_t node = 0;
+    std::uint64_t offset = 0;  // where its size field ends, for errors
+    const char* field = nullptr;
+  };
+  static constexpr std::uint64_t node_bytes = sizeof(detail::node) + sizeof(std::uint32_t);  // node + sorted_ entry
 
   static constexpr std::uint64_t min_payload(type t) noexcept {
     switch (t) {
@@ -411,12 +438,27 @@ class parser {
     return {};
   }
 
-  /// A hostile file can declare a property per 2 bytes; each costs ~100
-  /// bytes of nodes, so the document's total is capped by max_records too.
-  status check_total(std::uint64_t count, const byte_cursor& c) const {
+  /// A hostile file can declare a property per byte or two (an LZ4 block of
+  /// empty strings: 250 per stored byte); each costs node_bytes, so the
+  /// document's total is capped by max_records and charged to the budget
+  /// (memory and work) before the nodes are allocated.
+  status reserve_nodes(std::uint64_t count, const byte_cursor& c) {
     if (doc_.nodes_.size() + count > options_.limits.max_records)
       return c.fail_limit(errc::udm_limit, "properties", doc_.nodes_.size() + count, options_.limits.max_records);
-    return {};
+    return charged(budget_.charge_items(count, node_bytes, "properties", errc::udm_limit), c);
+  }
+
+  /// Array items that get no node of their own (trivial values, structs):
+  /// work, whether or not they take bytes. A struct counts once per member.
+  status charge_array_items(std::uint64_t count, std::uint32_t layout, const byte_cursor& c) {
+    const std::uint64_t per_item = layout == detail::none ? 1 : std::max<std::uint32_t>(doc_.layouts_[layout].member_count, 1);
+    return charged(budget_.charge_work(budget::product(count, per_item), "array items", errc::udm_limit), c);
+  }
+
+  /// A budget refusal, placed where the charge was made.
+  static status charged(status s, const byte_cursor& c) {
+    if (!s) return error(s.error()).at_offset(c.offset());
+    return s;
   }
 
   /// Allocates `count` child nodes; returns the first index.
@@ -451,6 +493,7 @@ class parser {
     auto n = c.read<std::uint8_t>("memberCount");
     if (!n) return n.error();
     if (*n == 0) return c.fail_at(errc::udm_struct_member, "memberCount", 0, true, at);
+    UNTOLD_TRY(charged(budget_.charge_items(*n, sizeof(detail::member), "struct members", errc::udm_limit), c));
     auto types = c.bytes(*n, "memberTypes");
     if (!types) return types.error();
     detail::layout l;
@@ -478,11 +521,11 @@ class parser {
     return static_cast<std::uint32_t>(doc_.layouts_.size() - 1);
   }
 
-  status lz4(byte_span stored, std::uint64_t declared, const byte_cursor& c, const char* field, byte_span& out) {
-    if (declared == 0 && stored.empty()) {
-      out = {};
-      return {};
-    }
+  /// Checks a declared decompressed size against the limits and LZ4's
+  /// 256:1 bound, and charges it to the budget as memory: before anything
+  /// is decoded. Returns whether there is anything to decode.
+  result<bool> admit_lz4(byte_span stored, std::uint64_t declared, const byte_cursor& c, const char* field) {
+    if (declared == 0 && stored.empty()) return false;
     const limits& lim = options_.limits;
     if (declared > lim.max_chunk_bytes) return c.fail_limit(errc::udm_limit, field, declared, lim.max_chunk_bytes);
     const auto total = checked_add(doc_.stats_.decompressed_bytes, declared);
@@ -490,16 +533,48 @@ class parser {
       return c.fail_limit(errc::udm_limit, field, declared, lim.max_total_bytes);
     if (declared > max_decoded_size(compression::lz4, stored))
       return c.fail_limit(errc::udm_lz4, field, declared, max_decoded_size(compression::lz4, stored));
+    UNTOLD_TRY(charged(budget_.charge_memory(declared, "decompressed bytes", errc::udm_limit), c));
+    doc_.stats_.decompressed_bytes = *total;
+    return true;
+  }
+
+  /// Decodes an admitted block to exactly `declared` bytes into a buffer the
+  /// document owns. Errors are placed at `offset` (see pending_lz4).
+  status decode_lz4(byte_span stored, std::uint64_t declared, std::uint64_t offset, const char* field, byte_span& out) {
     auto buffer = std::unique_ptr<std::byte[]>(new (std::nothrow) std::byte[static_cast<std::size_t>(declared)]);
-    if (!buffer) return c.fail(errc::udm_limit, field, declared);
+    if (!buffer) return make_error(errc::udm_limit).at_field(field).with_value(declared).at_offset(offset);
     const mutable_byte_span dst(buffer.get(), static_cast<std::size_t>(declared));
     if (auto s = decompress(compression::lz4, stored, dst); !s) {
       if (s.error().code == errc::compression_unsupported) return s.error();
-      return c.fail(errc::udm_lz4, field, declared);
+      return make_error(errc::udm_lz4).at_field(field).with_value(declared).at_offset(offset);
     }
-    doc_.stats_.decompressed_bytes = *total;
     out = dst;
     doc_.owned_.push_back(std::move(buffer));
+    return {};
+  }
+
+  /// Admits node `index`'s LZ4 block (stored, uncompressed_size set) and
+  /// queues it for decode_pending.
+  status defer_lz4(std::uint32_t index, const byte_cursor& c, const char* field) {
+    auto any = admit_lz4(at(index).stored, at(index).uncompressed_size, c, field);
+    if (!any) return any.error();
+    if (*any) pending_.push_back({index, c.offset(), field});
+    return {};
+  }
+
+  /// Decodes the queued blocks, once the whole structure is read and every
+  /// declared size is charged.
+  status decode_pending() {
+    for (const pending_lz4& p : pending_) {
+      detail::node& n = at(p.node);
+      byte_span out;
+      if (auto s = decode_lz4(n.stored, n.uncompressed_size, p.offset, p.field, out); !s) {
+        error e = s.error();
+        return e.with_subject(n.key);
+      }
+      n.data = out;
+    }
+    pending_.clear();
     return {};
   }
 
@@ -548,11 +623,8 @@ class parser {
         if (!stored) return stored.error();
         at(index).stored = *stored;
         at(index).uncompressed_size = *uncompressed;
-        byte_span out;
-        UNTOLD_TRY(lz4(*stored, *uncompressed, c, "uncompressedSize", out));
-        at(index).data = out;
         ++doc_.stats_.lz4_blobs;
-        return {};
+        return defer_lz4(index, c, "uncompressedSize");
       }
       case type::struct_: {
         auto size = c.read<std::uint16_t>("structSize");
@@ -578,7 +650,7 @@ class parser {
         auto n = b->count_u32(2, "childCount");
         if (!n) return n.error();
         UNTOLD_TRY(check_records(*n, *b, "childCount"));
-        UNTOLD_TRY(check_total(*n, *b));
+        UNTOLD_TRY(reserve_nodes(*n, *b));
         const std::uint32_t first = add_children(*n, in_lz4);
         at(index).first_child = first;
         at(index).child_count = *n;
@@ -631,6 +703,7 @@ class parser {
     if (is_trivial(value_type)) {
       auto b = c.array_bytes(*count, size_of(value_type), "values");
       if (!b) return b.error();
+      UNTOLD_TRY(charge_array_items(*count, detail::none, c));
       at(index).data = *b;
       return {};
     }
@@ -650,13 +723,14 @@ class parser {
       const std::uint32_t sz = doc_.layouts_[*l].size;
       auto data = b->array_bytes(*count, sz, "values");
       if (!data) return data.error();
+      UNTOLD_TRY(charge_array_items(*count, *l, *b));
       if (!b->at_end()) return b->fail(errc::udm_block_size, "arraySize", b->remaining());
       at(index).data = *data;
       return {};
     }
     UNTOLD_TRY(check_depth(depth + 1, c));
     UNTOLD_TRY(b->check_count(*count, min_payload(value_type), "count"));
-    UNTOLD_TRY(check_total(*count, *b));
+    UNTOLD_TRY(reserve_nodes(*count, *b));
     const std::uint32_t first = add_children(*count, in_lz4);
     at(index).first_child = first;
     at(index).child_count = *count;
@@ -710,13 +784,19 @@ class parser {
     at(index).stored = *stored;
     at(index).uncompressed_size = declared;
     ++doc_.stats_.lz4_arrays;
-    byte_span out;
     if (*count == 0 && stored->empty() && (!sized || declared == 0)) {
       return {};  // Pragma writes empty arrays without LZ4 data
     }
-    UNTOLD_TRY(lz4(*stored, declared, c, "uncompressedSize", out));
+    if (!sized) {
+      UNTOLD_TRY(charge_array_items(*count, at(index).layout, c));
+      return defer_lz4(index, c, "uncompressedSize");
+    }
+    // Element / String values must be decoded now to be read.
+    auto any = admit_lz4(*stored, declared, c, "uncompressedSize");
+    if (!any) return any.error();
+    byte_span out;
+    if (*any) UNTOLD_TRY(decode_lz4(*stored, declared, c.offset(), "uncompressedSize", out));
     at(index).data = out;
-    if (!sized) return {};
     // Element / String values: u32 count, then one payload per value.
     byte_cursor inner(out, detail::block_rules, 0);
     auto n = inner.read<std::uint32_t>("count");
@@ -724,7 +804,7 @@ class parser {
     if (*n != *count) return inner.fail_limit(errc::udm_block_size, "count", *n, *count);
     UNTOLD_TRY(check_depth(depth + 1, c));
     UNTOLD_TRY(inner.check_count(*count, min_payload(value_type), "count"));
-    UNTOLD_TRY(check_total(*count, inner));
+    UNTOLD_TRY(reserve_nodes(*count, inner));
     const std::uint32_t first = add_children(*count, true);
     at(index).first_child = first;
     at(index).child_count = *count;
@@ -782,12 +862,15 @@ class parser {
 
   document& doc_;
   const read_options& options_;
+  budget& budget_;
   std::vector<frame> stack_;
+  std::vector<pending_lz4> pending_;
 };
 
 inline result<document> document::parse(byte_span file, const read_options& options) {
   document doc;
-  parser p(doc, options);
+  budget own(options.limits, file.size());
+  parser p(doc, options, budget::own_or_shared(options.budget, own));
   if (auto s = p.run(file); !s) return s.error();
   return doc;
 }

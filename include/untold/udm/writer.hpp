@@ -16,8 +16,14 @@
 // bytes, duplicate key, a value whose byte size disagrees with its type or
 // count, struct blocks over 65535 bytes), UDM-STRUCT (no or non-trivial
 // members), UDM-ARRAY-TYPE (an ArrayLz4 of Blob/Array/...), UDM-ROOT (root
-// not an Element). Input is the caller's tree (trusted); recursion depth is
-// the tree's depth, which for trees read from files is <= limits.max_depth.
+// not an Element). The writer copies LZ4 data without decoding it, so by
+// default it reads what it wrote back through the strict reader
+// (write_options::verify) and returns the reader's error for a tree whose
+// LZ4 data or declared sizes no reader accepts. Input is the caller's tree
+// (trusted); recursion depth is the tree's depth, which for trees read from
+// files is <= limits.max_depth. A tree copied from a file can be large:
+// to_tree(view, budget) and write_options::budget charge the input's budget
+// (budget.hpp) before they copy or write.
 #pragma once
 
 #include <algorithm>
@@ -29,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "../budget.hpp"
 #include "../compression.hpp"
 #include "../error.hpp"
 #include "../sink.hpp"
@@ -251,25 +258,40 @@ inline struct_layout copy_layout(const struct_layout_view& l) {
 }
 }  // namespace detail
 
-/// A deep copy of a parsed property (recursion bounded by the document's
-/// depth, <= the limits.max_depth it was parsed with).
-[[nodiscard]] inline property to_tree(const property_view& v) {
-  property p;
+namespace detail {
+/// The bytes a struct layout holds in a tree (types, names).
+inline std::uint64_t layout_bytes(const struct_layout_view& l) noexcept {
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < l.member_count(); ++i) n += sizeof(type) + sizeof(std::string) + l.member(i).name.size();
+  return n;
+}
+
+/// Copies v into p. With a budget, each node is charged (work, and memory:
+/// its slot in the parent, key, bytes and layout) before it is copied.
+inline status copy_tree(const property_view& v, property& p, budget* charged) {
   p.kind = v.kind();
+  const bool lz4 = p.kind == type::blob_lz4 || p.kind == type::array_lz4;
+  if (charged != nullptr) {
+    const std::uint64_t held = sizeof(child) + v.key().size() + (lz4 ? v.stored() : v.raw()).size() + layout_bytes(v.layout());
+    UNTOLD_TRY(charged->charge_items(1, held, "tree nodes", errc::udm_limit));
+  }
   switch (p.kind) {
     case type::element:
       p.children.reserve(v.size());
-      for (property_view c : v) p.children.push_back({std::string(c.key()), to_tree(c)});
-      return p;
+      for (property_view c : v) {
+        p.children.push_back({std::string(c.key()), {}});
+        UNTOLD_TRY(copy_tree(c, p.children.back().value, charged));
+      }
+      return {};
     case type::blob_lz4:
       p.bytes.assign(v.stored().begin(), v.stored().end());
       p.uncompressed_size = v.uncompressed_size();
-      return p;
+      return {};
     case type::array:
     case type::array_lz4:
       p.value_type = v.value_type();
       p.count = static_cast<std::uint32_t>(v.size());
-      if (p.value_type == type::struct_) p.layout = detail::copy_layout(v.layout());
+      if (p.value_type == type::struct_) p.layout = copy_layout(v.layout());
       if (p.kind == type::array_lz4) {
         p.bytes.assign(v.stored().begin(), v.stored().end());
         p.uncompressed_size = v.uncompressed_size();
@@ -277,17 +299,39 @@ inline struct_layout copy_layout(const struct_layout_view& l) {
         p.bytes.assign(v.raw().begin(), v.raw().end());
       } else {
         p.items.reserve(v.size());
-        for (property_view c : v) p.items.push_back(to_tree(c));
+        for (property_view c : v) {
+          p.items.emplace_back();
+          UNTOLD_TRY(copy_tree(c, p.items.back(), charged));
+        }
       }
-      return p;
+      return {};
     case type::struct_:
-      p.layout = detail::copy_layout(v.layout());
+      p.layout = copy_layout(v.layout());
       p.bytes.assign(v.raw().begin(), v.raw().end());
-      return p;
+      return {};
     default:
       p.bytes.assign(v.raw().begin(), v.raw().end());
-      return p;
+      return {};
   }
+}
+}  // namespace detail
+
+/// A deep copy of a parsed property (recursion bounded by the document's
+/// depth, <= the limits.max_depth it was parsed with).
+[[nodiscard]] inline property to_tree(const property_view& v) {
+  property p;
+  (void)detail::copy_tree(v, p, nullptr);  // cannot fail without a budget
+  return p;
+}
+
+/// As to_tree, charging `charged` (the input's budget, budget.hpp) for every
+/// node before it is copied: about sizeof(child) + its bytes each. Errors:
+/// UDM-LIMITS when the budget is exhausted. Safe on documents parsed from
+/// untrusted input.
+[[nodiscard]] inline result<property> to_tree(const property_view& v, budget& charged) {
+  property p;
+  UNTOLD_TRY(detail::copy_tree(v, p, &charged));
+  return p;
 }
 
 /// The uncompressed values of an ArrayLz4 as an Array (Element/String
@@ -513,23 +557,64 @@ inline status check_struct_sizes(const property& p) {
 
 struct write_options {
   std::uint32_t version = current_version;  // 1 or 2 (same encoding; the header field only)
+  /// Read the bytes back through the strict reader (document::parse under
+  /// `limits`, asset header not required) before returning them: LZ4 data
+  /// that does not decode, a declared size the limits refuse, anything the
+  /// reader rejects is then this call's error instead of a file no reader
+  /// accepts. Costs one parse (every LZ4 block is decoded once).
+  bool verify = true;
+  untold::limits limits{};
+  /// When given: charged for the nodes written (work) and an upper bound of
+  /// the bytes (memory and output), before anything is written.
+  untold::budget* budget = nullptr;
 };
+
+namespace detail {
+/// The nodes of a tree and an upper bound of its binary size (each node at
+/// most 24 bytes of framing beside its key, bytes and struct header).
+/// Saturating; linear in the nodes.
+inline void binary_cost(const property& p, std::size_t key_size, std::uint64_t& nodes, std::uint64_t& bytes) noexcept {
+  ++nodes;
+  std::uint64_t own = 24 + key_size + p.bytes.size();
+  if (!p.layout.types.empty()) {
+    own += 3 + p.layout.types.size();
+    for (const std::string& n : p.layout.names) own += 5 + n.size();
+  }
+  bytes = budget::sum(bytes, own);
+  for (const child& c : p.children) binary_cost(c.value, c.key.size(), nodes, bytes);
+  for (const property& i : p.items) binary_cost(i, 0, nodes, bytes);
+}
+}  // namespace detail
 
 /// Writes `root` (an Element) as a binary UDM file. Deterministic: same
 /// tree, same bytes. Errors: UDM-ROOT, UDM-WRITE, UDM-STRUCT, UDM-ARRAY-TYPE,
-/// UDM-TYPE, UDM-DUP-KEY, UDM-VERSION.
+/// UDM-TYPE, UDM-DUP-KEY, UDM-VERSION; UDM-LIMITS from options.budget; with
+/// options.verify (default), whatever document::parse says of the bytes.
 [[nodiscard]] inline result<std::vector<std::byte>> write_binary(const property& root, const write_options& options = {}) {
   if (root.kind != type::element) return make_error(errc::udm_bad_root, {.field = "type"});
   if (options.version != 1 && options.version != 2)
     return make_error(errc::udm_bad_version, {.field = "version", .value = options.version, .has_value = true});
   UNTOLD_TRY(detail::check_tree(root));
   UNTOLD_TRY(detail::check_struct_sizes(root));
+  if (options.budget != nullptr) {
+    std::uint64_t nodes = 0, bound = header_size;
+    detail::binary_cost(root, 0, nodes, bound);
+    UNTOLD_TRY(options.budget->charge_work(nodes, "nodes written", errc::udm_limit));
+    UNTOLD_TRY(options.budget->charge_memory(bound, "bytes written", errc::udm_limit));
+    UNTOLD_TRY(options.budget->charge_output(bound, "bytes written", errc::udm_limit));
+  }
   std::vector<std::byte> bytes;
   byte_sink out(bytes);
   out.bytes(std::as_bytes(std::span(binary_magic)));
   out.put<std::uint32_t>(options.version);
   out.put<std::uint8_t>(static_cast<std::uint8_t>(type::element));
   detail::write_payload(out, root);
+  if (options.verify) {
+    read_options back;
+    back.limits = options.limits;
+    back.require_asset_header = false;
+    if (auto doc = document::parse(bytes, back); !doc) return doc.error();
+  }
   return bytes;
 }
 
@@ -538,7 +623,7 @@ inline result<property> decompress_array(const property& lz4, const read_options
   // Parse it back through the reader: one validated path for LZ4 data.
   property holder = make_element();
   holder.add("a", lz4);
-  auto bytes = write_binary(holder);
+  auto bytes = write_binary(holder, {.verify = false});  // parsed right below
   if (!bytes) return bytes.error();
   read_options o = options;
   o.require_asset_header = false;
