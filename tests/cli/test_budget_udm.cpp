@@ -169,7 +169,9 @@ TEST_CASE("udm: a Nil array of 16M items and 16M structs of Nil members are refu
   nils.value_type = u::type::nil;
   nils.count = (1u << 24) - 1;
   u::property structs = u::make_struct_array({{u::type::nil, u::type::nil, u::type::nil}, {"a", "b", "c"}}, (1u << 24) - 1, {});
-  for (auto& [name, value] : std::vector<std::pair<std::string, u::property>>{{"nils", nils}, {"structs", structs}}) {
+  for (const auto& named : std::vector<std::pair<std::string, u::property>>{{"nils", nils}, {"structs", structs}}) {
+    const std::string& name = named.first;  // CAPTURE's lambda cannot capture a structured binding (clang 14)
+    const u::property& value = named.second;
     CAPTURE(name);
     u::property data = u::make_element();
     data.add("x", value);
@@ -267,7 +269,9 @@ TEST_CASE("PMDL: weights naming missing bones fail validate and cook with UDM-PM
              u::make_value(u::scaled_transform{{0, 0, 0}, {0, 0, nan, 1}, {1, 1, 1}});
        }},
   };
-  for (const auto& [what, edit] : non_finite) {
+  for (const auto& entry : non_finite) {
+    const std::string& what = entry.first;
+    const auto& edit = entry.second;
     CAPTURE(what);
     const fs::path in = dir / ("nan_" + what + ".pmdl_b");
     write_file(in, u::write_binary(pmdl(16, 2, edit)).value());
