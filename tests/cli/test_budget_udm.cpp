@@ -169,9 +169,9 @@ TEST_CASE("udm: a Nil array of 16M items and 16M structs of Nil members are refu
   nils.value_type = u::type::nil;
   nils.count = (1u << 24) - 1;
   u::property structs = u::make_struct_array({{u::type::nil, u::type::nil, u::type::nil}, {"a", "b", "c"}}, (1u << 24) - 1, {});
-  for (auto& entry : std::vector<std::pair<std::string, u::property>>{{"nils", nils}, {"structs", structs}}) {
-    const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
-    const u::property& value = entry.second;
+  for (const auto& named : std::vector<std::pair<std::string, u::property>>{{"nils", nils}, {"structs", structs}}) {
+    const std::string& name = named.first;  // CAPTURE's lambda cannot capture a structured binding (clang 14)
+    const u::property& value = named.second;
     CAPTURE(name);
     u::property data = u::make_element();
     data.add("x", value);
@@ -270,7 +270,7 @@ TEST_CASE("PMDL: weights naming missing bones fail validate and cook with UDM-PM
        }},
   };
   for (const auto& entry : non_finite) {
-    const auto& what = entry.first;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
+    const std::string& what = entry.first;
     const auto& edit = entry.second;
     CAPTURE(what);
     const fs::path in = dir / ("nan_" + what + ".pmdl_b");

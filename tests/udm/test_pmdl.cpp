@@ -346,6 +346,13 @@ TEST_CASE("UDM-PMDL-FINITE: NaN or infinite positions, weights, poses and keys f
        [&](u::property& d) { u::store_value(sub_mesh_array(d, "vertices").bytes.data() + 48 + 4, nan); }},
       {"vertices.pos",
        [&](u::property& d) { u::store_value(sub_mesh_array(d, "vertices").bytes.data() + 3 * 48 + 8, -inf); }},
+      {"vertices.uv",
+       [&](u::property& d) { u::store_value(sub_mesh_array(d, "vertices").bytes.data() + 2 * 48 + 12 + 4, nan); }},
+      {"uvSets",
+       [&](u::property& d) {
+         *first_sub_mesh(d).find("uvSets")->find("detail") =
+             u::make_array<u::vec2>(std::vector<u::vec2>{{0, 0}, {inf, 0}, {0, 0}, {0, 0}});
+       }},
       {"vertexWeights.w",
        [&](u::property& d) { u::store_value(sub_mesh_array(d, "vertexWeights").bytes.data() + 32 + 16, nan); }},
       {"subMesh.pose",

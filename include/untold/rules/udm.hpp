@@ -30,5 +30,5 @@
   X(udm, udm_bad_tree, "UDM-WRITE", "the tree cannot be written as UDM (key over 255 bytes, sizes that disagree)") \
   X(udm, udm_pmdl, "UDM-PMDL", "the PMDL model does not have the structure a model needs")                                  \
   X(udm, udm_pmdl_joint, "UDM-PMDL-JOINT", "a vertex weight names a bone the skeleton does not have (-1 marks an unused slot)") \
-  X(udm, udm_pmdl_finite, "UDM-PMDL-FINITE", "a PMDL position, vertex weight, pose or animation key is NaN or infinite, or a finite pose overflows a bone matrix or a vertex")
+  X(udm, udm_pmdl_finite, "UDM-PMDL-FINITE", "a PMDL position, uv, vertex weight, pose or animation key is NaN or infinite, or a finite pose overflows a bone matrix or a vertex")
 // clang-format on

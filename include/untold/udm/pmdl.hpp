@@ -299,7 +299,7 @@ inline error not_finite(const char* field, std::string_view subject, float value
 }  // namespace detail
 
 /// The values a model needs finite (validate --deep and import_pmdl run it):
-/// every vertex position and vertex weight, every sub-mesh pose and bone
+/// every vertex position, uv and vertex weight, every sub-mesh pose and bone
 /// pose. Errors: UDM-PMDL-FINITE with the field, the vertex or bone
 /// (record) and the value (its bits). Linear in the vertices; safe on any
 /// model read_pmdl returned.
@@ -309,6 +309,11 @@ inline error not_finite(const char* field, std::string_view subject, float value
       const vec3 p = s.vertices.get<vec3>(i, s.position);
       if (auto bad = detail::non_finite(std::array{p.x, p.y, p.z}))
         return detail::not_finite("vertices.pos", s.group, *bad).at_record(i);
+      if (s.has_uv) {
+        const vec2 uv = s.vertices.get<vec2>(i, s.uv);
+        if (auto bad = detail::non_finite(std::array{uv.x, uv.y}))
+          return detail::not_finite("vertices.uv", s.group, *bad).at_record(i);
+      }
       if (!s.weights) continue;
       const vec4 w = s.weights->get<vec4>(i, s.weight_values);
       if (auto bad = detail::non_finite(std::array{w.x, w.y, w.z, w.w}))
@@ -546,6 +551,7 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
       UNTOLD_TRY(charge(n, 2 * sizeof(float), "uv sets"));
       std::vector<float> flat(2 * n);
       for (std::size_t i = 0; i < n; ++i) flat[2 * i] = (*uvs)[i].x, flat[2 * i + 1] = (*uvs)[i].y;
+      if (auto bad = detail::non_finite(flat)) return detail::not_finite("uvSets", set.key(), *bad);
       if (m.uv1.empty()) m.uv1 = std::move(flat);
       else m.extra_uvs.push_back(std::move(flat));
       report.changed("uv set name '" + std::string(set.key()) + "'", where, "uv sets are positional in the neutral model");
