@@ -51,7 +51,7 @@
 //   bytes.hpp        little-endian loads/stores, checked range arithmetic
 //   cursor.hpp, sink.hpp  bounds-checked sequential reader / appending writer
 //   limits.hpp       the one limits struct of every reader
-//   budget.hpp       one memory/work/output budget per input (all formats)
+//   budget.hpp       one memory, work and output budget per input (all formats)
 //   rules/           the rule tables, one per format family (data only)
 //   detail/checks.hpp finite-by-bits, safe relative path: checks every format shares
 //   error.hpp        errc (name/rule_id/message), error, result<T>
