@@ -103,8 +103,5 @@ struct detected {
 /// The format name printed as "format" in JSON for a detected input.
 [[nodiscard]] json format_name(const detected& d);
 
-/// A JSON document as indented "key: value" text, for the foreign formats'
-/// info and dump (which produce JSON only). Iterative: safe on deep input.
-[[nodiscard]] std::string json_as_text(const json& j);
 
 }  // namespace untold::tools::cli

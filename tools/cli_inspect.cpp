@@ -156,14 +156,15 @@ int run_dump(const std::string& path, std::uint32_t vertices, const common_flags
     else write_dump_text(path, *opened, vertices, write_stdout);
     return exit_ok;
   }
-  const json dump = d.what == detected::kind::unrecognised
-                        ? failed(path, nullptr, unrecognised_error_json(in->bytes()))
-                    : d.handler->dump != nullptr ? d.handler->dump(path, in->bytes())
-                                                 : unsupported(path, d, "dump");
-  if (!valid(dump)) complain(quote_path(path) + ": " + describe(dump));
-  if (flags.json) print(to_text(dump));
-  else if (valid(dump)) print(json_as_text(dump));
-  return valid(dump) ? exit_ok : exit_invalid;
+  document_stream out(write_stdout, flags.json ? document_stream::syntax::json : document_stream::syntax::text);
+  std::optional<json> refused;
+  if (d.what == detected::kind::unrecognised) refused = failed(path, nullptr, unrecognised_error_json(in->bytes()));
+  else if (d.handler->dump == nullptr) refused = unsupported(path, d, "dump");
+  else refused = d.handler->dump(path, in->bytes(), out);
+  if (!refused) return exit_ok;
+  complain(quote_path(path) + ": " + describe(*refused));
+  if (flags.json) print(to_text(*refused));
+  return exit_invalid;
 }
 
 }  // namespace

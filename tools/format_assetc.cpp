@@ -100,48 +100,47 @@ json hmesh_info(const std::string& path, byte_span file) {
   return j;
 }
 
-json hmesh_dump(const std::string& path, byte_span file) {
-  json j = base(path, "assetc-hmesh", file);
+std::optional<json> hmesh_dump(const std::string& path, byte_span file, document_stream& out) {
+  json head = base(path, "assetc-hmesh", file);
   auto m = ua::open_hmesh(file, cli_options());
-  if (!m) return invalid(std::move(j), m);
-  j.update(hmesh_summary(*m));
-  json chunks = json::array();
-  for (const ua::chunk_entry& e : m->chunks())
-    chunks.push_back(json{{"fourcc", fourcc_text(e.fourcc)}, {"flags", e.flags}, {"offset", e.offset}, {"size", e.size},
-                          {"known", ua::catalogue_id(e.fourcc).has_value()}});
-  j["chunkTable"] = std::move(chunks);
-  json subs = json::array();
-  for (const ua::submesh& s : m->submeshes()) {
-    subs.push_back(json{{"firstIndex", s.first_index},
-                        {"indexCount", s.index_count},
-                        {"firstMeshlet", s.first_meshlet},
-                        {"meshletCount", s.meshlet_count},
-                        {"materialSlot", s.material_slot == ua::no_material ? json("none") : json(s.material_slot)},
-                        {"baseVertex", s.base_vertex},
-                        {"bounds", bounds_json(s.bounds)}});
+  if (!m) return invalid(std::move(head), m);
+  head.update(hmesh_summary(*m));
+  out.open(nullptr, '{');
+  out.members(head);
+  out.list("chunkTable", m->chunks(), [](const ua::chunk_entry& e) {
+    return json{{"fourcc", fourcc_text(e.fourcc)}, {"flags", e.flags}, {"offset", e.offset}, {"size", e.size},
+                {"known", ua::catalogue_id(e.fourcc).has_value()}};
+  });
+  out.open("submeshTable", '[');
+  for (std::size_t i = 0; i < m->submeshes().size(); ++i) {
+    const ua::submesh& s = m->submeshes()[i];
+    out.open(nullptr, '{');
+    out.members(json{{"firstIndex", s.first_index},
+                     {"indexCount", s.index_count},
+                     {"firstMeshlet", s.first_meshlet},
+                     {"meshletCount", s.meshlet_count},
+                     {"materialSlot", s.material_slot == ua::no_material ? json("none") : json(s.material_slot)},
+                     {"baseVertex", s.base_vertex},
+                     {"bounds", bounds_json(s.bounds)}});
+    out.list("lods", m->lods(i), [](const ua::mesh_lod l) {
+      return json{{"firstIndex", l.first_index}, {"indexCount", l.index_count}};
+    });
+    out.close('}');
   }
-  for (std::size_t s = 0; s < subs.size(); ++s) {
-    json lods = json::array();
-    for (const ua::mesh_lod l : m->lods(s)) lods.push_back(json{{"firstIndex", l.first_index}, {"indexCount", l.index_count}});
-    subs[s]["lods"] = std::move(lods);
-  }
-  j["submeshTable"] = std::move(subs);
-  json mats = json::array();
-  for (const std::uint64_t h : m->materials()) mats.push_back(hex64(h));
-  j["materialRefs"] = std::move(mats);
-  json joints = json::array();
-  for (const ua::joint& jt : m->skeleton())
-    joints.push_back(json{{"parent", jt.parent},
-                          {"bindT", float_array(jt.bind_translation)},
-                          {"bindR", float_array(jt.bind_rotation)},
-                          {"bindS", float_array(jt.bind_scale)}});
-  j["skeleton"] = std::move(joints);
-  json lets = json::array();
-  for (const ua::meshlet& l : m->meshlets())
-    lets.push_back(json{{"vertexOffset", l.vertex_offset}, {"vertexCount", l.vertex_count},
-                        {"triangleOffset", l.triangle_offset}, {"triangleCount", l.triangle_count}});
-  j["meshletTable"] = std::move(lets);
-  return j;
+  out.close(']');
+  out.list("materialRefs", m->materials(), [](std::uint64_t h) { return json(hex64(h)); });
+  out.list("skeleton", m->skeleton(), [](const ua::joint& jt) {
+    return json{{"parent", jt.parent},
+                {"bindT", float_array(jt.bind_translation)},
+                {"bindR", float_array(jt.bind_rotation)},
+                {"bindS", float_array(jt.bind_scale)}};
+  });
+  out.list("meshletTable", m->meshlets(), [](const ua::meshlet& l) {
+    return json{{"vertexOffset", l.vertex_offset}, {"vertexCount", l.vertex_count},
+                {"triangleOffset", l.triangle_offset}, {"triangleCount", l.triangle_count}};
+  });
+  out.close('}');
+  return std::nullopt;
 }
 
 // ---- .hmat ----------------------------------------------------------------------------
@@ -173,13 +172,15 @@ json hmat_info(const std::string& path, byte_span file) {
   return j;
 }
 
-json hmat_dump(const std::string& path, byte_span file) {
+std::optional<json> hmat_dump(const std::string& path, byte_span file, document_stream& out) {
   json j = base(path, "assetc-hmat", file);
   auto h = ua::open_hmat(file, cli_options());
   if (!h) return invalid(std::move(j), h);
   j.update(hmat_summary(*h));
   constexpr const char* alpha_names[] = {"opaque", "mask", "blend", "invalid"};
-  json rows = json::array();
+  out.open(nullptr, '{');
+  out.members(j);
+  out.open("rows", '[');
   for (const ua::material& m : h->rows()) {
     json r{{"baseColor", float_array(m.base_color)}, {"emissive", float_array(m.emissive)},
            {"metallic", m.metallic},                 {"roughness", m.roughness},
@@ -188,10 +189,11 @@ json hmat_dump(const std::string& path, byte_span file) {
            {"doubleSided", m.double_sided()}};
     const auto t = m.textures();
     for (std::size_t i = 0; i < t.size(); ++i) r[ua::material_texture_slots[i]] = t[i] == 0 ? json(nullptr) : json(hex64(t[i]));
-    rows.push_back(std::move(r));
+    out.value(nullptr, r);
   }
-  j["rows"] = std::move(rows);
-  return j;
+  out.close(']');
+  out.close('}');
+  return std::nullopt;
 }
 
 // ---- .hman ----------------------------------------------------------------------------
@@ -222,17 +224,19 @@ json hman_info(const std::string& path, byte_span file) {
   return j;
 }
 
-json hman_dump(const std::string& path, byte_span file) {
-  json j = base(path, "assetc-hman", file);
+std::optional<json> hman_dump(const std::string& path, byte_span file, document_stream& out) {
+  json head = base(path, "assetc-hman", file);
   auto h = ua::open_hman(file, cli_options());
-  if (!h) return invalid(std::move(j), h);
-  j.update(hman_summary(*h));
-  json entries = json::array();
-  for (const ua::manifest_entry& e : h->entries())
-    entries.push_back(json{{"hash", hex64(e.hash)}, {"kind", manifest_kind_name(e.kind)},
-                           {"colorspace", e.colorspace == 1 ? "srgb" : "linear"}, {"path", e.path}});
-  j["entryTable"] = std::move(entries);
-  return j;
+  if (!h) return invalid(std::move(head), h);
+  head.update(hman_summary(*h));
+  out.open(nullptr, '{');
+  out.members(head);
+  out.list("entryTable", h->entries(), [](const ua::manifest_entry& e) {
+    return json{{"hash", hex64(e.hash)}, {"kind", manifest_kind_name(e.kind)},
+                {"colorspace", e.colorspace == 1 ? "srgb" : "linear"}, {"path", e.path}};
+  });
+  out.close('}');
+  return std::nullopt;
 }
 
 // ---- .hpack ---------------------------------------------------------------------------
@@ -253,13 +257,6 @@ json hpack_summary(const ua::hpack& p) {
               {"kinds", std::move(k)}};
 }
 
-json hpack_entries(const ua::hpack& p) {
-  json entries = json::array();
-  for (const ua::pack_entry& e : p.entries())
-    entries.push_back(json{{"path", e.path}, {"kind", ua::pack_kind_name(e.kind)}, {"size", e.size}, {"offset", e.offset}});
-  return entries;
-}
-
 json hpack_info(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hpack", file);
   auto p = ua::open_hpack(file, cli_options());
@@ -268,11 +265,17 @@ json hpack_info(const std::string& path, byte_span file) {
   return j;
 }
 
-json hpack_dump(const std::string& path, byte_span file) {
-  json j = hpack_info(path, file);
-  if (!j["valid"].get<bool>()) return j;
-  j["entryTable"] = hpack_entries(*ua::open_hpack(file, cli_options()));
-  return j;
+std::optional<json> hpack_dump(const std::string& path, byte_span file, document_stream& out) {
+  json head = hpack_info(path, file);
+  if (!head["valid"].get<bool>()) return head;
+  const auto p = ua::open_hpack(file, cli_options());
+  out.open(nullptr, '{');
+  out.members(head);
+  out.list("entryTable", p->entries(), [](const ua::pack_entry& e) {
+    return json{{"path", e.path}, {"kind", ua::pack_kind_name(e.kind)}, {"size", e.size}, {"offset", e.offset}};
+  });
+  out.close('}');
+  return std::nullopt;
 }
 
 // ---- .hanim ---------------------------------------------------------------------------
@@ -294,31 +297,40 @@ json hanim_info(const std::string& path, byte_span file) {
   return j;
 }
 
-json hanim_dump(const std::string& path, byte_span file) {
-  json j = base(path, "assetc-hanim", file);
+std::optional<json> hanim_dump(const std::string& path, byte_span file, document_stream& out) {
+  json head = base(path, "assetc-hanim", file);
   auto a = ua::open_hanim(file, cli_options());
-  if (!a) return invalid(std::move(j), a);
-  j.update(hanim_summary(*a));
-  json clips = json::array();
+  if (!a) return invalid(std::move(head), a);
+  head.update(hanim_summary(*a));
+  out.open(nullptr, '{');
+  out.members(head);
+  out.open("clipTable", '[');
   for (std::size_t c = 0; c < a->clips().size(); ++c) {
-    json channels = json::array();
+    out.open(nullptr, '{');
+    out.value("name", a->clips()[c].name);
+    out.value("duration", a->clips()[c].duration);
+    out.open("channels", '[');
     for (const ua::anim_channel& ch : a->channels(c)) {
-      json keys = json::array();
+      out.open(nullptr, '{');
+      out.value("joint", ch.joint);
+      out.value("path", ua::anim_path_name(static_cast<std::uint8_t>(ch.path)));
+      out.value("interp", ua::anim_interp_name(static_cast<std::uint8_t>(ch.interp)));
+      out.value("components", ch.components);
+      out.open("keys", '[');
       for (std::size_t k = 0; k < ch.key_count; ++k) {
         json v = json::array();
         for (std::size_t i = 0; i < ch.components; ++i) v.push_back(ch.value(k, i));
-        keys.push_back(json{{"time", ch.time(k)}, {"value", std::move(v)}});
+        out.value(nullptr, json{{"time", ch.time(k)}, {"value", std::move(v)}});
       }
-      channels.push_back(json{{"joint", ch.joint},
-                              {"path", ua::anim_path_name(static_cast<std::uint8_t>(ch.path))},
-                              {"interp", ua::anim_interp_name(static_cast<std::uint8_t>(ch.interp))},
-                              {"components", ch.components},
-                              {"keys", std::move(keys)}});
+      out.close(']');
+      out.close('}');
     }
-    clips.push_back(json{{"name", a->clips()[c].name}, {"duration", a->clips()[c].duration}, {"channels", std::move(channels)}});
+    out.close(']');
+    out.close('}');
   }
-  j["clipTable"] = std::move(clips);
-  return j;
+  out.close(']');
+  out.close('}');
+  return std::nullopt;
 }
 
 // ---- validate, shared -----------------------------------------------------------------
@@ -389,7 +401,7 @@ class check_printer {
  private:
   bool json_;
   text_sink out_ = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
-  json_stream js_{out_};
+  document_stream js_{out_};
 };
 
 /// `untold check runtime.hpack`: the same rules over the pack's entries, under
@@ -488,11 +500,10 @@ int run_pack_info(const std::string& path, bool as_json) {
     else std::fprintf(stderr, "untold: pack info: %s: %s\n", escaped(path).c_str(), p.error().describe().c_str());
     return exit_invalid;
   }
-  if (as_json) {
-    json j = base(path, "assetc-hpack", file->bytes());
-    j.update(hpack_summary(*p));
-    j["entryTable"] = hpack_entries(*p);
-    print(j);
+  if (as_json) {  // the dump's document, streamed
+    const text_sink to_stdout = [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); };
+    document_stream out(to_stdout);
+    (void)hpack_dump(path, file->bytes(), out);  // valid: open_hpack accepted it above
     return exit_ok;
   }
   const ua::pack_layout l = p->layout();

@@ -312,7 +312,9 @@ json validate(const std::string& path, byte_span file, bool deep, std::string_vi
   return j;
 }
 
-json dump(const std::string& path, byte_span file, std::string_view format) {
+// The tree is made whole, its nodes charged to the input's budget (a
+// refusal is UDM-LIMITS), then written.
+std::optional<json> dump(const std::string& path, byte_span file, std::string_view format, document_stream& out) {
   json j = base(path, format);
   std::vector<std::byte> storage;
   budget charged(limits{}, file.size());
@@ -323,7 +325,7 @@ json dump(const std::string& path, byte_span file, std::string_view format) {
   j["valid"] = true;
   if (u::is_binary_udm(file)) j["version"] = doc->version();
   j["root"] = std::move(root);
-  return j;
+  return write_whole(j, out);
 }
 
 result<convert::scene> import_model(const import_request& r) {
@@ -437,11 +439,11 @@ void add_udm_formats(std::vector<format_handler>& out) {
   out.push_back({"udm-binary", "Pragma UDM, binary (.pmdl_b, .udm_b ...)", recognise_binary,
                  [](const std::string& p, byte_span f) { return info(p, f, "udm-binary"); },
                  [](const std::string& p, byte_span f, bool deep) { return validate(p, f, deep, "udm-binary"); },
-                 [](const std::string& p, byte_span f) { return dump(p, f, "udm-binary"); }, import_model});
+                 [](const std::string& p, byte_span f, document_stream& out) { return dump(p, f, "udm-binary", out); }, import_model});
   out.push_back({"udm-ascii", "Pragma UDM, ASCII (.udm, .pmdl ...)", recognise_ascii,
                  [](const std::string& p, byte_span f) { return info(p, f, "udm-ascii"); },
                  [](const std::string& p, byte_span f, bool deep) { return validate(p, f, deep, "udm-ascii"); },
-                 [](const std::string& p, byte_span f) { return dump(p, f, "udm-ascii"); }, import_model});
+                 [](const std::string& p, byte_span f, document_stream& out) { return dump(p, f, "udm-ascii", out); }, import_model});
 }
 
 void add_udm_commands(CLI::App& app, int& exit_code) {

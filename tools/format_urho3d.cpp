@@ -78,12 +78,8 @@ bool write_all(const fs::path& path, byte_span bytes) {
 
 // ---- model ---------------------------------------------------------------------------
 
-json elements_json(const u3::vertex_buffer& vb) {
-  json list = json::array();
-  for (const u3::vertex_element& e : vb.elements)
-    list.push_back(json{{"semantic", u3::name(e.semantic)}, {"index", e.index}, {"type", u3::name(e.type)},
-                        {"offset", e.offset}});
-  return list;
+json element_json(const u3::vertex_element& e) {
+  return json{{"semantic", u3::name(e.semantic)}, {"index", e.index}, {"type", u3::name(e.type)}, {"offset", e.offset}};
 }
 
 /// The first listing().max_items of `items` as JSON (`item` makes each);
@@ -106,11 +102,8 @@ json model_counts(const u3::model& m) {
   if (m.kind == u3::model_kind::umd3) j["version"] = m.version;
   j["vertexBufferCount"] = m.vertex_buffers.size();
   j["vertexBuffers"] = first_items(std::span(m.vertex_buffers), [&cut](const u3::vertex_buffer& vb) {
-    const auto element = [](const u3::vertex_element& e) {
-      return json{{"semantic", u3::name(e.semantic)}, {"index", e.index}, {"type", u3::name(e.type)}, {"offset", e.offset}};
-    };
     return json{{"vertices", vb.vertex_count}, {"vertexSize", vb.vertex_size}, {"elementCount", vb.elements.size()},
-                {"elements", first_items(std::span(vb.elements), element, cut)}};
+                {"elements", first_items(std::span(vb.elements), element_json, cut)}};
   }, cut);
   j["indexBufferCount"] = m.index_buffers.size();
   j["indexBuffers"] = first_items(std::span(m.index_buffers), [](const u3::index_buffer& ib) {
@@ -151,46 +144,55 @@ json model_validate(const std::string& path, byte_span file, bool deep) {
   return j;
 }
 
-json model_dump(const std::string& path, byte_span file) {
-  json j = base(path, "urho3d-model");
+std::optional<json> model_dump(const std::string& path, byte_span file, document_stream& out) {
+  json head = base(path, "urho3d-model");
   auto m = u3::read_model(file);
-  if (!m) return invalid(j, m.error());
-  j["valid"] = true;
-  j["id"] = u3::model_id(m->kind);
-  if (m->kind == u3::model_kind::umd3) j["version"] = m->version;
-  json vbs = json::array();
+  if (!m) return invalid(head, m.error());
+  head["valid"] = true;
+  head["id"] = u3::model_id(m->kind);
+  if (m->kind == u3::model_kind::umd3) head["version"] = m->version;
+  out.open(nullptr, '{');
+  out.members(head);
+  // Lists stream item by item: a small file may declare millions of them.
+  out.open("vertexBuffers", '[');
   for (const u3::vertex_buffer& vb : m->vertex_buffers) {
-    json v{{"vertices", vb.vertex_count}, {"vertexSize", vb.vertex_size}, {"elements", elements_json(vb)},
-           {"morphRangeStart", vb.morph_range_start}, {"morphRangeCount", vb.morph_range_count}};
-    if (m->kind == u3::model_kind::umdl) v["legacyMask"] = vb.legacy_mask;
-    vbs.push_back(std::move(v));
+    out.open(nullptr, '{');
+    out.value("vertices", vb.vertex_count);
+    out.value("vertexSize", vb.vertex_size);
+    out.list("elements", vb.elements, element_json);
+    out.value("morphRangeStart", vb.morph_range_start);
+    out.value("morphRangeCount", vb.morph_range_count);
+    if (m->kind == u3::model_kind::umdl) out.value("legacyMask", vb.legacy_mask);
+    out.close('}');
   }
-  j["vertexBuffers"] = vbs;
-  json ibs = json::array();
-  for (const u3::index_buffer& ib : m->index_buffers)
-    ibs.push_back(json{{"indices", ib.index_count}, {"indexSize", ib.index_size}});
-  j["indexBuffers"] = ibs;
-  json geos = json::array();
+  out.close(']');
+  out.list("indexBuffers", m->index_buffers, [](const u3::index_buffer& ib) {
+    return json{{"indices", ib.index_count}, {"indexSize", ib.index_size}};
+  });
+  out.open("geometries", '[');
   for (const u3::geometry& g : m->geometries) {
-    json lods = json::array();
-    for (const u3::lod_level& l : g.lods)
-      lods.push_back(json{{"distance", l.distance}, {"primitive", u3::name(l.primitive)},
-                          {"vertexBuffer", l.vertex_buffer}, {"indexBuffer", l.index_buffer},
-                          {"indexStart", l.index_start}, {"indexCount", l.index_count}});
-    geos.push_back(json{{"boneMapping", g.bone_mapping}, {"lods", lods}});
+    out.open(nullptr, '{');
+    out.list("boneMapping", g.bone_mapping, [](std::uint32_t bone) { return json(bone); });
+    out.list("lods", g.lods, [](const u3::lod_level& l) {
+      return json{{"distance", l.distance}, {"primitive", u3::name(l.primitive)},
+                  {"vertexBuffer", l.vertex_buffer}, {"indexBuffer", l.index_buffer},
+                  {"indexStart", l.index_start}, {"indexCount", l.index_count}};
+    });
+    out.close('}');
   }
-  j["geometries"] = geos;
-  json morphs = json::array();
+  out.close(']');
+  out.open("morphs", '[');
   for (const u3::morph& mo : m->morphs) {
-    json buffers = json::array();
-    for (const u3::morph_buffer& mb : mo.buffers)
-      buffers.push_back(json{{"vertexBuffer", mb.buffer}, {"mask", mb.mask}, {"vertices", mb.vertex_count}});
-    json x{{"name", mo.name}, {"buffers", buffers}};
-    if (m->has_morph_weights()) x["weight"] = mo.weight;
-    morphs.push_back(std::move(x));
+    out.open(nullptr, '{');
+    out.value("name", mo.name);
+    out.list("buffers", mo.buffers, [](const u3::morph_buffer& mb) {
+      return json{{"vertexBuffer", mb.buffer}, {"mask", mb.mask}, {"vertices", mb.vertex_count}};
+    });
+    if (m->has_morph_weights()) out.value("weight", mo.weight);
+    out.close('}');
   }
-  j["morphs"] = morphs;
-  json bones = json::array();
+  out.close(']');
+  out.open("bones", '[');
   for (std::size_t i = 0; i < m->bones.size(); ++i) {
     const u3::bone& b = m->bones[i];
     json x{{"name", b.name},
@@ -201,14 +203,13 @@ json model_dump(const std::string& path, byte_span file) {
            {"offsetMatrix3x4", floats(b.offset_matrix)}};
     if ((b.collision_mask & u3::collision_sphere) != 0) x["radius"] = b.radius;
     if ((b.collision_mask & u3::collision_box) != 0) x["box"] = json{{"min", floats(b.box_min)}, {"max", floats(b.box_max)}};
-    bones.push_back(std::move(x));
+    out.value(nullptr, x);
   }
-  j["bones"] = bones;
-  j["boundingBox"] = json{{"min", floats(m->bounds_min)}, {"max", floats(m->bounds_max)}};
-  json centers = json::array();
-  for (const auto& c : m->geometry_centers) centers.push_back(floats(c));
-  j["geometryCenters"] = centers;
-  return j;
+  out.close(']');
+  out.value("boundingBox", json{{"min", floats(m->bounds_min)}, {"max", floats(m->bounds_max)}});
+  out.list("geometryCenters", m->geometry_centers, [](const auto& c) { return floats(c); });
+  out.close('}');
+  return std::nullopt;
 }
 
 result<convert::scene> model_import(const import_request& request) {
@@ -255,33 +256,38 @@ json animation_validate(const std::string& path, byte_span file, bool deep) {
   return j;
 }
 
-json animation_dump(const std::string& path, byte_span file) {
-  json j = animation_info(path, file);
-  if (!j["valid"].get<bool>()) return j;
+std::optional<json> animation_dump(const std::string& path, byte_span file, document_stream& out) {
+  json head = animation_info(path, file);
+  if (!head["valid"].get<bool>()) return head;
   auto a = u3::read_animation(file);
-  json tracks = json::array();
+  out.open(nullptr, '{');
+  out.members(head);
+  out.open("tracks", '[');
   for (const u3::track& t : a->tracks) {
-    json keys = json::array();
+    out.open(nullptr, '{');
+    out.value("name", t.name);
+    out.value("mask", t.mask);
+    out.open("keyframes", '[');
     for (std::uint32_t k = 0; k < t.keyframe_count; ++k) {
       const u3::keyframe key = t.key(k);
       json x{{"time", key.time}};
       if ((t.mask & u3::channel_position) != 0) x["position"] = floats(key.position);
       if ((t.mask & u3::channel_rotation) != 0) x["rotationWXYZ"] = floats(key.rotation);
       if ((t.mask & u3::channel_scale) != 0) x["scale"] = floats(key.scale);
-      keys.push_back(std::move(x));
+      out.value(nullptr, x);
     }
-    json x{{"name", t.name}, {"mask", t.mask}, {"keyframes", keys}};
-    if (a->has_weights()) x["weight"] = t.weight;
-    tracks.push_back(std::move(x));
+    out.close(']');
+    if (a->has_weights()) out.value("weight", t.weight);
+    out.close('}');
   }
-  j["tracks"] = tracks;
-  json variants = json::array();
-  for (const u3::variant_track& t : a->variant_tracks)
-    variants.push_back(json{{"name", t.name}, {"type", t.type}, {"interpolation", t.interpolation},
-                            {"tension", t.tension}, {"weight", t.weight}, {"keyframes", t.keyframe_count},
-                            {"keyBytes", t.keys.size()}, {"tangentBytes", t.tangents.size()}});
-  j["variantTracks"] = variants;
-  return j;
+  out.close(']');
+  out.list("variantTracks", a->variant_tracks, [](const u3::variant_track& t) {
+    return json{{"name", t.name}, {"type", t.type}, {"interpolation", t.interpolation},
+                {"tension", t.tension}, {"weight", t.weight}, {"keyframes", t.keyframe_count},
+                {"keyBytes", t.keys.size()}, {"tangentBytes", t.tangents.size()}};
+  });
+  out.close('}');
+  return std::nullopt;
 }
 
 // ---- package -------------------------------------------------------------------------
@@ -309,16 +315,18 @@ json package_validate(const std::string& path, byte_span file, bool deep) {
   return j;
 }
 
-json package_dump(const std::string& path, byte_span file) {
-  json j = package_info(path, file);
-  if (!j["valid"].get<bool>()) return j;
+std::optional<json> package_dump(const std::string& path, byte_span file, document_stream& out) {
+  json head = package_info(path, file);
+  if (!head["valid"].get<bool>()) return head;
   auto p = u3::read_package(file);
-  json entries = json::array();
-  for (const u3::package_entry& e : p->entries)
-    entries.push_back(json{{"name", e.name}, {"offset", e.offset}, {"size", e.size}, {"storedSize", e.stored_size},
-                           {"checksum", e.checksum}, {"blocks", e.blocks}});
-  j["entryList"] = entries;
-  return j;
+  out.open(nullptr, '{');
+  out.members(head);
+  out.list("entryList", p->entries, [](const u3::package_entry& e) {
+    return json{{"name", e.name}, {"offset", e.offset}, {"size", e.size}, {"storedSize", e.stored_size},
+                {"checksum", e.checksum}, {"blocks", e.blocks}};
+  });
+  out.close('}');
+  return std::nullopt;
 }
 
 // ---- shader and script ----------------------------------------------------------------
@@ -345,23 +353,22 @@ json shader_validate(const std::string& path, byte_span file, bool deep) {
   return j;
 }
 
-json shader_dump(const std::string& path, byte_span file) {
-  json j = shader_info(path, file);
-  if (!j["valid"].get<bool>()) return j;
+std::optional<json> shader_dump(const std::string& path, byte_span file, document_stream& out) {
+  json head = shader_info(path, file);
+  if (!head["valid"].get<bool>()) return head;
   auto sh = u3::read_shader(file);
-  if (sh->model == 4) j["elementHash"] = sh->element_hash;
-  json params = json::array();
-  for (const u3::shader_parameter& p : sh->parameters) {
-    if (sh->model == 4)
-      params.push_back(json{{"name", p.name}, {"buffer", p.index}, {"offset", p.offset}, {"size", p.size}});
-    else
-      params.push_back(json{{"name", p.name}, {"register", p.index}, {"registers", p.register_count}});
-  }
-  j["parameterList"] = params;
-  json units = json::array();
-  for (const u3::texture_unit& u : sh->texture_units) units.push_back(json{{"name", u.name}, {"sampler", u.sampler}});
-  j["textureUnitList"] = units;
-  return j;
+  if (sh->model == 4) head["elementHash"] = sh->element_hash;
+  out.open(nullptr, '{');
+  out.members(head);
+  const bool sm4 = sh->model == 4;
+  out.list("parameterList", sh->parameters, [sm4](const u3::shader_parameter& p) {
+    return sm4 ? json{{"name", p.name}, {"buffer", p.index}, {"offset", p.offset}, {"size", p.size}}
+               : json{{"name", p.name}, {"register", p.index}, {"registers", p.register_count}};
+  });
+  out.list("textureUnitList", sh->texture_units,
+           [](const u3::texture_unit& u) { return json{{"name", u.name}, {"sampler", u.sampler}}; });
+  out.close('}');
+  return std::nullopt;
 }
 
 json script_info(const std::string& path, byte_span file) {
@@ -405,7 +412,9 @@ int pak_list(const pak_args& a) {
     return exit_invalid;
   }
   if (a.flags.json) {
-    print_json(package_dump(a.file, *bytes));
+    const text_sink to_stdout = [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); };
+    document_stream out(to_stdout);
+    (void)package_dump(a.file, *bytes, out);  // valid: read_package accepted it above
     return exit_ok;
   }
   std::printf("%s: %s, %zu entries, %llu bytes uncompressed\n", cli::escaped(a.file).c_str(),
@@ -679,7 +688,11 @@ void add_urho3d_formats(std::vector<format_handler>& out) {
                  [](byte_span head) { return u3::is_shader(head); }, shader_info, shader_validate, shader_dump,
                  nullptr});
   out.push_back({"urho3d-script", "AngelScript bytecode (.asc: ASBC)", [](byte_span head) { return u3::is_script(head); },
-                 script_info, script_validate, script_info, nullptr});
+                 script_info, script_validate,
+                 [](const std::string& path, byte_span file, document_stream& out) {
+                   return write_whole(script_info(path, file), out);
+                 },
+                 nullptr});
 }
 
 void add_urho3d_commands(CLI::App& app, int& exit_code) {

@@ -3,6 +3,12 @@
 
 namespace untold::tools {
 
+std::optional<json> write_whole(const json& document, document_stream& out) {
+  if (!document.value("valid", false)) return document;
+  out.value(nullptr, document);
+  return std::nullopt;
+}
+
 std::span<const format_handler> foreign_formats() {
   static const std::vector<format_handler> all = [] {
     std::vector<format_handler> v;

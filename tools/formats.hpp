@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,13 +26,14 @@
 #include <untold/error.hpp>
 #include <untold/limits.hpp>
 
+#include "inspect.hpp"
+
 namespace CLI {
 class App;
 }
 
 namespace untold::tools {
 
-using json = nlohmann::ordered_json;
 
 /// What an importer gets from `untold cook`.
 struct import_request {
@@ -66,12 +68,20 @@ struct format_handler {
   /// {"file", "format", "valid", "error"?} after the format's strict checks
   /// (deep: also the value-level checks).
   json (*validate)(const std::string& path, byte_span file, bool deep) = nullptr;
-  /// The whole structure (names, not numbers, for enums). On an invalid file:
-  /// {"file", "format", "valid": false, "error"}.
-  json (*dump)(const std::string& path, byte_span file) = nullptr;
+  /// The whole structure (names, not numbers, for enums), written to `out`
+  /// as one object while it is produced: memory stays bounded by the parsed
+  /// file and one list item, whatever the counts (the output grows with
+  /// them). On a file the format's checks refuse it writes nothing and
+  /// returns {"file", "format", "valid": false, "error"}.
+  std::optional<json> (*dump)(const std::string& path, byte_span file, document_stream& out) = nullptr;
   /// For `cook`: fill a neutral scene (nullptr when the format is not a model).
   result<convert::scene> (*import)(const import_request& request) = nullptr;
 };
+
+/// For a dump small enough to make as one json value (bounded by the
+/// format's limits, e.g. a shader's tables): writes `document` to `out`
+/// when it is valid, else returns it (the format_handler::dump contract).
+[[nodiscard]] std::optional<json> write_whole(const json& document, document_stream& out);
 
 /// Every registered foreign format.
 [[nodiscard]] std::span<const format_handler> foreign_formats();

@@ -641,7 +641,7 @@ json dump_json(const std::string& name, const asset& a, std::uint32_t vertices) 
 }
 
 void write_dump_json(const std::string& name, const asset& a, std::uint32_t vertices, const text_sink& out) {
-  json_stream js(out);
+  document_stream js(out);
   js.open(nullptr, '{');
   const json head = dump_head(name, a);  // named: items() must not outlive it
   for (const auto& [key, value] : head.items()) js.value(key.c_str(), value);
@@ -818,5 +818,179 @@ void write_dump_text(const std::string& name, const asset& a, std::uint32_t vert
 }
 
 std::string to_text(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; }
+
+// ---- the text layout and the document stream -------------------------------------------
+
+namespace {
+
+// Keys and strings come from the file (UDM keys, bone and entry names): escaped.
+std::string scalar_text(const json& v) {
+  if (v.is_string()) return escaped(v.get<std::string>());
+  return v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// Short arrays of scalars (vectors, colours) stay on one line, and so do
+// small flat objects (a vertex element, a chunk row) as key=value pairs.
+bool flat(const json& v, std::size_t most) {
+  return v.size() <= most && std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_primitive(); });
+}
+
+std::string index_key(std::size_t index) {
+  std::string key = "[";  // appended: "[" + std::string(...) trips GCC 12's -Wrestrict at -O3
+  key.append(std::to_string(index)).append("]");
+  return key;
+}
+
+/// Appends the line of member `key` at `depth`; true when its members follow on lines of their own.
+bool append_member_line(std::string& s, std::string_view key, const json& v, std::size_t depth) {
+  // Indentation stops growing at 32 levels so the text stays linear in the input.
+  s.append(2 * std::min<std::size_t>(depth, 32), ' ').append(key).append(":");
+  if (v.is_object() && !v.empty() && flat(v, 8)) {
+    for (const auto& [k, e] : v.items()) s.append(" ").append(escaped(k)).append("=").append(scalar_text(e));
+    s.append("\n");
+    return false;
+  }
+  if (v.is_primitive() || (v.is_array() && flat(v, 16)) || v.empty()) {
+    s.append(" ").append(v.is_primitive() ? scalar_text(v) : v.dump(-1, ' ', false, json::error_handler_t::replace));
+    s.append("\n");
+    return false;
+  }
+  s.append("\n");
+  return true;
+}
+
+/// Member `key` (already escaped) with value `v` at `depth`, in json_as_text's layout; iterative, whatever the depth.
+void append_as_text(std::string& s, std::string_view key, const json& v, std::size_t depth) {
+  struct frame {
+    json::const_iterator it, end;
+    bool array;
+    std::size_t index;
+    std::size_t depth;
+  };
+  std::vector<frame> stack;
+  if (append_member_line(s, key, v, depth)) stack.push_back({v.begin(), v.end(), v.is_array(), 0, depth + 1});
+  while (!stack.empty()) {
+    frame& f = stack.back();
+    if (f.it == f.end) {
+      stack.pop_back();
+      continue;
+    }
+    const std::string member_key = f.array ? index_key(f.index) : escaped(f.it.key());
+    const json& member = *f.it;
+    ++f.it;
+    ++f.index;
+    const std::size_t member_depth = f.depth;  // `f` dangles once the stack grows
+    if (append_member_line(s, member_key, member, member_depth))
+      stack.push_back({member.begin(), member.end(), member.is_array(), 0, member_depth + 1});
+  }
+}
+
+}  // namespace
+
+std::string json_as_text(const json& root) {
+  if (!root.is_structured()) return scalar_text(root) + "\n";
+  std::string s;
+  std::size_t index = 0;
+  for (auto it = root.begin(); it != root.end(); ++it, ++index)
+    append_as_text(s, root.is_array() ? index_key(index) : escaped(it.key()), *it, 0);
+  return s;
+}
+
+void document_stream::item(const char* key) {
+  if (frames_.empty()) return;
+  out_(frames_.back().empty ? "\n" : ",\n");
+  frames_.back().empty = false;
+  indent();
+  if (key != nullptr && !frames_.back().array) {
+    out_(json(key).dump());
+    out_(": ");
+  }
+}
+
+std::string document_stream::text_key(const char* key) {
+  frame& parent = frames_.back();
+  const std::size_t index = parent.index++;
+  return parent.array ? index_key(index) : escaped(key != nullptr ? key : "");
+}
+
+void document_stream::flush_text_headers() {
+  for (std::size_t i = 1; i < frames_.size(); ++i) {
+    if (!frames_[i].empty) continue;
+    out_(std::string(2 * std::min<std::size_t>(i - 1, 32), ' ') + frames_[i].key + ":\n");
+    frames_[i].empty = false;
+  }
+}
+
+void document_stream::open(const char* key, char bracket) {
+  if (form_ == syntax::json) {
+    item(key);
+    out_(std::string_view(&bracket, 1));
+    frames_.push_back({bracket == '[', true, 0, {}});
+    return;
+  }
+  std::string shown = frames_.empty() ? std::string() : text_key(key);
+  frames_.push_back({bracket == '[', true, 0, std::move(shown)});
+}
+
+void document_stream::close(char bracket) {
+  const frame done = std::move(frames_.back());
+  frames_.pop_back();
+  if (form_ == syntax::json) {
+    if (!done.empty) {
+      out_("\n");
+      indent();
+    }
+    out_(std::string_view(&bracket, 1));
+    if (frames_.empty()) out_("\n");
+    return;
+  }
+  if (frames_.empty() || !done.empty) return;
+  // An empty member: json_as_text shows it as "key: []" (or {}).
+  flush_text_headers();
+  std::string line(2 * std::min<std::size_t>(frames_.size() - 1, 32), ' ');
+  line.append(done.key).append(": ").append(1, done.array ? '[' : '{').append(1, bracket);
+  out_(line + "\n");
+}
+
+void document_stream::value(const char* key, const json& v) {
+  if (form_ == syntax::text) {
+    if (frames_.empty()) {
+      out_(json_as_text(v));
+      return;
+    }
+    const std::string shown = text_key(key);
+    flush_text_headers();
+    std::string s;
+    append_as_text(s, shown, v, frames_.size() - 1);
+    out_(s);
+    return;
+  }
+  if (frames_.empty()) {  // a whole document
+    out_(to_text(v));
+    return;
+  }
+  item(key);
+  const std::string text = v.dump(2, ' ', false, json::error_handler_t::replace);
+  // Appended, not "\n" + std::string(...): that trips GCC 12's -Wrestrict at -O3 (a false positive).
+  std::string pad = "\n";
+  pad.append(2 * frames_.size(), ' ');
+  // Line by line, re-indented on the way out (no second copy of a large value).
+  for (std::size_t at = 0;;) {
+    const std::size_t nl = text.find('\n', at);
+    out_(std::string_view(text).substr(at, nl == std::string::npos ? std::string::npos : nl - at));
+    if (nl == std::string::npos) break;
+    out_(pad);
+    at = nl + 1;
+  }
+}
+
+void document_stream::members(const json& object) {
+  for (auto it = object.begin(); it != object.end(); ++it) value(it.key().c_str(), *it);
+}
+
+void document_stream::text(const char* key, std::string_view rendered) {
+  item(key);
+  out_(rendered);
+}
 
 }  // namespace untold::tools

@@ -45,67 +45,68 @@ using json = nlohmann::ordered_json;
 /// Receives output text piece by piece (e.g. fwrite to stdout).
 using text_sink = std::function<void(std::string_view)>;
 
-/// Emits one JSON document piece by piece with the same 2-space layout as
-/// to_text, so a huge table is never held as one json value (dump, check).
+/// The text layout of `untold info|dump` without --json, for a JSON
+/// document: one "key: value" line per member, indented by depth (capped at
+/// 32 levels so the text stays linear in the input); short arrays of scalars
+/// and small flat objects stay on one line. Keys and strings are escaped.
+[[nodiscard]] std::string json_as_text(const json& root);
+
+/// Emits one document piece by piece, as JSON (the 2-space layout of
+/// to_text) or as text (the layout of json_as_text), so that a huge table
+/// is never held as one json value (dump, check): memory stays bounded by
+/// the largest value() while the output grows with the input.
 /// open/close a key's object ('{') or array ('['), value() one json value,
-/// text() one already rendered at current_indent().
-class json_stream {
+/// text() one already rendered (JSON only) at current_indent(); value()
+/// before any open() writes a whole document. Keys are
+/// ignored inside arrays (text shows "[index]"). The same calls give
+/// exactly what to_text / json_as_text give for the whole document.
+class document_stream {
  public:
-  explicit json_stream(const text_sink& out) : out_(out) {}
-  void open(const char* key, char bracket) {
-    item(key);
-    out_(std::string_view(&bracket, 1));
-    first_.push_back(true);
-  }
-  void close(char bracket) {
-    const bool empty = first_.back();
-    first_.pop_back();
-    if (!empty) {
-      out_("\n");
-      indent();
+  enum class syntax { json, text };
+  explicit document_stream(const text_sink& out, syntax form = syntax::json) : out_(out), form_(form) {}
+  void open(const char* key, char bracket);
+  void close(char bracket);
+  void value(const char* key, const json& v);
+  /// Every member of `object`, as value() each.
+  void members(const json& object);
+  /// The array `key` of make(item) for each of `items`, one value() at a
+  /// time. A list of up to 16 items is written as one value, so that it
+  /// keeps the layout of the whole document (text shows short lists of
+  /// scalars on one line).
+  template <class Range, class Make>
+  void list(const char* key, const Range& items, Make make) {
+    json first = json::array();
+    auto it = items.begin();
+    const auto end = items.end();
+    for (; it != end && first.size() < 16; ++it) first.push_back(make(*it));
+    if (it == end) {
+      value(key, first);
+      return;
     }
-    out_(std::string_view(&bracket, 1));
-    if (first_.empty()) out_("\n");
+    open(key, '[');
+    for (const json& v : first) value(nullptr, v);
+    for (; it != end; ++it) value(nullptr, make(*it));
+    close(']');
   }
-  void value(const char* key, const json& v) {
-    item(key);
-    const std::string text = v.dump(2, ' ', false, json::error_handler_t::replace);
-    // Appended, not "\n" + std::string(...): that trips GCC 12's -Wrestrict at -O3 (a false positive).
-    std::string pad = "\n";
-    pad.append(2 * first_.size(), ' ');
-    std::string indented;
-    indented.reserve(text.size());
-    for (std::size_t at = 0;;) {
-      const std::size_t nl = text.find('\n', at);
-      indented.append(text, at, nl == std::string::npos ? std::string::npos : nl - at);
-      if (nl == std::string::npos) break;
-      indented += pad;
-      at = nl + 1;
-    }
-    out_(indented);
-  }
-  /// A value already rendered as text at current_indent().
-  void text(const char* key, std::string_view rendered) {
-    item(key);
-    out_(rendered);
-  }
-  [[nodiscard]] std::size_t current_indent() const noexcept { return 2 * first_.size(); }
+  /// A value already rendered as JSON text at current_indent().
+  void text(const char* key, std::string_view rendered);
+  [[nodiscard]] std::size_t current_indent() const noexcept { return 2 * frames_.size(); }
 
  private:
-  void item(const char* key) {
-    if (first_.empty()) return;
-    out_(first_.back() ? "\n" : ",\n");
-    first_.back() = false;
-    indent();
-    if (key != nullptr) {
-      out_(json(key).dump());
-      out_(": ");
-    }
-  }
-  void indent() { out_(std::string(2 * first_.size(), ' ')); }
+  struct frame {
+    bool array = false;
+    bool empty = true;
+    std::size_t index = 0;
+    std::string key;  // text: the display key, printed before the first member
+  };
+  void item(const char* key);
+  [[nodiscard]] std::string text_key(const char* key);
+  void flush_text_headers();
+  void indent() { out_(std::string(2 * frames_.size(), ' ')); }
 
   const text_sink& out_;
-  std::vector<bool> first_;
+  syntax form_;
+  std::vector<frame> frames_;
 };
 
 /// Every table of a validated asset; `vertices` > 0 adds the first that many

@@ -1,5 +1,5 @@
 // The Urho3D budget tests (issue 27, SECURITY.md "The budget"): `info
-// --json`, `validate --deep`, `cook` and `pak extract` on generated .mdl,
+// --json`, `validate --deep`, `dump`, `cook` and `pak extract` on generated .mdl,
 // .ani and .pak inputs at 1x, 10x and 100x, each run measured by the tool's
 // heap meter. Every bound is "peak heap <= k x input + C" and "output <= k x
 // input + C" with the constants stated below; a stage that is quadratic in
@@ -199,6 +199,8 @@ void at_three_sizes(const std::string& name, const std::function<bytes(std::uint
 
 std::string info(const fs::path& f, const fs::path&) { return "info --json " + quoted(f); }
 std::string validate(const fs::path& f, const fs::path&) { return "validate --deep --json " + quoted(f); }
+std::string dump_json(const fs::path& f, const fs::path&) { return "dump --json " + quoted(f); }
+std::string dump_text(const fs::path& f, const fs::path&) { return "dump " + quoted(f); }
 std::string cook(const fs::path& f, const fs::path& out) { return "cook -q " + quoted(f) + " -o " + quoted(out); }
 std::string extract(const fs::path& f, const fs::path& out) { return "pak extract -q " + quoted(f) + " -o " + quoted(out); }
 
@@ -217,6 +219,23 @@ TEST_CASE("budget: urho3d info --json (.mdl, .ani, .pak)") {
   at_three_sizes("info_morph", repeated_morph, info, bound);
   at_three_sizes("info_ani", plain_animation, info, bound);
   at_three_sizes("info_ulz4", [](std::uint32_t k) { return text_package(k, true); }, info, bound);
+}
+
+// Dumping: every item is printed (the output grows with the counts), but
+// streamed one list item at a time, so the heap stays what the reader
+// holds; item 5's million-element model used to take 250 x its size.
+TEST_CASE("budget: urho3d dump, JSON and text (.mdl, .ani, .pak)") {
+  const budget_bound bound{.heap_per_input_byte = 4, .heap_constant = 2 * MiB, .output_per_input_byte = 40,
+                           .output_constant = 16384};
+  for (const auto& command : {dump_json, dump_text}) {
+    at_three_sizes("dump_plain", plain_model, command, bound);
+    at_three_sizes("dump_elements", many_elements_model, command, bound);  // item 5
+    at_three_sizes("dump_morph", repeated_morph, command, bound);
+    at_three_sizes("dump_chain", [](std::uint32_t k) { return skeleton_model(1, 100 * k, 8); }, command, bound,
+                   {0, 1, 1});
+    at_three_sizes("dump_ani", plain_animation, command, bound);
+    at_three_sizes("dump_ulz4", [](std::uint32_t k) { return text_package(k, true); }, command, bound);
+  }
 }
 
 // Validation: the reader's records (views for the data; the densest
