@@ -76,7 +76,8 @@
 //   vertex.hpp       PBR_STATIC_V1 and GpuVertex views, encoders
 //   vertex_decode.hpp bulk (SIMD) decode into float arrays (not included here)
 //   gpu_formats.hpp  vertex-input formats per graphics API (docs/gpu.md)
-//   writer.hpp       builder
+//   writer.hpp       builder; file_layout.hpp (its layout, hashing) and
+//                    write_options.hpp (version, compression, threads)
 #pragma once
 
 #include "bytes.hpp"
