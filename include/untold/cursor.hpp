@@ -20,6 +20,9 @@
 
 namespace untold {
 
+template <class R>
+struct codec;  // records.hpp: include it to read records with record<R>()
+
 /// The rules a cursor reports: running out of bytes, and a count that the
 /// remaining bytes cannot hold. Each format passes its own.
 struct cursor_rules {
@@ -92,6 +95,16 @@ class byte_cursor {
     const byte_span s = bytes_.subspan(pos_, static_cast<std::size_t>(n));
     pos_ += static_cast<std::size_t>(n);
     return s;
+  }
+
+  /// The next record R, decoded field by field as record_traits<R> lists
+  /// it (records.hpp, which the caller includes): the layout is described
+  /// once for the reader and the writer (byte_sink::record).
+  template <class R>
+  [[nodiscard]] result<R> record(const char* field) noexcept {
+    auto b = bytes(codec<R>::size(), field);
+    if (!b) return b.error();
+    return codec<R>::decode(*b);
   }
 
   /// count x element_size bytes; overflow-safe.

@@ -15,6 +15,9 @@
 
 namespace untold {
 
+template <class R>
+struct codec;  // records.hpp: include it to write records with record()
+
 class byte_sink {
  public:
   explicit byte_sink(std::vector<std::byte>& out) noexcept : out_(out) {}
@@ -38,11 +41,26 @@ class byte_sink {
     string(s);
     put<std::uint8_t>(0);
   }
+  /// `r` encoded field by field as record_traits<R> lists it (records.hpp,
+  /// which the caller includes); the reader's counterpart is
+  /// byte_cursor::record.
+  template <class R>
+  void record(const R& r) {
+    const std::size_t at = out_.size();
+    out_.resize(at + codec<R>::size());
+    codec<R>::encode(r, mutable_byte_span(out_).subspan(at, codec<R>::size()));
+  }
   void zeros(std::size_t n) { out_.resize(out_.size() + n, std::byte{0}); }
   /// Zero bytes up to the next multiple of `alignment`.
   void align(std::size_t alignment) {
     const std::size_t r = out_.size() % alignment;
     if (r != 0) zeros(alignment - r);
+  }
+  /// Overwrites a record written earlier (as zeros, its fields known only later).
+  /// Precondition: at + codec<R>::size() <= size().
+  template <class R>
+  void patch_record(std::size_t at, const R& r) noexcept {
+    codec<R>::encode(r, mutable_byte_span(out_).subspan(at, codec<R>::size()));
   }
   /// Overwrites a value written earlier (sizes known only later).
   /// Precondition: at + sizeof(T) <= size().

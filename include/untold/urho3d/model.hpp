@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "../budget.hpp"
+#include "../records.hpp"
 #include "../sink.hpp"
 #include "common.hpp"
 
@@ -249,6 +250,32 @@ struct model {
 
   [[nodiscard]] constexpr bool has_morph_weights() const noexcept { return kind == model_kind::umd3 && version >= 2; }
 };
+
+}  // namespace untold::urho3d
+
+// The fixed-layout parts of the model's records, described once for the
+// reader and the writer (records.hpp). A bone's name and collision data,
+// and a morph buffer's vertex data, follow them in the file.
+template <>
+struct untold::record_traits<untold::urho3d::bone> {
+  static constexpr std::size_t size(std::uint32_t = 0) noexcept { return 92; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t = 0) {
+    v(r.parent, "parent"), v(r.position, "position"), v(r.rotation, "rotation"), v(r.scale, "scale");
+    v(r.offset_matrix, "offsetMatrix");
+  }
+};
+
+template <>
+struct untold::record_traits<untold::urho3d::morph_buffer> {
+  static constexpr std::size_t size(std::uint32_t = 0) noexcept { return 12; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t = 0) {
+    v(r.buffer, "buffer"), v(r.mask, "elementMask"), v(r.vertex_count, "vertexCount");
+  }
+};
+
+namespace untold::urho3d {
 
 struct model_options {
   untold::limits limits{};
@@ -512,27 +539,21 @@ namespace detail {
     mo.buffers.resize(*buffers);
     for (morph_buffer& mb : mo.buffers) {
       const std::uint64_t at = c.offset();
-      auto index = c.read<std::uint32_t>("morph.buffer");
-      if (!index) return index.error();
-      if (*index >= m.vertex_buffers.size() || seen_in[*index] == mi)
-        return detail::fail(errc::u3d_morph_buffer, "morph.buffer", at, *index).with_subject(mo.name);
-      seen_in[*index] = mi;
-      auto mask = c.read<std::uint32_t>("morph.elementMask");
-      if (!mask) return mask.error();
-      if (*mask == 0 || (*mask & ~(morph_position | morph_normal | morph_tangent)) != 0)
-        return detail::fail(errc::u3d_morph_mask, "morph.elementMask", at + 4, *mask).with_subject(mo.name);
-      mb.buffer = *index;
-      mb.mask = *mask;
-      auto n = c.read<std::uint32_t>("morph.vertexCount");
-      if (!n) return n.error();
-      mb.vertex_count = *n;
+      auto head = c.record<morph_buffer>("morph.buffer");
+      if (!head) return head.error();
+      if (head->buffer >= m.vertex_buffers.size() || seen_in[head->buffer] == mi)
+        return detail::fail(errc::u3d_morph_buffer, "morph.buffer", at, head->buffer).with_subject(mo.name);
+      seen_in[head->buffer] = mi;
+      if (head->mask == 0 || (head->mask & ~(morph_position | morph_normal | morph_tangent)) != 0)
+        return detail::fail(errc::u3d_morph_mask, "morph.elementMask", at + 4, head->mask).with_subject(mo.name);
+      mb = *head;
       const std::uint64_t data_at = c.offset();
-      auto data = c.array_bytes(*n, mb.stride(), "morph.vertices");
+      auto data = c.array_bytes(mb.vertex_count, mb.stride(), "morph.vertices");
       if (!data) return data.error();
       mb.data = *data;
-      UNTOLD_TRY(budget.charge_work(*n, "morph.vertices", errc::limit_exceeded));
+      UNTOLD_TRY(budget.charge_work(mb.vertex_count, "morph.vertices", errc::limit_exceeded));
       const std::uint32_t limit = m.vertex_buffers[mb.buffer].vertex_count;
-      for (std::uint32_t v = 0; v < *n; ++v)
+      for (std::uint32_t v = 0; v < mb.vertex_count; ++v)
         if (mb.vertex_index(v) >= limit)
           return detail::fail(errc::u3d_morph_vertex, "morph.vertexIndex", data_at + std::uint64_t{v} * mb.stride(),
                               mb.vertex_index(v))
@@ -549,17 +570,13 @@ namespace detail {
   for (bone& b : m.bones) {
     auto name = detail::read_name(c, "bone.name");
     if (!name) return name.error();
+    auto pose = c.record<bone>("bone");
+    if (!pose) return pose.error();
+    b = *pose;
     b.name = *name;
-    auto fixed = c.bytes(4 + 40 + 48 + 1, "bone");
-    if (!fixed) return fixed.error();
-    const std::byte* p = fixed->data();
-    auto f = [p](std::size_t i) { return load_le_unchecked<float>(p + 4 + 4 * i); };
-    b.parent = load_le_unchecked<std::uint32_t>(p);
-    b.position = {f(0), f(1), f(2)};
-    b.rotation = {f(3), f(4), f(5), f(6)};
-    b.scale = {f(7), f(8), f(9)};
-    for (std::size_t k = 0; k < 12; ++k) b.offset_matrix[k] = f(10 + k);
-    b.collision_mask = static_cast<std::uint8_t>(p[92]);
+    auto mask = c.read<std::uint8_t>("bone.collisionMask");
+    if (!mask) return mask.error();
+    b.collision_mask = *mask;
     if ((b.collision_mask & ~(collision_sphere | collision_box)) != 0)
       return c.fail(errc::u3d_collision_mask, "bone.collisionMask", b.collision_mask).with_subject(b.name);
     if ((b.collision_mask & collision_sphere) != 0) {
@@ -768,9 +785,7 @@ namespace detail {
     s.put<std::uint32_t>(static_cast<std::uint32_t>(mo.buffers.size()));
     for (const morph_buffer& mb : mo.buffers) {
       if (std::uint64_t{mb.vertex_count} * mb.stride() != mb.data.size()) return bad("morph.vertices", i, mb.data.size());
-      s.put<std::uint32_t>(mb.buffer);
-      s.put<std::uint32_t>(mb.mask);
-      s.put<std::uint32_t>(mb.vertex_count);
+      s.record(mb);
       s.bytes(mb.data);
     }
   }
@@ -779,11 +794,7 @@ namespace detail {
     const bone& b = m.bones[i];
     if (b.name.find('\0') != std::string_view::npos) return bad("bone.name", i, 0);
     s.cstring(b.name);
-    s.put<std::uint32_t>(b.parent);
-    for (float f : b.position) s.put<float>(f);
-    for (float f : b.rotation) s.put<float>(f);
-    for (float f : b.scale) s.put<float>(f);
-    for (float f : b.offset_matrix) s.put<float>(f);
+    s.record(b);
     s.put<std::uint8_t>(b.collision_mask);
     if ((b.collision_mask & collision_sphere) != 0) s.put<float>(b.radius);
     if ((b.collision_mask & collision_box) != 0) {

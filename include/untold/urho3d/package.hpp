@@ -34,6 +34,7 @@
 
 #include "../budget.hpp"
 #include "../compression.hpp"
+#include "../records.hpp"
 #include "../sink.hpp"
 #include "common.hpp"
 
@@ -49,6 +50,21 @@ struct package_entry {
   std::uint64_t stored_size = 0;  // bytes in the file (ULZ4: block headers included)
   std::uint32_t blocks = 0;       // ULZ4 blocks
 };
+
+}  // namespace untold::urho3d
+
+// An entry's fixed fields after its name, described once for the reader and
+// the writer (records.hpp).
+template <>
+struct untold::record_traits<untold::urho3d::package_entry> {
+  static constexpr std::size_t size(std::uint32_t = 0) noexcept { return 12; }
+  template <class V, class R>
+  static constexpr void fields(V& v, R& r, std::uint32_t = 0) {
+    v(r.offset, "offset"), v(r.size, "size"), v(r.checksum, "checksum");
+  }
+};
+
+namespace untold::urho3d {
 
 struct package {
   package_kind kind = package_kind::upak;
@@ -118,11 +134,11 @@ struct package_options {
     if (!name) return name.error();
     e.name = *name;
     if (!is_safe_entry_name(e.name)) return detail::fail(errc::u3d_pak_name, "entry.name", at, 0, false).with_subject(e.name);
-    auto fields = c.bytes(12, "entry");
+    auto fields = c.record<package_entry>("entry");
     if (!fields) return fields.error();
-    e.offset = load_le_unchecked<std::uint32_t>(fields->data());
-    e.size = load_le_unchecked<std::uint32_t>(fields->data() + 4);
-    e.checksum = load_le_unchecked<std::uint32_t>(fields->data() + 8);
+    e.offset = fields->offset;
+    e.size = fields->size;
+    e.checksum = fields->checksum;
     if (e.size > lim.max_chunk_bytes)
       return c.fail_limit(errc::limit_exceeded, "entry.size", e.size, lim.max_chunk_bytes).with_subject(e.name);
   }
@@ -355,15 +371,17 @@ struct package_write_options {
     if (f.data.size() > 0xFFFFFFFFu) return bad("data", i, f.name);
     s.cstring(f.name);
     entry_at[i] = s.size();
-    s.zeros(12);
+    s.zeros(codec<package_entry>::size());  // patched below
   }
   std::uint32_t package_sum = 0;
   for (std::size_t i = 0; i < files.size(); ++i) {
     const byte_span data = files[i].data;
     if (s.size() > 0xFFFFFFFFu) return bad("offset", i, files[i].name);
-    s.patch<std::uint32_t>(entry_at[i], static_cast<std::uint32_t>(s.size()));
-    s.patch<std::uint32_t>(entry_at[i] + 4, static_cast<std::uint32_t>(data.size()));
-    s.patch<std::uint32_t>(entry_at[i] + 8, sdbm(data));
+    package_entry fields;
+    fields.offset = static_cast<std::uint32_t>(s.size());
+    fields.size = static_cast<std::uint32_t>(data.size());
+    fields.checksum = sdbm(data);
+    s.patch_record(entry_at[i], fields);
     package_sum = sdbm(data, package_sum);
     if (!options.compress) {
       s.bytes(data);
