@@ -44,18 +44,10 @@ class byte_cursor {
   [[nodiscard]] constexpr byte_span rest() const noexcept { return bytes_.subspan(pos_); }
   [[nodiscard]] constexpr const cursor_rules& rules() const noexcept { return rules_; }
 
-  /// An error of `code` at the current offset (or at `at`, a file offset).
+  /// An error of `code` at the current offset.
   [[nodiscard]] error fail(errc code, const char* field, std::uint64_t value, bool has_value = true) const noexcept {
-    return fail_at(code, field, value, has_value, offset());
-  }
-  [[nodiscard]] static error fail_at(errc code, const char* field, std::uint64_t value, bool has_value,
-                                     std::uint64_t at) noexcept {
-    error e{code, {}};
-    e.context.field = field;
-    e.context.value = value;
-    e.context.has_value = has_value;
-    e.context.offset = at;
-    return e;
+    error e = make_error(code).at_field(field).at_offset(offset());
+    return has_value ? e.with_value(value) : e;
   }
   /// As fail(), with the bound the value broke.
   [[nodiscard]] error fail_limit(errc code, const char* field, std::uint64_t value, std::uint64_t limit) const noexcept {

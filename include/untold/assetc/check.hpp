@@ -119,7 +119,7 @@ using problem_sink = std::function<void(std::string_view file, const error& err)
     if (ext != "hmesh" && ext != "hmat" && ext != "hman" && ext != "hanim" && ext != "hpack") continue;
     const auto bytes = read(path);
     if (!bytes) {
-      problem(path, detail::fail(errc::hm_check_file, "path", path.size()).with_subject(path));
+      problem(path, make_error(errc::hm_check_file).at_field("path").with_value(path.size()).with_subject(path));
       continue;
     }
     bytes_read += bytes->size();
@@ -152,9 +152,11 @@ using problem_sink = std::function<void(std::string_view file, const error& err)
     for (std::size_t i = 0; i < man.entries().size(); ++i) {
       const manifest_entry& e = man.entries()[i];
       ++report.manifest_entries;
-      if (!exists(e.path)) problem(man_path, detail::fail(errc::hm_check_file, "path", e.hash, i).with_subject(e.path));
+      if (!exists(e.path)) problem(man_path, make_error(errc::hm_check_file).at_field("path").with_value(e.hash)
+          .at_record(i).with_subject(e.path));
       if (hash_ref(strip_extension(e.path)) != e.hash)
-        problem(man_path, detail::fail(errc::hm_check_hash, "hash", e.hash, i).with_subject(e.path));
+        problem(man_path, make_error(errc::hm_check_hash).at_field("hash").with_value(e.hash).at_record(i)
+            .with_subject(e.path));
     }
   }
   // Every manifest's hashes in one sorted array: one binary search per ref, however many manifests.
@@ -181,10 +183,12 @@ using problem_sink = std::function<void(std::string_view file, const error& err)
         if (refs[slot] == 0) continue;
         ++report.texture_refs;
         if (mans.empty()) {
-          if (!reported_no_manifest) problem(mat_path, detail::fail(errc::hm_check_manifest, material_texture_slots[slot], refs[slot], r));
+          if (!reported_no_manifest) problem(mat_path, make_error(errc::hm_check_manifest)
+              .at_field(material_texture_slots[slot]).with_value(refs[slot]).at_record(r));
           reported_no_manifest = true;
         } else if (!in_manifest(refs[slot])) {
-          problem(mat_path, detail::fail(errc::hm_check_texture, material_texture_slots[slot], refs[slot], r));
+          problem(mat_path, make_error(errc::hm_check_texture).at_field(material_texture_slots[slot])
+              .with_value(refs[slot]).at_record(r));
         }
       }
     }
@@ -204,7 +208,7 @@ using problem_sink = std::function<void(std::string_view file, const error& err)
     const opened_mesh* m = find_mesh(strip_extension(mat_path));
     if (m == nullptr) continue;  // a standalone material table
     if (m->mesh.desc().material_count != mat.size()) {
-      error e = detail::fail(errc::hm_check_materials, "count", mat.size());
+      error e = make_error(errc::hm_check_materials).at_field("count").with_value(mat.size());
       e.context.limit = m->mesh.desc().material_count, e.context.has_limit = true;
       problem(mat_path, e.with_subject(m->path));
     }
@@ -217,7 +221,7 @@ using problem_sink = std::function<void(std::string_view file, const error& err)
     for (std::size_t k = 0; k < anim.all_channels().size(); ++k) {
       const anim_channel& ch = anim.all_channels()[k];
       if (ch.joint < joints) continue;
-      error e = detail::fail(errc::hm_check_joint, "joint", ch.joint, k);
+      error e = make_error(errc::hm_check_joint).at_field("joint").with_value(ch.joint).at_record(k);
       e.context.limit = joints, e.context.has_limit = true;
       problem(anim_path_, m == nullptr ? e.with_subject("no sibling .hmesh") : e);
       break;  // one report per file: a wrong skeleton breaks every channel

@@ -128,33 +128,9 @@ class le_array {
   byte_span bytes_{};
 };
 
-// ---- errors ----------------------------------------------------------------------------
+// ---- the budget ----------------------------------------------------------------------
 
 namespace detail {
-
-[[nodiscard]] constexpr std::uint32_t index32(std::uint64_t i) noexcept {
-  return i < no_index ? static_cast<std::uint32_t>(i) : no_index;
-}
-
-/// An error with a field, a value and (when known) the record and byte offset.
-[[nodiscard]] inline error fail(errc code, const char* field, std::uint64_t value, std::uint64_t record = no_index,
-                                std::uint64_t offset = no_offset) noexcept {
-  error e{code, {}};
-  e.context.field = field;
-  e.context.value = value;
-  e.context.has_value = true;
-  e.context.record_index = index32(record);
-  e.context.offset = offset;
-  return e;
-}
-
-[[nodiscard]] inline error fail_limit(errc code, const char* field, std::uint64_t value,
-                                      std::uint64_t limit) noexcept {
-  error e = fail(code, field, value);
-  e.context.limit = limit;
-  e.context.has_limit = true;
-  return e;
-}
 
 /// options.budget, or `own` (made from the limits and the file's size): the
 /// budget one open_* call charges.

@@ -92,14 +92,15 @@ class hanim {
 
 /// Opens and validates a .hanim (rules above). Safe on untrusted input.
 [[nodiscard]] inline result<hanim> open_hanim(byte_span bytes, const read_options& options = {}) {
-  using detail::fail;
-  if (bytes.size() < 4) return fail(errc::hm_truncated, "magic", bytes.size(), no_index, 0);
-  if (magic_of(bytes) != hanim_magic) return fail(errc::hm_bad_magic, "magic", magic_of(bytes), no_index, 0);
+  if (bytes.size() < 4) return make_error(errc::hm_truncated).at_field("magic").with_value(bytes.size()).at_offset(0);
+  if (magic_of(bytes) != hanim_magic) return make_error(errc::hm_bad_magic).at_field("magic")
+      .with_value(magic_of(bytes)).at_offset(0);
   byte_cursor c(bytes, detail::hm_cursor_rules);
   (void)c.skip(4, "magic");
   auto version = c.read<std::uint32_t>("version");
   if (!version) return version.error();
-  if (*version != hanim_version) return fail(errc::hm_bad_version, "version", *version, no_index, 4);
+  if (*version != hanim_version) return make_error(errc::hm_bad_version).at_field("version").with_value(*version)
+      .at_offset(4);
   // A clip is at least 10 bytes (nameLen, duration, channelCount), a channel 12.
   auto clip_count = c.count_u32(10, "clipCount", options.limits.max_records, errc::hm_limit_exceeded);
   if (!clip_count) return clip_count.error();
@@ -122,7 +123,8 @@ class hanim {
     if (!duration) return duration.error();
     clip.duration = *duration;
     if (!detail::is_finite(clip.duration) || clip.duration < 0.0f)
-      return fail(errc::hm_anim_time, "duration", std::bit_cast<std::uint32_t>(clip.duration), ci, duration_at);
+      return make_error(errc::hm_anim_time).at_field("duration").with_float(clip.duration).at_record(ci)
+          .at_offset(duration_at);
     const std::uint64_t room = options.limits.max_records - std::min<std::uint64_t>(h.channels_.size(), options.limits.max_records);
     auto channel_count = c.count_u32(12, "channelCount", room, errc::hm_limit_exceeded);
     if (!channel_count) return channel_count.error();
@@ -143,13 +145,16 @@ class hanim {
       auto components = c.read<std::uint8_t>("components");
       if (!components) return components.error();
       if (auto pad = c.read<std::uint8_t>("pad"); !pad) return pad.error();
-      if (*path > 2) return fail(errc::hm_anim_channel, "path", *path, channel_index, at + 4);
-      if (*interp > 1) return fail(errc::hm_anim_channel, "interp", *interp, channel_index, at + 5);
+      if (*path > 2) return make_error(errc::hm_anim_channel).at_field("path").with_value(*path)
+          .at_record(channel_index).at_offset(at + 4);
+      if (*interp > 1) return make_error(errc::hm_anim_channel).at_field("interp").with_value(*interp)
+          .at_record(channel_index).at_offset(at + 5);
       ch.joint = *joint_index;
       ch.path = static_cast<anim_path>(*path);
       ch.interp = static_cast<anim_interp>(*interp);
       if ((*components != 3 && *components != 4) || *components != components_of(ch.path))
-        return fail(errc::hm_anim_components, "components", *components, channel_index, at + 6);
+        return make_error(errc::hm_anim_components).at_field("components").with_value(*components)
+            .at_record(channel_index).at_offset(at + 6);
       ch.components = *components;
       const std::uint64_t count_at = c.offset();
       auto key_count = c.read<std::uint32_t>("keyCount");
@@ -157,7 +162,8 @@ class hanim {
       ch.key_count = *key_count;
       keys_total += *key_count;
       if (keys_total > options.limits.max_records) {
-        error e = detail::fail_limit(errc::hm_limit_exceeded, "keyCount", keys_total, options.limits.max_records);
+        error e = make_error(errc::hm_limit_exceeded).at_field("keyCount").with_value(keys_total)
+            .with_limit(options.limits.max_records);
         e.context.offset = count_at;
         return e;
       }
@@ -169,20 +175,21 @@ class hanim {
       for (std::size_t i = 0; i < ch.key_count; ++i) {
         const float t = ch.time(i);
         if (!detail::is_finite(t) || (i > 0 && t < previous))
-          return fail(errc::hm_anim_time, "time", std::bit_cast<std::uint32_t>(t), channel_index,
-                      count_at + 4 + i * ch.stride());
+          return make_error(errc::hm_anim_time).at_field("time").with_float(t).at_record(channel_index)
+              .at_offset(count_at + 4 + i * ch.stride());
         previous = t;
         if (!options.deep) continue;
         for (std::size_t v = 0; v < ch.components; ++v)
           if (!detail::is_finite(ch.value(i, v)))
-            return fail(errc::hm_not_finite, "value", std::bit_cast<std::uint32_t>(ch.value(i, v)), channel_index,
-                        count_at + 4 + i * ch.stride() + 4 + 4 * v);
+            return make_error(errc::hm_not_finite).at_field("value").with_float(ch.value(i, v))
+                .at_record(channel_index).at_offset(count_at + 4 + i * ch.stride() + 4 + 4 * v);
       }
       h.channels_.push_back(ch);
     }
     h.clips_.push_back(clip);
   }
-  if (!c.at_end()) return fail(errc::hm_trailing_bytes, "trailing", c.remaining(), no_index, c.offset());
+  if (!c.at_end()) return make_error(errc::hm_trailing_bytes).at_field("trailing").with_value(c.remaining())
+      .at_offset(c.offset());
   return h;
 }
 
@@ -208,7 +215,7 @@ struct anim_clip_input {
 /// HM- rule of open_hanim(deep) otherwise (decreasing or non-finite times,
 /// negative duration, non-finite values). Deterministic.
 [[nodiscard]] inline result<std::vector<std::byte>> write_hanim(std::span<const anim_clip_input> clips) {
-  if (clips.size() > 0xFFFFFFFFu) return detail::fail(errc::invalid_argument, "clips", clips.size());
+  if (clips.size() > 0xFFFFFFFFu) return make_error(errc::invalid_argument).at_field("clips").with_value(clips.size());
   std::vector<std::byte> out;
   byte_sink sink(out);
   sink.put(hanim_magic);
@@ -217,8 +224,10 @@ struct anim_clip_input {
   sink.put(std::uint32_t{0});
   for (std::size_t ci = 0; ci < clips.size(); ++ci) {
     const anim_clip_input& clip = clips[ci];
-    if (clip.name.size() > 0xFFFFu) return detail::fail(errc::invalid_argument, "name", clip.name.size(), ci);
-    if (clip.channels.size() > 0xFFFFFFFFu) return detail::fail(errc::invalid_argument, "channels", clip.channels.size(), ci);
+    if (clip.name.size() > 0xFFFFu) return make_error(errc::invalid_argument).at_field("name")
+        .with_value(clip.name.size()).at_record(ci);
+    if (clip.channels.size() > 0xFFFFFFFFu) return make_error(errc::invalid_argument).at_field("channels")
+        .with_value(clip.channels.size()).at_record(ci);
     sink.put(static_cast<std::uint16_t>(clip.name.size()));
     sink.string(clip.name);
     sink.put(clip.duration);
@@ -227,7 +236,7 @@ struct anim_clip_input {
       const std::size_t comps = components_of(ch.path);
       if (ch.times.size() > 0xFFFFFFFFu || ch.values.size() != ch.times.size() * comps ||
           static_cast<std::uint8_t>(ch.path) > 2 || static_cast<std::uint8_t>(ch.interp) > 1)
-        return detail::fail(errc::invalid_argument, "values", ch.values.size(), ci);
+        return make_error(errc::invalid_argument).at_field("values").with_value(ch.values.size()).at_record(ci);
       sink.put(ch.joint);
       sink.put(static_cast<std::uint8_t>(ch.path));
       sink.put(static_cast<std::uint8_t>(ch.interp));

@@ -66,14 +66,15 @@ class hman {
 
 /// Opens and validates a .hman (rules above). Safe on untrusted input.
 [[nodiscard]] inline result<hman> open_hman(byte_span bytes, const read_options& options = {}) {
-  using detail::fail;
-  if (bytes.size() < 4) return fail(errc::hm_truncated, "magic", bytes.size(), no_index, 0);
-  if (magic_of(bytes) != hman_magic) return fail(errc::hm_bad_magic, "magic", magic_of(bytes), no_index, 0);
+  if (bytes.size() < 4) return make_error(errc::hm_truncated).at_field("magic").with_value(bytes.size()).at_offset(0);
+  if (magic_of(bytes) != hman_magic) return make_error(errc::hm_bad_magic).at_field("magic")
+      .with_value(magic_of(bytes)).at_offset(0);
   byte_cursor c(bytes, detail::hm_cursor_rules);
   (void)c.skip(4, "magic");
   auto version = c.read<std::uint32_t>("version");
   if (!version) return version.error();
-  if (*version != hman_version) return fail(errc::hm_bad_version, "version", *version, no_index, 4);
+  if (*version != hman_version) return make_error(errc::hm_bad_version).at_field("version").with_value(*version)
+      .at_offset(4);
   auto count = c.read<std::uint32_t>("count");
   if (!count) return count.error();
   if (auto reserved = c.read<std::uint32_t>("reserved"); !reserved) return reserved.error();
@@ -98,12 +99,16 @@ class hman {
     auto path = c.string(*len, "path");
     if (!path) return path.error();
     e.hash = *hash, e.kind = *kind, e.colorspace = *cs, e.path = *path;
-    if (e.colorspace > 1) return fail(errc::hm_manifest_colorspace, "colorspace", e.colorspace, i, at + 9);
-    if (!is_safe_runtime_path(e.path)) return fail(errc::hm_bad_path, "path", e.path.size(), i, at + 12).with_subject(e.path);
-    if (!h.entries_.empty() && h.entries_.back().hash >= e.hash) return fail(errc::hm_manifest_order, "hash", e.hash, i, at);
+    if (e.colorspace > 1) return make_error(errc::hm_manifest_colorspace).at_field("colorspace")
+        .with_value(e.colorspace).at_record(i).at_offset(at + 9);
+    if (!is_safe_runtime_path(e.path)) return make_error(errc::hm_bad_path).at_field("path")
+        .with_value(e.path.size()).at_record(i).at_offset(at + 12).with_subject(e.path);
+    if (!h.entries_.empty() && h.entries_.back().hash >= e.hash) return make_error(errc::hm_manifest_order)
+        .at_field("hash").with_value(e.hash).at_record(i).at_offset(at);
     h.entries_.push_back(e);
   }
-  if (!c.at_end()) return fail(errc::hm_trailing_bytes, "trailing", c.remaining(), no_index, c.offset());
+  if (!c.at_end()) return make_error(errc::hm_trailing_bytes).at_field("trailing").with_value(c.remaining())
+      .at_offset(c.offset());
   return h;
 }
 
@@ -120,16 +125,21 @@ class hman {
   std::vector<manifest_entry> unique;
   unique.reserve(sorted.size());
   for (const manifest_entry& e : sorted) {
-    if (!is_safe_runtime_path(e.path)) return detail::fail(errc::hm_bad_path, "path", e.path.size()).with_subject(e.path);
-    if (e.path.size() > 0xFFFFu) return detail::fail(errc::invalid_argument, "path", e.path.size()).with_subject(e.path);
-    if (e.colorspace > 1) return detail::fail(errc::hm_manifest_colorspace, "colorspace", e.colorspace).with_subject(e.path);
+    if (!is_safe_runtime_path(e.path)) return make_error(errc::hm_bad_path).at_field("path")
+        .with_value(e.path.size()).with_subject(e.path);
+    if (e.path.size() > 0xFFFFu) return make_error(errc::invalid_argument).at_field("path").with_value(e.path.size())
+        .with_subject(e.path);
+    if (e.colorspace > 1) return make_error(errc::hm_manifest_colorspace).at_field("colorspace")
+        .with_value(e.colorspace).with_subject(e.path);
     if (!unique.empty() && unique.back().hash == e.hash) {
-      if (unique.back().path != e.path) return detail::fail(errc::hm_manifest_order, "hash", e.hash).with_subject(e.path);
+      if (unique.back().path != e.path) return make_error(errc::hm_manifest_order).at_field("hash")
+          .with_value(e.hash).with_subject(e.path);
       continue;
     }
     unique.push_back(e);
   }
-  if (unique.size() > 0xFFFFFFFFu) return detail::fail(errc::invalid_argument, "entries", unique.size());
+  if (unique.size() > 0xFFFFFFFFu) return make_error(errc::invalid_argument).at_field("entries")
+      .with_value(unique.size());
   std::vector<std::byte> out;
   byte_sink sink(out);
   sink.put(hman_magic);

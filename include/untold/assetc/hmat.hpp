@@ -102,18 +102,21 @@ class hmat {
 
 /// Opens and validates a .hmat (rules above). Safe on untrusted input.
 [[nodiscard]] inline result<hmat> open_hmat(byte_span bytes, const read_options& options = {}) {
-  using detail::fail;
-  if (bytes.size() < 4) return fail(errc::hm_truncated, "magic", bytes.size(), no_index, 0);
-  if (magic_of(bytes) != hmat_magic) return fail(errc::hm_bad_magic, "magic", magic_of(bytes), no_index, 0);
-  if (bytes.size() < hmat_header_size) return fail(errc::hm_truncated, "header", bytes.size(), no_index, 0);
+  if (bytes.size() < 4) return make_error(errc::hm_truncated).at_field("magic").with_value(bytes.size()).at_offset(0);
+  if (magic_of(bytes) != hmat_magic) return make_error(errc::hm_bad_magic).at_field("magic")
+      .with_value(magic_of(bytes)).at_offset(0);
+  if (bytes.size() < hmat_header_size) return make_error(errc::hm_truncated).at_field("header")
+      .with_value(bytes.size()).at_offset(0);
   const auto version = load_le_unchecked<std::uint32_t>(bytes.data() + 4);
   const auto count = load_le_unchecked<std::uint32_t>(bytes.data() + 8);
-  if (version != hmat_version) return fail(errc::hm_bad_version, "version", version, no_index, 4);
+  if (version != hmat_version) return make_error(errc::hm_bad_version).at_field("version").with_value(version)
+      .at_offset(4);
   if (count > options.limits.max_records)
-    return detail::fail_limit(errc::hm_limit_exceeded, "count", count, options.limits.max_records);
+    return make_error(errc::hm_limit_exceeded).at_field("count").with_value(count)
+        .with_limit(options.limits.max_records);
   const auto rows = checked_range(hmat_header_size, count, hmat_row_size, bytes.size());
   if (!rows || rows->end() != bytes.size()) {
-    error e = fail(errc::hm_material_size, "count", count, no_index, 8);
+    error e = make_error(errc::hm_material_size).at_field("count").with_value(count).at_offset(8);
     e.context.limit = bytes.size(), e.context.has_limit = true;
     return e;
   }
@@ -125,11 +128,13 @@ class hmat {
   for (std::uint32_t i = 0; i < count; ++i) {
     const std::byte* p = bytes.data() + hmat_header_size + std::size_t{i} * hmat_row_size;
     const auto flags = load_le_unchecked<std::uint32_t>(p + 48);
-    if (((flags >> 1) & 3u) == 3u) return fail(errc::hm_alpha_mode, "flags", flags, i, hmat_header_size + i * hmat_row_size + 48);
+    if (((flags >> 1) & 3u) == 3u) return make_error(errc::hm_alpha_mode).at_field("flags").with_value(flags)
+        .at_record(i).at_offset(hmat_header_size + i * hmat_row_size + 48);
     if (!options.deep) continue;
     for (std::size_t f = 0; f < 12; ++f)
       if (!detail::is_finite(load_le_unchecked<float>(p + 4 * f)))
-        return fail(errc::hm_not_finite, "factor", f, i, hmat_header_size + i * hmat_row_size + 4 * f);
+        return make_error(errc::hm_not_finite).at_field("factor").with_value(f).at_record(i)
+            .at_offset(hmat_header_size + i * hmat_row_size + 4 * f);
   }
   return h;
 }
@@ -138,9 +143,10 @@ class hmat {
 /// invalid_argument for more than 2^32 - 1 rows, HM-HMAT-ALPHA for alpha
 /// mode 3. Deterministic.
 [[nodiscard]] inline result<std::vector<std::byte>> write_hmat(std::span<const material> rows) {
-  if (rows.size() > 0xFFFFFFFFu) return detail::fail(errc::invalid_argument, "rows", rows.size());
+  if (rows.size() > 0xFFFFFFFFu) return make_error(errc::invalid_argument).at_field("rows").with_value(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].alpha_mode_bits() == 3) return detail::fail(errc::hm_alpha_mode, "flags", rows[i].flags, i);
+    if (rows[i].alpha_mode_bits() == 3) return make_error(errc::hm_alpha_mode).at_field("flags")
+        .with_value(rows[i].flags).at_record(i);
   std::vector<std::byte> out;
   byte_sink sink(out);
   sink.put(hmat_magic);

@@ -403,35 +403,25 @@ class hmesh {
   std::uint32_t lod_count_ = 0;
 };
 
-namespace detail {
-
-[[nodiscard]] inline error chunk_fail(errc code, const char* field, std::uint64_t value, std::uint32_t row,
-                                      std::uint32_t code4, std::uint64_t record = no_index) noexcept {
-  error e = fail(code, field, value, record);
-  e.context.chunk_index = row;
-  e.context.chunk_type = code4;
-  return e;
-}
-
-}  // namespace detail
-
 /// Opens and validates a .hmesh (rules in the header comment). The result
 /// views `bytes`. Safe on untrusted input; the bytes may be at any alignment.
 [[nodiscard]] inline result<hmesh> open_hmesh(byte_span bytes, const read_options& options = {}) {
-  using detail::chunk_fail;
-  using detail::fail;
   hmesh m;
   m.file_ = bytes;
-  if (bytes.size() < 4) return fail(errc::hm_truncated, "magic", bytes.size(), no_index, 0);
-  if (magic_of(bytes) != hmesh_magic) return fail(errc::hm_bad_magic, "magic", magic_of(bytes), no_index, 0);
-  if (bytes.size() < hmesh_header_size) return fail(errc::hm_truncated, "header", bytes.size(), no_index, 0);
+  if (bytes.size() < 4) return make_error(errc::hm_truncated).at_field("magic").with_value(bytes.size()).at_offset(0);
+  if (magic_of(bytes) != hmesh_magic) return make_error(errc::hm_bad_magic).at_field("magic")
+      .with_value(magic_of(bytes)).at_offset(0);
+  if (bytes.size() < hmesh_header_size) return make_error(errc::hm_truncated).at_field("header")
+      .with_value(bytes.size()).at_offset(0);
   m.header_ = codec<hmesh_header>::load(bytes.data());
-  if (m.header_.version != hmesh_version) return fail(errc::hm_bad_version, "version", m.header_.version, no_index, 4);
+  if (m.header_.version != hmesh_version) return make_error(errc::hm_bad_version).at_field("version")
+      .with_value(m.header_.version).at_offset(4);
   const std::uint32_t n = m.header_.chunk_count;
   if (n > options.limits.max_chunks)
-    return detail::fail_limit(errc::hm_limit_exceeded, "chunkCount", n, options.limits.max_chunks);
+    return make_error(errc::hm_limit_exceeded).at_field("chunkCount").with_value(n)
+        .with_limit(options.limits.max_chunks);
   const auto table = checked_range(hmesh_header_size, n, hmesh_entry_size, bytes.size());
-  if (!table) return fail(errc::hm_truncated, "chunkCount", n, no_index, 8);
+  if (!table) return make_error(errc::hm_truncated).at_field("chunkCount").with_value(n).at_offset(8);
   m.table_ = le_array<chunk_entry>(subspan(bytes, *table));
   const std::uint64_t table_end = table->end();
 
@@ -444,31 +434,36 @@ namespace detail {
   std::uint64_t total = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     const chunk_entry e = m.table_[i];
-    if (e.offset % 16 != 0) return chunk_fail(errc::hm_chunk_align, "offset", e.offset, i, e.fourcc);
+    if (e.offset % 16 != 0) return make_error(errc::hm_chunk_align).at_field("offset").with_value(e.offset)
+        .at_chunk(i, e.fourcc);
     if (e.size > options.limits.max_chunk_bytes) {
-      error err = chunk_fail(errc::hm_limit_exceeded, "size", e.size, i, e.fourcc);
+      error err = make_error(errc::hm_limit_exceeded).at_field("size").with_value(e.size).at_chunk(i, e.fourcc);
       err.context.limit = options.limits.max_chunk_bytes, err.context.has_limit = true;
       return err;
     }
     const auto r = checked_range(e.offset, e.size, 1, bytes.size());
-    if (!r || (e.size != 0 && e.offset < table_end)) return chunk_fail(errc::hm_chunk_range, "offset", e.offset, i, e.fourcc);
+    if (!r || (e.size != 0 && e.offset < table_end)) return make_error(errc::hm_chunk_range).at_field("offset")
+        .with_value(e.offset).at_chunk(i, e.fourcc);
     total += e.size;  // each <= file size, n <= 2^32: no overflow
     if (e.size != 0) order.emplace_back(e.offset, i);
     if (const auto id = catalogue_id(e.fourcc)) {
       const std::size_t k = static_cast<std::size_t>(*id);
-      if (m.present_[k]) return chunk_fail(errc::hm_duplicate_chunk, "fourcc", e.fourcc, i, e.fourcc);
+      if (m.present_[k]) return make_error(errc::hm_duplicate_chunk).at_field("fourcc").with_value(e.fourcc)
+          .at_chunk(i, e.fourcc);
       m.present_[k] = true;
       m.spans_[k] = subspan(bytes, *r);
     }
   }
   if (total > options.limits.max_total_bytes)
-    return detail::fail_limit(errc::hm_limit_exceeded, "total chunk bytes", total, options.limits.max_total_bytes);
+    return make_error(errc::hm_limit_exceeded).at_field("total chunk bytes").with_value(total)
+        .with_limit(options.limits.max_total_bytes);
   std::sort(order.begin(), order.end());
   for (std::size_t k = 1; k < order.size(); ++k) {
     const chunk_entry prev = m.table_[order[k - 1].second];
     if (prev.offset + prev.size > order[k].first) {
       const chunk_entry e = m.table_[order[k].second];
-      return chunk_fail(errc::hm_chunk_range, "offset", e.offset, order[k].second, e.fourcc);
+      return make_error(errc::hm_chunk_range).at_field("offset").with_value(e.offset)
+          .at_chunk(order[k].second, e.fourcc);
     }
   }
 
@@ -479,11 +474,13 @@ namespace detail {
     return no_index;
   };
   auto size_fail = [&](chunk_id id, std::uint64_t expected) {
-    error e = chunk_fail(errc::hm_chunk_size, "size", m.span(id).size(), row_of(id), fourcc_of(id));
+    error e = make_error(errc::hm_chunk_size).at_field("size").with_value(m.span(id).size())
+        .at_chunk(row_of(id), fourcc_of(id));
     e.context.limit = expected, e.context.has_limit = true;
     return e;
   };
-  auto missing = [&](chunk_id id) { return chunk_fail(errc::hm_missing_chunk, "fourcc", fourcc_of(id), no_index, fourcc_of(id)); };
+  auto missing = [&](chunk_id id) { return make_error(errc::hm_missing_chunk).at_field("fourcc")
+      .with_value(fourcc_of(id)).at_chunk(no_index, fourcc_of(id)); };
 
   if (!m.has(chunk_id::desc)) return missing(chunk_id::desc);
   if (m.span(chunk_id::desc).size() != codec<mesh_desc>::size) return size_fail(chunk_id::desc, codec<mesh_desc>::size);
@@ -491,9 +488,11 @@ namespace detail {
   m.desc_ = d;
   const std::uint32_t desc_row = row_of(chunk_id::desc);
   if (d.vertex_stride != gpu_vertex_stride)
-    return chunk_fail(errc::hm_bad_desc, "vertexStride", d.vertex_stride, desc_row, fourcc_of(chunk_id::desc));
+    return make_error(errc::hm_bad_desc).at_field("vertexStride").with_value(d.vertex_stride)
+        .at_chunk(desc_row, fourcc_of(chunk_id::desc));
   if (d.index_width != 2 && d.index_width != 4)
-    return chunk_fail(errc::hm_bad_desc, "indexWidth", d.index_width, desc_row, fourcc_of(chunk_id::desc));
+    return make_error(errc::hm_bad_desc).at_field("indexWidth").with_value(d.index_width)
+        .at_chunk(desc_row, fourcc_of(chunk_id::desc));
   const std::pair<const char*, std::uint32_t> counts[] = {{"vertexCount", d.vertex_count},
                                                           {"indexCount", d.index_count},
                                                           {"meshletCount", d.meshlet_count},
@@ -501,7 +500,8 @@ namespace detail {
                                                           {"materialCount", d.material_count}};
   for (const auto& [field, count] : counts)
     if (count > options.limits.max_records) {
-      error e = chunk_fail(errc::hm_limit_exceeded, field, count, desc_row, fourcc_of(chunk_id::desc));
+      error e = make_error(errc::hm_limit_exceeded).at_field(field).with_value(count)
+          .at_chunk(desc_row, fourcc_of(chunk_id::desc));
       e.context.limit = options.limits.max_records, e.context.has_limit = true;
       return e;
     }
@@ -518,7 +518,8 @@ namespace detail {
   auto whole = [&](chunk_id id, std::uint64_t element) -> status {
     if (m.span(id).size() % element != 0) return size_fail(id, m.span(id).size() / element * element);
     if (m.span(id).size() / element > options.limits.max_records) {
-      error e = chunk_fail(errc::hm_limit_exceeded, "size", m.span(id).size() / element, row_of(id), fourcc_of(id));
+      error e = make_error(errc::hm_limit_exceeded).at_field("size").with_value(m.span(id).size() / element)
+          .at_chunk(row_of(id), fourcc_of(id));
       e.context.limit = options.limits.max_records, e.context.has_limit = true;
       return e;
     }
@@ -547,13 +548,17 @@ namespace detail {
     const submesh sm = subs[s];
     const std::uint32_t code = fourcc_of(chunk_id::subm);
     if (!checked_range(sm.first_index, sm.index_count, 1, d.index_count))
-      return chunk_fail(errc::hm_submesh_range, "indexCount", sm.index_count, subm_row, code, s);
+      return make_error(errc::hm_submesh_range).at_field("indexCount").with_value(sm.index_count).at_record(s)
+          .at_chunk(subm_row, code);
     if (!checked_range(sm.first_meshlet, sm.meshlet_count, 1, d.meshlet_count))
-      return chunk_fail(errc::hm_submesh_range, "meshletCount", sm.meshlet_count, subm_row, code, s);
+      return make_error(errc::hm_submesh_range).at_field("meshletCount").with_value(sm.meshlet_count).at_record(s)
+          .at_chunk(subm_row, code);
     if (sm.base_vertex > d.vertex_count)
-      return chunk_fail(errc::hm_submesh_range, "baseVertex", sm.base_vertex, subm_row, code, s);
+      return make_error(errc::hm_submesh_range).at_field("baseVertex").with_value(sm.base_vertex).at_record(s)
+          .at_chunk(subm_row, code);
     if (sm.material_slot != no_material && sm.material_slot >= d.material_count)
-      return chunk_fail(errc::hm_material_slot, "materialSlot", sm.material_slot, subm_row, code, s);
+      return make_error(errc::hm_material_slot).at_field("materialSlot").with_value(sm.material_slot).at_record(s)
+          .at_chunk(subm_row, code);
   }
 
   // Meshlets: ranges inside MLVR/MLTR, counts within the DESC maxima, and
@@ -569,18 +574,22 @@ namespace detail {
     for (std::uint32_t i = 0; i < lets.size(); ++i) {
       const meshlet ml = lets[i];
       if (!checked_range(ml.vertex_offset, ml.vertex_count, 1, mlvr_count))
-        return chunk_fail(errc::hm_meshlet_range, "vertexCount", ml.vertex_count, row, code, i);
+        return make_error(errc::hm_meshlet_range).at_field("vertexCount").with_value(ml.vertex_count).at_record(i)
+            .at_chunk(row, code);
       if (!checked_range(ml.triangle_offset, ml.triangle_count, 1, mltr_count))
-        return chunk_fail(errc::hm_meshlet_range, "triangleCount", ml.triangle_count, row, code, i);
+        return make_error(errc::hm_meshlet_range).at_field("triangleCount").with_value(ml.triangle_count)
+            .at_record(i).at_chunk(row, code);
       if (ml.vertex_count > d.meshlet_max_vertices || ml.vertex_count > 256)
-        return chunk_fail(errc::hm_meshlet_range, "vertexCount", ml.vertex_count, row, code, i);
+        return make_error(errc::hm_meshlet_range).at_field("vertexCount").with_value(ml.vertex_count).at_record(i)
+            .at_chunk(row, code);
       if (ml.triangle_count > d.meshlet_max_triangles)
-        return chunk_fail(errc::hm_meshlet_range, "triangleCount", ml.triangle_count, row, code, i);
+        return make_error(errc::hm_meshlet_range).at_field("triangleCount").with_value(ml.triangle_count)
+            .at_record(i).at_chunk(row, code);
       vertex_sum += ml.vertex_count;
       triangle_sum += ml.triangle_count;
       if (vertex_sum > mlvr_count || triangle_sum > mltr_count)
-        return chunk_fail(errc::hm_meshlet_range, vertex_sum > mlvr_count ? "vertexCount" : "triangleCount",
-                          vertex_sum > mlvr_count ? vertex_sum : triangle_sum, row, code, i);
+        return make_error(errc::hm_meshlet_range).at_field(vertex_sum > mlvr_count ? "vertexCount" : "triangleCount")
+            .with_value(vertex_sum > mlvr_count ? vertex_sum : triangle_sum).at_record(i).at_chunk(row, code);
     }
   }
 
@@ -589,8 +598,8 @@ namespace detail {
   for (std::uint32_t j = 0; j < joints.size(); ++j) {
     const std::int32_t parent = load_le_unchecked<std::int32_t>(m.span(chunk_id::skel).data() + std::size_t{j} * 112 + 104);
     if (parent != -1 && (parent < 0 || static_cast<std::uint32_t>(parent) >= j))
-      return chunk_fail(errc::hm_skeleton_parent, "parent", static_cast<std::uint32_t>(parent), row_of(chunk_id::skel),
-                        fourcc_of(chunk_id::skel), j);
+      return make_error(errc::hm_skeleton_parent).at_field("parent").with_value(static_cast<std::uint32_t>(parent))
+          .at_record(j).at_chunk(row_of(chunk_id::skel), fourcc_of(chunk_id::skel));
   }
 
   // LODs: the table matches DESC and every range lands inside LODI.
@@ -601,14 +610,16 @@ namespace detail {
     if (t.size() < 8) return size_fail(chunk_id::lodt, 8);
     const auto lod_count = load_le_unchecked<std::uint32_t>(t.data());
     const auto lod_submeshes = load_le_unchecked<std::uint32_t>(t.data() + 4);
-    if (lod_submeshes != d.submesh_count) return chunk_fail(errc::hm_lod_range, "submeshCount", lod_submeshes, row, code);
+    if (lod_submeshes != d.submesh_count) return make_error(errc::hm_lod_range).at_field("submeshCount")
+        .with_value(lod_submeshes).at_chunk(row, code);
     const auto rows = checked_mul(lod_count, lod_submeshes);
     if (!rows || *rows > (t.size() - 8) / 8 || t.size() != 8 + *rows * 8) return size_fail(chunk_id::lodt, 8 + (rows ? *rows * 8 : 0));
     const std::uint64_t lodi_count = m.span(chunk_id::lodi).size() / 4;
     for (std::uint64_t r = 0; r < *rows; ++r) {
       const mesh_lod l = codec<mesh_lod>::load(t.data() + 8 + r * 8);
       if (!checked_range(l.first_index, l.index_count, 1, lodi_count))
-        return chunk_fail(errc::hm_lod_range, "indexCount", l.index_count, row, code, r);
+        return make_error(errc::hm_lod_range).at_field("indexCount").with_value(l.index_count).at_record(r)
+            .at_chunk(row, code);
     }
     m.lod_count_ = lod_submeshes == 0 ? 0 : lod_count;
   }
@@ -621,7 +632,7 @@ namespace detail {
                                    joints.size(),
                                "deep values", errc::hm_limit_exceeded));
   auto value_fail = [&](errc code, chunk_id id, const char* field, std::uint64_t value, std::uint64_t record) {
-    return chunk_fail(code, field, value, row_of(id), fourcc_of(id), record);
+    return make_error(code).at_field(field).with_value(value).at_record(record).at_chunk(row_of(id), fourcc_of(id));
   };
   const index_view idx = m.indices();
   for (std::size_t i = 0; i < idx.size(); ++i)
@@ -647,7 +658,9 @@ namespace detail {
     for (const std::uint16_t j : sv.joints)
       if (j >= joints.size()) return value_fail(errc::hm_skin_joint, chunk_id::skin, "joints", j, v);
     for (const float w : sv.weights)
-      if (!detail::is_finite(w)) return value_fail(errc::hm_not_finite, chunk_id::skin, "weights", std::bit_cast<std::uint32_t>(w), v);
+      if (!detail::is_finite(w)) return make_error(errc::hm_not_finite).at_field("weights").with_float(w)
+          .at_record(v).at_chunk(
+            row_of(chunk_id::skin), fourcc_of(chunk_id::skin));
   }
   auto finite_bounds = [](const mesh_bounds& b) {
     for (const auto* a : {&b.min, &b.max, &b.center})
@@ -707,8 +720,8 @@ namespace detail {
     meshlet_sum += sm.meshlet_count;
   }
   if (index_sum > idx.size() || meshlet_sum > lets.size())
-    return detail::chunk_fail(errc::hm_meshlet_coverage, index_sum > idx.size() ? "indexCount" : "meshletCount",
-                              index_sum > idx.size() ? index_sum : meshlet_sum, no_index, fourcc_of(chunk_id::subm));
+    return make_error(errc::hm_meshlet_coverage).at_field(index_sum > idx.size() ? "indexCount" : "meshletCount")
+        .with_value(index_sum > idx.size() ? index_sum : meshlet_sum).at_chunk(no_index, fourcc_of(chunk_id::subm));
   std::vector<tri> from_indices, from_meshlets;
   for (std::uint32_t s = 0; s < mesh.submeshes().size(); ++s) {
     const submesh sm = mesh.submeshes()[s];
@@ -727,8 +740,8 @@ namespace detail {
         for (std::size_t c = 0; c < 3; ++c) {
           // A local index past the meshlet is HM-MESHLET-INDEX (deep); here it just cannot match.
           if (local.v[c] >= ml.vertex_count)
-            return detail::chunk_fail(errc::hm_meshlet_coverage, "local index", local.v[c], no_index,
-                                      fourcc_of(chunk_id::mltr), s);
+            return make_error(errc::hm_meshlet_coverage).at_field("local index").with_value(local.v[c]).at_record(s)
+                .at_chunk(no_index, fourcc_of(chunk_id::mltr));
           g[c] = mlvr[std::size_t{ml.vertex_offset} + local.v[c]];
         }
         from_meshlets.push_back(canonical(g));
@@ -737,8 +750,8 @@ namespace detail {
     std::sort(from_indices.begin(), from_indices.end());
     std::sort(from_meshlets.begin(), from_meshlets.end());
     if (from_indices != from_meshlets) {
-      error e = detail::chunk_fail(errc::hm_meshlet_coverage, "triangles", from_meshlets.size(), no_index,
-                                   fourcc_of(chunk_id::subm), s);
+      error e = make_error(errc::hm_meshlet_coverage).at_field("triangles").with_value(from_meshlets.size())
+          .at_record(s).at_chunk(no_index, fourcc_of(chunk_id::subm));
       e.context.limit = from_indices.size(), e.context.has_limit = true;
       return e;
     }
@@ -791,7 +804,7 @@ struct hmesh_input {
 /// vertexCount > 65536, an extra chunk using a catalogue fourcc).
 [[nodiscard]] inline result<std::vector<std::byte>> write_hmesh(const hmesh_input& in) {
   auto too_many = [](const char* field, std::size_t n) {
-    return detail::fail(errc::invalid_argument, field, n);
+    return make_error(errc::invalid_argument).at_field(field).with_value(n);
   };
   if (in.vertices.size() % gpu_vertex_stride != 0) return too_many("vertices", in.vertices.size());
   const std::size_t vertex_count = in.vertices.size() / gpu_vertex_stride;
@@ -806,15 +819,17 @@ struct hmesh_input {
   if (width != 2 && width != 4) return too_many("index_width", width);
   if (width == 2) {
     for (const std::uint32_t i : in.indices)
-      if (i > 0xFFFFu) return detail::fail(errc::invalid_argument, "indices", i);
+      if (i > 0xFFFFu) return make_error(errc::invalid_argument).at_field("indices").with_value(i);
   }
   for (std::size_t i = 0; i < in.extra_chunks.size(); ++i)
-    if (catalogue_id(in.extra_chunks[i].fourcc)) return detail::fail(errc::invalid_argument, "extra_chunks", in.extra_chunks[i].fourcc, i);
+    if (catalogue_id(in.extra_chunks[i].fourcc)) return make_error(errc::invalid_argument).at_field("extra_chunks")
+        .with_value(in.extra_chunks[i].fourcc).at_record(i);
   if (in.lod_count == 0 && (!in.lods.empty() || !in.lod_indices.empty()))
-    return detail::fail(errc::invalid_argument, "lod_count", 0);
+    return make_error(errc::invalid_argument).at_field("lod_count").with_value(0);
   if (in.lod_count != 0) {
     const auto rows = checked_mul(in.lod_count, in.submeshes.size());
-    if (!rows || *rows != in.lods.size()) return detail::fail(errc::invalid_argument, "lods", in.lods.size());
+    if (!rows || *rows != in.lods.size()) return make_error(errc::invalid_argument).at_field("lods")
+        .with_value(in.lods.size());
   }
 
   mesh_desc d;

@@ -126,19 +126,21 @@ class hpack {
 
 /// Opens and validates a .hpack (rules above). Safe on untrusted input.
 [[nodiscard]] inline result<hpack> open_hpack(byte_span bytes, const read_options& options = {}) {
-  using detail::fail;
-  if (bytes.size() < 4) return fail(errc::hm_truncated, "magic", bytes.size(), no_index, 0);
-  if (magic_of(bytes) != hpack_magic) return fail(errc::hm_bad_magic, "magic", magic_of(bytes), no_index, 0);
-  if (bytes.size() < hpack_header_size) return fail(errc::hm_truncated, "header", bytes.size(), no_index, 0);
+  if (bytes.size() < 4) return make_error(errc::hm_truncated).at_field("magic").with_value(bytes.size()).at_offset(0);
+  if (magic_of(bytes) != hpack_magic) return make_error(errc::hm_bad_magic).at_field("magic")
+      .with_value(magic_of(bytes)).at_offset(0);
+  if (bytes.size() < hpack_header_size) return make_error(errc::hm_truncated).at_field("header")
+      .with_value(bytes.size()).at_offset(0);
   const auto version = load_le_unchecked<std::uint32_t>(bytes.data() + 4);
   const auto count = load_le_unchecked<std::uint32_t>(bytes.data() + 8);
   hpack h;
   h.file_ = bytes;
   h.flags_ = load_le_unchecked<std::uint32_t>(bytes.data() + 12);
   h.toc_bytes_ = load_le_unchecked<std::uint64_t>(bytes.data() + 16);
-  if (version != hpack_version) return fail(errc::hm_bad_version, "version", version, no_index, 4);
+  if (version != hpack_version) return make_error(errc::hm_bad_version).at_field("version").with_value(version)
+      .at_offset(4);
   const auto toc = checked_range(hpack_header_size, h.toc_bytes_, 1, bytes.size());
-  if (!toc) return fail(errc::hm_truncated, "tocBytes", h.toc_bytes_, no_index, 16);
+  if (!toc) return make_error(errc::hm_truncated).at_field("tocBytes").with_value(h.toc_bytes_).at_offset(16);
   byte_cursor c(subspan(bytes, *toc), detail::hm_cursor_rules, hpack_header_size);
   if (auto s = c.check_count(count, hpack_min_entry_size, "count", options.limits.max_chunks, errc::hm_limit_exceeded); !s) {
     error e = s.error();
@@ -164,7 +166,7 @@ class hpack {
     if (!path) return path.error();
     const pack_entry e{*offset, *size, *kind, *path};
     auto bad = [&](errc code, const char* field, std::uint64_t value, std::uint64_t where) {
-      return fail(code, field, value, i, where).with_subject(e.path);
+      return make_error(code).at_field(field).with_value(value).at_record(i).at_offset(where).with_subject(e.path);
     };
     if (!is_safe_runtime_path(e.path)) return bad(errc::hm_bad_path, "path", e.path.size(), at + 19);
     if (!h.entries_.empty() && !(h.entries_.back().path < e.path)) return bad(errc::hm_pack_order, "path", i, at + 19);
@@ -179,7 +181,7 @@ class hpack {
     if (e.size != 0 && e.offset < toc->end()) return bad(errc::hm_pack_range, "offset", e.offset, at);
     h.entries_.push_back(e);
   }
-  if (!c.at_end()) return fail(errc::hm_pack_toc, "tocBytes", h.toc_bytes_, no_index, 16);
+  if (!c.at_end()) return make_error(errc::hm_pack_toc).at_field("tocBytes").with_value(h.toc_bytes_).at_offset(16);
 
   // Overlaps: sort the non-empty entries by offset once.
   std::vector<std::uint32_t> by_offset;
@@ -196,11 +198,13 @@ class hpack {
     if (k > 0) {
       const pack_entry& prev = h.entries_[by_offset[k - 1]];
       if (prev.offset + prev.size > e.offset)
-        return fail(errc::hm_pack_range, "offset", e.offset, by_offset[k]).with_subject(e.path);
+        return make_error(errc::hm_pack_range).at_field("offset").with_value(e.offset).at_record(by_offset[k])
+            .with_subject(e.path);
     }
   }
   if (total > options.limits.max_total_bytes)
-    return detail::fail_limit(errc::hm_limit_exceeded, "total entry bytes", total, options.limits.max_total_bytes);
+    return make_error(errc::hm_limit_exceeded).at_field("total entry bytes").with_value(total)
+        .with_limit(options.limits.max_total_bytes);
   return h;
 }
 
@@ -218,16 +222,20 @@ struct pack_file {
 /// path over 65535 bytes, a kind > 255 or more than 2^32 - 1 files.
 /// Deterministic (input order does not matter).
 [[nodiscard]] inline result<std::vector<std::byte>> write_hpack(std::span<const pack_file> files) {
-  if (files.size() > 0xFFFFFFFFu) return detail::fail(errc::invalid_argument, "files", files.size());
+  if (files.size() > 0xFFFFFFFFu) return make_error(errc::invalid_argument).at_field("files").with_value(files.size());
   std::vector<pack_file> sorted(files.begin(), files.end());
   std::sort(sorted.begin(), sorted.end(), [](const pack_file& a, const pack_file& b) { return a.path < b.path; });
   std::uint64_t toc_bytes = 0;
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     const pack_file& f = sorted[i];
-    if (!is_safe_runtime_path(f.path)) return detail::fail(errc::hm_bad_path, "path", f.path.size(), i).with_subject(f.path);
-    if (f.path.size() > 0xFFFFu) return detail::fail(errc::invalid_argument, "path", f.path.size(), i).with_subject(f.path);
-    if (f.kind > 255 || f.kind < -1) return detail::fail(errc::invalid_argument, "kind", static_cast<std::uint64_t>(f.kind), i);
-    if (i > 0 && sorted[i - 1].path == f.path) return detail::fail(errc::hm_pack_order, "path", i, i).with_subject(f.path);
+    if (!is_safe_runtime_path(f.path)) return make_error(errc::hm_bad_path).at_field("path")
+        .with_value(f.path.size()).at_record(i).with_subject(f.path);
+    if (f.path.size() > 0xFFFFu) return make_error(errc::invalid_argument).at_field("path").with_value(f.path.size())
+        .at_record(i).with_subject(f.path);
+    if (f.kind > 255 || f.kind < -1) return make_error(errc::invalid_argument).at_field("kind")
+        .with_value(static_cast<std::uint64_t>(f.kind)).at_record(i);
+    if (i > 0 && sorted[i - 1].path == f.path) return make_error(errc::hm_pack_order).at_field("path").with_value(i)
+        .at_record(i).with_subject(f.path);
     toc_bytes += hpack_min_entry_size + f.path.size();
   }
   std::vector<std::byte> out;

@@ -354,16 +354,18 @@ class parser {
     auto magic = c.bytes(4, "magic");
     if (!magic) return magic.error();
     if (std::memcmp(magic->data(), binary_magic.data(), 4) != 0)
-      return c.fail_at(errc::udm_bad_magic, "magic", load_le_unchecked<std::uint32_t>(magic->data()), true, 0);
+      return make_error(errc::udm_bad_magic).at_field("magic")
+          .with_value(load_le_unchecked<std::uint32_t>(magic->data())).at_offset(0);
     auto version = c.read<std::uint32_t>("version");
     if (!version) return version.error();
-    if (*version != 1 && *version != 2) return c.fail_at(errc::udm_bad_version, "version", *version, true, 4);
+    if (*version != 1 && *version != 2) return make_error(errc::udm_bad_version).at_field("version")
+        .with_value(*version).at_offset(4);
     doc_.version_ = *version;
     const std::uint64_t type_at = c.offset();
     auto root_type = c.read<std::uint8_t>("type");
     if (!root_type) return root_type.error();
     if (*root_type != static_cast<std::uint8_t>(type::element))
-      return c.fail_at(errc::udm_bad_root, "type", *root_type, true, type_at);
+      return make_error(errc::udm_bad_root).at_field("type").with_value(*root_type).at_offset(type_at);
     UNTOLD_TRY(reserve_nodes(1, c));
     add_children(1, false);
     doc_.nodes_[0].kind = type::element;
@@ -492,7 +494,7 @@ class parser {
     const std::uint64_t at = c.offset();
     auto n = c.read<std::uint8_t>("memberCount");
     if (!n) return n.error();
-    if (*n == 0) return c.fail_at(errc::udm_struct_member, "memberCount", 0, true, at);
+    if (*n == 0) return make_error(errc::udm_struct_member).at_field("memberCount").with_value(0).at_offset(at);
     UNTOLD_TRY(charged(budget_.charge_items(*n, sizeof(detail::member), "struct members", errc::udm_limit), c));
     auto types = c.bytes(*n, "memberTypes");
     if (!types) return types.error();
@@ -502,9 +504,10 @@ class parser {
     std::uint64_t offset = 0;
     for (std::uint32_t i = 0; i < *n; ++i) {
       const auto t = static_cast<std::uint8_t>((*types)[i]);
-      if (!is_known_type(t)) return c.fail_at(errc::udm_unknown_type, "memberType", t, true, at + 1 + i);
+      if (!is_known_type(t)) return make_error(errc::udm_unknown_type).at_field("memberType").with_value(t)
+          .at_offset(at + 1 + i);
       if (!is_trivial(static_cast<type>(t)))
-        return c.fail_at(errc::udm_struct_member, "memberType", t, true, at + 1 + i);
+        return make_error(errc::udm_struct_member).at_field("memberType").with_value(t).at_offset(at + 1 + i);
       doc_.members_.push_back({{}, static_cast<type>(t), static_cast<std::uint32_t>(offset)});
       offset += size_of(static_cast<type>(t));
     }

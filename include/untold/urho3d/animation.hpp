@@ -189,14 +189,15 @@ namespace detail {
   } else if (starts_with_id(file, "UAN2")) {
     a.kind = animation_kind::uan2;
   } else {
-    return detail::fail(errc::u3d_bad_magic, "id", 0, 0, false);
+    return make_error(errc::u3d_bad_magic).at_field("id").at_offset(0);
   }
   (void)c.skip(4, "id");
   if (a.kind == animation_kind::uan2) {
     const std::uint64_t at = c.offset();
     auto v = c.read<std::uint32_t>("version");
     if (!v) return v.error();
-    if (*v < 1 || *v > max_animation_version) return detail::fail(errc::u3d_bad_version, "version", at, *v);
+    if (*v < 1 || *v > max_animation_version) return make_error(errc::u3d_bad_version).at_field("version")
+        .with_value(*v).at_offset(at);
     a.version = *v;
   }
   auto name = detail::read_name(c, "name");
@@ -219,7 +220,8 @@ namespace detail {
     const std::uint64_t at = c.offset();
     auto mask = c.read<std::uint8_t>("track.mask");
     if (!mask) return mask.error();
-    if ((*mask & ~7u) != 0) return detail::fail(errc::u3d_track_mask, "track.mask", at, *mask).with_subject(t.name);
+    if ((*mask & ~7u) != 0) return make_error(errc::u3d_track_mask).at_field("track.mask").with_value(*mask)
+        .at_offset(at).with_subject(t.name);
     t.mask = *mask;
     if (a.has_weights()) {
       auto w = c.read<float>("track.weight");
@@ -251,12 +253,14 @@ namespace detail {
       auto type = c.read<std::uint8_t>("variant.type");
       if (!type) return type.error();
       if (variant_value_size(*type) == unknown_size)
-        return detail::fail(errc::u3d_variant_type, "variant.type", at, *type).with_subject(t.name);
+        return make_error(errc::u3d_variant_type).at_field("variant.type").with_value(*type).at_offset(at)
+            .with_subject(t.name);
       t.type = *type;
       auto interp = c.read<std::uint8_t>("variant.interpolation");
       if (!interp) return interp.error();
       if (*interp > interpolation_tangent_spline)
-        return detail::fail(errc::u3d_interpolation, "variant.interpolation", at + 1, *interp).with_subject(t.name);
+        return make_error(errc::u3d_interpolation).at_field("variant.interpolation").with_value(*interp)
+            .at_offset(at + 1).with_subject(t.name);
       t.interpolation = *interp;
       auto tension = c.read<float>("variant.tension");
       if (!tension) return tension.error();
@@ -330,31 +334,35 @@ namespace detail {
 /// documented, names with NULs, variant tracks in a file that cannot hold
 /// them) is invalid_argument, and the bytes are re-read before returning.
 [[nodiscard]] inline result<std::vector<std::byte>> write_animation(const animation& a) {
-  const auto bad = detail::bad_input;
   std::vector<std::byte> out;
   byte_sink s(out);
   put_id(out, a.kind == animation_kind::uan2 ? "UAN2" : "UANI");
   if (a.kind == animation_kind::uan2) s.put<std::uint32_t>(a.version);
-  if (a.name.find('\0') != std::string_view::npos) return bad("name", 0, 0);
+  if (a.name.find('\0') != std::string_view::npos) return make_error(errc::invalid_argument).at_field("name")
+      .at_record(0).with_value(0);
   s.cstring(a.name);
   s.put<float>(a.length);
   s.put<std::uint32_t>(static_cast<std::uint32_t>(a.tracks.size()));
   for (std::size_t i = 0; i < a.tracks.size(); ++i) {
     const track& t = a.tracks[i];
-    if (t.name.find('\0') != std::string_view::npos) return bad("track.name", i, 0);
-    if (std::uint64_t{t.keyframe_count} * t.stride() != t.keys.size()) return bad("track.keys", i, t.keys.size());
+    if (t.name.find('\0') != std::string_view::npos) return make_error(errc::invalid_argument).at_field("track.name")
+        .at_record(i).with_value(0);
+    if (std::uint64_t{t.keyframe_count} * t.stride() != t.keys.size()) return make_error(errc::invalid_argument)
+        .at_field("track.keys").at_record(i).with_value(t.keys.size());
     s.cstring(t.name);
     s.put<std::uint8_t>(t.mask);
     if (a.has_weights()) s.put<float>(t.weight);
     s.put<std::uint32_t>(t.keyframe_count);
     s.bytes(t.keys);
   }
-  if (!a.has_variant_tracks() && !a.variant_tracks.empty()) return bad("variantTracks", 0, a.variant_tracks.size());
+  if (!a.has_variant_tracks() && !a.variant_tracks.empty()) return make_error(errc::invalid_argument)
+      .at_field("variantTracks").at_record(0).with_value(a.variant_tracks.size());
   if (a.has_variant_tracks()) {
     s.put<std::uint32_t>(static_cast<std::uint32_t>(a.variant_tracks.size()));
     for (std::size_t i = 0; i < a.variant_tracks.size(); ++i) {
       const variant_track& t = a.variant_tracks[i];
-      if (t.name.find('\0') != std::string_view::npos) return bad("variant.name", i, 0);
+      if (t.name.find('\0') != std::string_view::npos) return make_error(errc::invalid_argument)
+          .at_field("variant.name").at_record(i).with_value(0);
       s.cstring(t.name);
       s.put<std::uint8_t>(t.type);
       s.put<std::uint8_t>(t.interpolation);

@@ -34,23 +34,6 @@ inline constexpr cursor_rules u3d_rules{errc::u3d_truncated, errc::u3d_count_too
 
 namespace detail {
 
-/// An error with field/offset and optional value, for checks outside a cursor.
-[[nodiscard]] inline error fail(errc code, const char* field, std::uint64_t offset, std::uint64_t value,
-                                bool has_value = true) noexcept {
-  return byte_cursor::fail_at(code, field, value, has_value, offset);
-}
-
-/// A writer's refusal of its input: invalid_argument naming the field, the
-/// item (vertex buffer, track, ...) and the offending value.
-[[nodiscard]] inline error bad_input(const char* field, std::size_t record, std::uint64_t value) noexcept {
-  error e = make_error(errc::invalid_argument);
-  e.context.field = field;
-  e.context.record_index = static_cast<std::uint32_t>(record);
-  e.context.value = value;
-  e.context.has_value = true;
-  return e;
-}
-
 /// A NUL-terminated name (U3D-STRING when the NUL is missing).
 [[nodiscard]] inline result<std::string_view> read_name(byte_cursor& c, const char* field) noexcept {
   return c.cstring(field, errc::u3d_missing_nul);

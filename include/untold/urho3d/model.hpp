@@ -304,7 +304,8 @@ namespace detail {
   const std::size_t n = bones.size();
   for (std::size_t i = 0; i < n; ++i)
     if (bones[i].parent >= n)
-      return fail(errc::u3d_bone_parent, "bone.parent", skeleton_offset, bones[i].parent).with_subject(bones[i].name);
+      return make_error(errc::u3d_bone_parent).at_field("bone.parent").with_value(bones[i].parent)
+          .at_offset(skeleton_offset).with_subject(bones[i].name);
   // Linear cycle and depth check without recursion: walk each unvisited
   // chain, marking it "on the current path"; meeting a marked-on-path bone is
   // a cycle; a chain ends at a root or at a bone whose depth is known.
@@ -321,7 +322,8 @@ namespace detail {
       b = bones[b].parent;
     }
     if (state[b] == 1 && bones[b].parent != b)
-      return fail(errc::u3d_bone_parent, "bone.parent", skeleton_offset, bones[b].parent).with_subject(bones[b].name);
+      return make_error(errc::u3d_bone_parent).at_field("bone.parent").with_value(bones[b].parent)
+          .at_offset(skeleton_offset).with_subject(bones[b].name);
     // path.back() is a root (state 1) or the child of b (state 2).
     std::uint64_t d = state[b] == 2 ? std::uint64_t{depth[b]} + 1 : 0;
     for (std::size_t k = path.size(); k-- > 0; ++d) {
@@ -345,7 +347,8 @@ namespace detail {
     const std::uint64_t at = c.offset();
     auto mask = c.read<std::uint32_t>("elementMask");
     if (!mask) return mask.error();
-    if ((*mask & ~legacy_mask_bits) != 0) return fail(errc::u3d_element_mask, "elementMask", at, *mask);
+    if ((*mask & ~legacy_mask_bits) != 0) return make_error(errc::u3d_element_mask).at_field("elementMask")
+        .with_value(*mask).at_offset(at);
     vb.legacy_mask = *mask;
     vb.elements = elements_from_mask(*mask);
   } else {
@@ -358,8 +361,10 @@ namespace detail {
       auto desc = c.read<std::uint32_t>("element");
       if (!desc) return desc.error();
       const std::uint32_t type = *desc & 0xFFu, semantic = (*desc >> 8) & 0xFFu;
-      if (type > 6 || (*desc >> 24) != 0) return fail(errc::u3d_element_type, "element.type", at, *desc);
-      if (semantic > 8) return fail(errc::u3d_element_semantic, "element.semantic", at, *desc);
+      if (type > 6 || (*desc >> 24) != 0) return make_error(errc::u3d_element_type).at_field("element.type")
+          .with_value(*desc).at_offset(at);
+      if (semantic > 8) return make_error(errc::u3d_element_semantic).at_field("element.semantic").with_value(*desc)
+          .at_offset(at);
       vb.elements.push_back({static_cast<element_type>(type), static_cast<element_semantic>(semantic),
                              static_cast<std::uint8_t>((*desc >> 16) & 0xFFu), 0});
     }
@@ -376,7 +381,8 @@ namespace detail {
   vb.morph_range_start = *start;
   vb.morph_range_count = *range;
   if (std::uint64_t{*start} + *range > vb.vertex_count)
-    return fail(errc::u3d_morph_range, "morphRangeCount", at, std::uint64_t{*start} + *range);
+    return make_error(errc::u3d_morph_range).at_field("morphRangeCount").with_value(std::uint64_t{*start} + *range)
+        .at_offset(at);
   const std::uint64_t bytes = std::uint64_t{vb.vertex_count} * vb.vertex_size;
   // The engine sizes the read in u32; a buffer with vertices but no layout has no bytes to read.
   if ((vb.vertex_size == 0 && vb.vertex_count != 0) || bytes > 0xFFFFFFFFu)
@@ -437,15 +443,18 @@ namespace detail {
   } else {
     // Early-2011 models start directly with a (small) vertex buffer count.
     const auto first = load_le<std::uint32_t>(file, 0);
-    if (first && *first > 0 && *first < 256) return detail::fail(errc::u3d_no_identifier, "id", 0, *first);
-    return detail::fail(errc::u3d_bad_magic, "id", 0, first.value_or(0), first.has_value());
+    if (first && *first > 0 && *first < 256) return make_error(errc::u3d_no_identifier).at_field("id")
+        .with_value(*first).at_offset(0);
+    error unknown = make_error(errc::u3d_bad_magic).at_field("id").at_offset(0);
+    return first ? unknown.with_value(*first) : unknown;
   }
   (void)c.skip(4, "id");
   if (m.kind == model_kind::umd3) {
     const std::uint64_t at = c.offset();
     auto v = c.read<std::uint32_t>("version");
     if (!v) return v.error();
-    if (*v < 1 || *v > max_model_version) return detail::fail(errc::u3d_bad_version, "version", at, *v);
+    if (*v < 1 || *v > max_model_version) return make_error(errc::u3d_bad_version).at_field("version").with_value(*v)
+        .at_offset(at);
     m.version = *v;
   }
 
@@ -466,7 +475,8 @@ namespace detail {
     const std::uint64_t at = c.offset();
     auto size = c.read<std::uint32_t>("indexSize");
     if (!size) return size.error();
-    if (*size != 2 && *size != 4) return detail::fail(errc::u3d_index_size, "indexSize", at, *size);
+    if (*size != 2 && *size != 4) return make_error(errc::u3d_index_size).at_field("indexSize").with_value(*size)
+        .at_offset(at);
     ib.index_count = *n;
     ib.index_size = *size;
     auto data = c.array_bytes(*n, *size, "indexData");
@@ -490,9 +500,10 @@ namespace detail {
     const std::uint64_t lod_at = c.offset();
     auto lods = c.count_u32(24, "lodCount", lim.max_records, errc::limit_exceeded);
     if (!lods) return lods.error();
-    if (*lods == 0) return detail::fail(errc::u3d_lod_count, "lodCount", lod_at, 0);
+    if (*lods == 0) return make_error(errc::u3d_lod_count).at_field("lodCount").with_value(0).at_offset(lod_at);
     lod_total += *lods;
-    if (lod_total > lim.max_records) return detail::fail(errc::limit_exceeded, "lodCount", lod_at, lod_total);
+    if (lod_total > lim.max_records) return make_error(errc::limit_exceeded).at_field("lodCount")
+        .with_value(lod_total).at_offset(lod_at);
     UNTOLD_TRY(hold(*lods, sizeof(lod_level), "lods"));
     g.lods.resize(*lods);
     for (lod_level& l : g.lods) {
@@ -502,18 +513,20 @@ namespace detail {
       const std::byte* p = raw->data();
       l.distance = load_le_unchecked<float>(p);
       const std::uint32_t prim = load_le_unchecked<std::uint32_t>(p + 4);
-      if (prim > 5) return detail::fail(errc::u3d_primitive_type, "primitiveType", at + 4, prim);
+      if (prim > 5) return make_error(errc::u3d_primitive_type).at_field("primitiveType").with_value(prim)
+          .at_offset(at + 4);
       l.primitive = static_cast<primitive_type>(prim);
       l.vertex_buffer = load_le_unchecked<std::uint32_t>(p + 8);
       l.index_buffer = load_le_unchecked<std::uint32_t>(p + 12);
       l.index_start = load_le_unchecked<std::uint32_t>(p + 16);
       l.index_count = load_le_unchecked<std::uint32_t>(p + 20);
       if (l.vertex_buffer >= m.vertex_buffers.size())
-        return detail::fail(errc::u3d_buffer_ref, "vertexBuffer", at + 8, l.vertex_buffer);
+        return make_error(errc::u3d_buffer_ref).at_field("vertexBuffer").with_value(l.vertex_buffer).at_offset(at + 8);
       if (l.index_buffer >= m.index_buffers.size())
-        return detail::fail(errc::u3d_buffer_ref, "indexBuffer", at + 12, l.index_buffer);
+        return make_error(errc::u3d_buffer_ref).at_field("indexBuffer").with_value(l.index_buffer).at_offset(at + 12);
       if (std::uint64_t{l.index_start} + l.index_count > m.index_buffers[l.index_buffer].index_count)
-        return detail::fail(errc::u3d_draw_range, "indexCount", at + 20, std::uint64_t{l.index_start} + l.index_count);
+        return make_error(errc::u3d_draw_range).at_field("indexCount")
+            .with_value(std::uint64_t{l.index_start} + l.index_count).at_offset(at + 20);
     }
   }
 
@@ -542,10 +555,12 @@ namespace detail {
       auto head = c.record<morph_buffer>("morph.buffer");
       if (!head) return head.error();
       if (head->buffer >= m.vertex_buffers.size() || seen_in[head->buffer] == mi)
-        return detail::fail(errc::u3d_morph_buffer, "morph.buffer", at, head->buffer).with_subject(mo.name);
+        return make_error(errc::u3d_morph_buffer).at_field("morph.buffer").with_value(head->buffer).at_offset(at)
+            .with_subject(mo.name);
       seen_in[head->buffer] = mi;
       if (head->mask == 0 || (head->mask & ~(morph_position | morph_normal | morph_tangent)) != 0)
-        return detail::fail(errc::u3d_morph_mask, "morph.elementMask", at + 4, head->mask).with_subject(mo.name);
+        return make_error(errc::u3d_morph_mask).at_field("morph.elementMask").with_value(head->mask)
+            .at_offset(at + 4).with_subject(mo.name);
       mb = *head;
       const std::uint64_t data_at = c.offset();
       auto data = c.array_bytes(mb.vertex_count, mb.stride(), "morph.vertices");
@@ -555,8 +570,8 @@ namespace detail {
       const std::uint32_t limit = m.vertex_buffers[mb.buffer].vertex_count;
       for (std::uint32_t v = 0; v < mb.vertex_count; ++v)
         if (mb.vertex_index(v) >= limit)
-          return detail::fail(errc::u3d_morph_vertex, "morph.vertexIndex", data_at + std::uint64_t{v} * mb.stride(),
-                              mb.vertex_index(v))
+          return make_error(errc::u3d_morph_vertex).at_field("morph.vertexIndex").with_value(mb.vertex_index(v))
+              .at_offset(data_at + std::uint64_t{v} * mb.stride())
               .with_subject(mo.name);
     }
   }
@@ -728,7 +743,6 @@ namespace detail {
 /// invalid_argument; the bytes are then re-read with read_model, so the
 /// writer never returns a file the reader rejects (that error is returned).
 [[nodiscard]] inline result<std::vector<std::byte>> write_model(const model& m) {
-  const auto bad = detail::bad_input;
   std::vector<std::byte> out;
   byte_sink s(out);
   put_id(out, model_id(m.kind));
@@ -738,11 +752,12 @@ namespace detail {
     const vertex_buffer& vb = m.vertex_buffers[i];
     std::vector<vertex_element> elements = vb.elements;
     const std::uint32_t size = layout(elements);
-    if (std::uint64_t{vb.vertex_count} * size != vb.data.size()) return bad("vertexData", i, vb.data.size());
+    if (std::uint64_t{vb.vertex_count} * size != vb.data.size()) return make_error(errc::invalid_argument)
+        .at_field("vertexData").at_record(i).with_value(vb.data.size());
     s.put<std::uint32_t>(vb.vertex_count);
     if (m.kind == model_kind::umdl) {
       if (elements != elements_from_mask(vb.legacy_mask) || (vb.legacy_mask & ~legacy_mask_bits) != 0)
-        return bad("elementMask", i, vb.legacy_mask);
+        return make_error(errc::invalid_argument).at_field("elementMask").at_record(i).with_value(vb.legacy_mask);
       s.put<std::uint32_t>(vb.legacy_mask);
     } else {
       s.put<std::uint32_t>(static_cast<std::uint32_t>(elements.size()));
@@ -757,7 +772,8 @@ namespace detail {
   s.put<std::uint32_t>(static_cast<std::uint32_t>(m.index_buffers.size()));
   for (std::size_t i = 0; i < m.index_buffers.size(); ++i) {
     const index_buffer& ib = m.index_buffers[i];
-    if (std::uint64_t{ib.index_count} * ib.index_size != ib.data.size()) return bad("indexData", i, ib.data.size());
+    if (std::uint64_t{ib.index_count} * ib.index_size != ib.data.size()) return make_error(errc::invalid_argument)
+        .at_field("indexData").at_record(i).with_value(ib.data.size());
     s.put<std::uint32_t>(ib.index_count);
     s.put<std::uint32_t>(ib.index_size);
     s.bytes(ib.data);
@@ -779,12 +795,14 @@ namespace detail {
   s.put<std::uint32_t>(static_cast<std::uint32_t>(m.morphs.size()));
   for (std::size_t i = 0; i < m.morphs.size(); ++i) {
     const morph& mo = m.morphs[i];
-    if (mo.name.find('\0') != std::string_view::npos) return bad("morph.name", i, 0);
+    if (mo.name.find('\0') != std::string_view::npos) return make_error(errc::invalid_argument)
+        .at_field("morph.name").at_record(i).with_value(0);
     s.cstring(mo.name);
     if (m.has_morph_weights()) s.put<float>(mo.weight);
     s.put<std::uint32_t>(static_cast<std::uint32_t>(mo.buffers.size()));
     for (const morph_buffer& mb : mo.buffers) {
-      if (std::uint64_t{mb.vertex_count} * mb.stride() != mb.data.size()) return bad("morph.vertices", i, mb.data.size());
+      if (std::uint64_t{mb.vertex_count} * mb.stride() != mb.data.size()) return make_error(errc::invalid_argument)
+          .at_field("morph.vertices").at_record(i).with_value(mb.data.size());
       s.record(mb);
       s.bytes(mb.data);
     }
@@ -792,7 +810,8 @@ namespace detail {
   s.put<std::uint32_t>(static_cast<std::uint32_t>(m.bones.size()));
   for (std::size_t i = 0; i < m.bones.size(); ++i) {
     const bone& b = m.bones[i];
-    if (b.name.find('\0') != std::string_view::npos) return bad("bone.name", i, 0);
+    if (b.name.find('\0') != std::string_view::npos) return make_error(errc::invalid_argument).at_field("bone.name")
+        .at_record(i).with_value(0);
     s.cstring(b.name);
     s.record(b);
     s.put<std::uint8_t>(b.collision_mask);
@@ -806,7 +825,8 @@ namespace detail {
   for (float f : m.bounds_max) s.put<float>(f);
   if (!m.geometry_centers.empty()) {
     if (m.geometry_centers.size() != m.geometries.size())
-      return bad("geometryCenters", 0, m.geometry_centers.size());
+      return make_error(errc::invalid_argument).at_field("geometryCenters").at_record(0)
+          .with_value(m.geometry_centers.size());
     for (const float3& c : m.geometry_centers)
       for (float f : c) s.put<float>(f);
   }

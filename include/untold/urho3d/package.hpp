@@ -119,7 +119,7 @@ struct package_options {
   } else if (starts_with_id(file, "ULZ4")) {
     p.kind = package_kind::ulz4;
   } else {
-    return detail::fail(errc::u3d_bad_magic, "id", 0, 0, false);
+    return make_error(errc::u3d_bad_magic).at_field("id").at_offset(0);
   }
   (void)c.skip(4, "id");
   auto count = c.count_u32(13, "fileCount", lim.max_chunks, errc::limit_exceeded);
@@ -133,7 +133,8 @@ struct package_options {
     auto name = detail::read_name(c, "entry.name");
     if (!name) return name.error();
     e.name = *name;
-    if (!is_safe_entry_name(e.name)) return detail::fail(errc::u3d_pak_name, "entry.name", at, 0, false).with_subject(e.name);
+    if (!is_safe_entry_name(e.name)) return make_error(errc::u3d_pak_name).at_field("entry.name").at_offset(at)
+        .with_subject(e.name);
     auto fields = c.record<package_entry>("entry");
     if (!fields) return fields.error();
     e.offset = fields->offset;
@@ -151,7 +152,8 @@ struct package_options {
     for (const package_entry& e : p.entries) names.push_back(e.name);
     std::sort(names.begin(), names.end());
     const auto dup = std::adjacent_find(names.begin(), names.end());
-    if (dup != names.end()) return detail::fail(errc::u3d_pak_name, "entry.name", 0, 0, false).with_subject(*dup);
+    if (dup != names.end()) return make_error(errc::u3d_pak_name).at_field("entry.name").at_offset(0)
+        .with_subject(*dup);
   }
 
   // Extents: stored bytes directly, ULZ4 by walking block headers.
@@ -165,7 +167,7 @@ struct package_options {
   for (std::size_t i = 0; i < p.entries.size(); ++i) {
     package_entry& e = p.entries[i];
     auto out_of_range = [&](std::uint64_t value) {
-      error err = detail::fail(errc::u3d_pak_range, "entry.offset", e.offset, value);
+      error err = make_error(errc::u3d_pak_range).at_field("entry.offset").with_value(value).at_offset(e.offset);
       err.context.record_index = static_cast<std::uint32_t>(i);
       return err.with_subject(e.name);
     };
@@ -180,7 +182,8 @@ struct package_options {
         const auto unpacked = load_le_unchecked<std::uint16_t>(file.data() + pos);
         const auto packed = load_le_unchecked<std::uint16_t>(file.data() + pos + 2);
         if (unpacked == 0 || unpacked > left || packed == 0) {
-          error err = detail::fail(errc::u3d_pak_block, "block.length", pos, unpacked == 0 || unpacked > left ? unpacked : packed);
+          error err = make_error(errc::u3d_pak_block).at_field("block.length")
+              .with_value(unpacked == 0 || unpacked > left ? unpacked : packed).at_offset(pos);
           err.context.record_index = static_cast<std::uint32_t>(i);
           return err.with_subject(e.name);
         }
@@ -204,7 +207,7 @@ struct package_options {
   for (std::size_t k = 1; k < extents.size(); ++k)
     if (extents[k].begin < extents[k - 1].end) {
       const package_entry& e = p.entries[extents[k].entry];
-      error err = detail::fail(errc::u3d_pak_overlap, "entry.offset", e.offset, e.offset);
+      error err = make_error(errc::u3d_pak_overlap).at_field("entry.offset").with_value(e.offset).at_offset(e.offset);
       err.context.record_index = static_cast<std::uint32_t>(extents[k].entry);
       return err.with_subject(e.name);
     }
@@ -214,14 +217,14 @@ struct package_options {
   if (tail == 4) {
     const auto stored = load_le_unchecked<std::uint32_t>(file.data() + data_end);
     if (stored != file.size()) {
-      error err = detail::fail(errc::u3d_pak_size, "packageSize", data_end, stored);
+      error err = make_error(errc::u3d_pak_size).at_field("packageSize").with_value(stored).at_offset(data_end);
       err.context.limit = file.size();
       err.context.has_limit = true;
       return err;
     }
     p.has_trailing_size = true;
   } else if (tail != 0) {
-    return detail::fail(errc::u3d_trailing_bytes, "end", data_end, tail);
+    return make_error(errc::u3d_trailing_bytes).at_field("end").with_value(tail).at_offset(data_end);
   }
   if (options.verify_checksums) UNTOLD_TRY(verify_package(p, lim, options.budget));
   return p;
@@ -238,7 +241,8 @@ struct package_options {
 [[nodiscard]] inline status extract_entry(const package& p, const package_entry& e, std::vector<std::byte>& out,
                                           const untold::limits& lim = {}) {
   if (e.size > lim.max_chunk_bytes)
-    return detail::fail(errc::limit_exceeded, "entry.size", e.offset, e.size).with_subject(e.name);
+    return make_error(errc::limit_exceeded).at_field("entry.size").with_value(e.size).at_offset(e.offset)
+        .with_subject(e.name);
   out.clear();
   if (p.kind == package_kind::upak) {
     out.assign(p.file.begin() + e.offset, p.file.begin() + e.offset + e.size);
@@ -253,14 +257,14 @@ struct package_options {
                                           mutable_byte_span(out).subspan(written, unpacked));
       if (!s) {
         if (s.error().code == errc::compression_unsupported) return s;
-        return detail::fail(errc::u3d_pak_block, "block", pos, b).with_subject(e.name);
+        return make_error(errc::u3d_pak_block).at_field("block").with_value(b).at_offset(pos).with_subject(e.name);
       }
       pos += 4 + std::size_t{packed};
     }
   }
   const std::uint32_t sum = sdbm(out);
   if (sum != e.checksum) {
-    error err = detail::fail(errc::u3d_pak_checksum, "entry.checksum", e.offset, sum);
+    error err = make_error(errc::u3d_pak_checksum).at_field("entry.checksum").with_value(sum).at_offset(e.offset);
     err.context.limit = e.checksum;
     err.context.has_limit = true;
     return err.with_subject(e.name);
@@ -310,7 +314,7 @@ struct package_options {
     sum = sdbm(buffer, sum);
   }
   if (sum != p.checksum) {
-    error err = detail::fail(errc::u3d_pak_checksum, "checksum", 8, sum);
+    error err = make_error(errc::u3d_pak_checksum).at_field("checksum").with_value(sum).at_offset(8);
     err.context.limit = p.checksum;
     err.context.has_limit = true;
     return err;

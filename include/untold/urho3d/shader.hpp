@@ -59,16 +59,18 @@ struct shader_options {
 /// Reads and checks a USHD shader cache. Preconditions: none; the result
 /// views `file`.
 [[nodiscard]] inline result<shader> read_shader(byte_span file, const shader_options& options = {}) {
-  if (!is_shader(file)) return detail::fail(errc::u3d_bad_magic, "id", 0, 0, false);
+  if (!is_shader(file)) return make_error(errc::u3d_bad_magic).at_field("id").at_offset(0);
   byte_cursor c(file, u3d_rules);
   (void)c.skip(4, "id");
   shader sh;
   auto type = c.read<std::uint16_t>("shaderType");
   if (!type) return type.error();
-  if (*type > shader_pixel) return detail::fail(errc::u3d_shader_type, "shaderType", 4, *type);
+  if (*type > shader_pixel) return make_error(errc::u3d_shader_type).at_field("shaderType").with_value(*type)
+      .at_offset(4);
   auto model = c.read<std::uint16_t>("shaderModel");
   if (!model) return model.error();
-  if (*model != 3 && *model != 4) return detail::fail(errc::u3d_shader_model, "shaderModel", 6, *model);
+  if (*model != 3 && *model != 4) return make_error(errc::u3d_shader_model).at_field("shaderModel")
+      .with_value(*model).at_offset(6);
   sh.type = *type;
   sh.model = *model;
   const bool sm4 = sh.model == 4;
@@ -165,7 +167,7 @@ struct script {
 
 /// Recognises an .asc file. Preconditions: none; the result views `file`.
 [[nodiscard]] inline result<script> read_script(byte_span file) noexcept {
-  if (!is_script(file)) return detail::fail(errc::u3d_bad_magic, "id", 0, 0, false);
+  if (!is_script(file)) return make_error(errc::u3d_bad_magic).at_field("id").at_offset(0);
   return script{file.subspan(4)};
 }
 
