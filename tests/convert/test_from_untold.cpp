@@ -20,6 +20,7 @@
 #include <untold/scene.hpp>
 #include <untold/writer.hpp>
 
+#include "convert/scene_support.hpp"
 #include "support.hpp"
 
 namespace cv = untold::convert;
@@ -273,21 +274,13 @@ cv::scene character() {
   s.materials.push_back(skin_mat);
   s.materials.push_back({.name = "wood"});
 
-  cv::mesh body;
-  body.name = "body";
-  body.material = 0;
+  cv::mesh body = scene_test::skinned_strip("body", 0);
   for (int i = 0; i < 6; ++i) {
-    const float y = static_cast<float>(i / 2), x = static_cast<float>(i % 2);
-    body.positions.insert(body.positions.end(), {x, y, 0});
-    body.normals.insert(body.normals.end(), {0.6f, 0, 0.8f});
-    body.tangents.insert(body.tangents.end(), {0.8f, 0, -0.6f, i % 2 == 0 ? 1.0f : -1.0f});
-    body.uv0.insert(body.uv0.end(), {x * 0.5f, y * 0.25f});
+    const float sign = i % 2 == 0 ? 1.0f : -1.0f;
+    body.normals[3 * i] = 0.6f, body.normals[3 * i + 2] = 0.8f;
+    body.tangents.insert(body.tangents.end(), {0.8f, 0, -0.6f, sign});
     body.colors.insert(body.colors.end(), {1, 0.5f, 0, 1});
-    body.joints.push_back({0, 1, 2, 0});
-    body.weights.push_back({1 - y / 2, y / 2, 0, 0});
   }
-  body.indices = {0, 1, 3, 0, 3, 2, 2, 3, 5, 2, 5, 4};
-  body.skin = 0;
   cv::morph_target smile{.name = "smile"};
   smile.position_deltas.assign(18, 0);
   smile.position_deltas[3 * 5 + 1] = 0.25f;

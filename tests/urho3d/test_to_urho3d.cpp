@@ -18,6 +18,7 @@
 #include <untold/reader.hpp>
 #include <untold/urho3d/import.hpp>
 
+#include "convert/scene_support.hpp"
 #include "u3d_support.hpp"
 
 namespace u3 = untold::urho3d;
@@ -233,19 +234,7 @@ TEST_CASE("to_urho3d: a skinned, animated .untold model reaches Urho3D and comes
   src.nodes.push_back({.name = "lamp", .parent = 0});
   src.materials.push_back({.name = "skin"});
   src.materials.push_back({.name = "wood"});
-  cv::mesh body;
-  body.name = "body";
-  body.material = 0;
-  for (int i = 0; i < 6; ++i) {
-    const float y = static_cast<float>(i / 2), x = static_cast<float>(i % 2);
-    body.positions.insert(body.positions.end(), {x, y, 0.5f});
-    body.normals.insert(body.normals.end(), {0, 0, 1});
-    body.uv0.insert(body.uv0.end(), {x, y * 0.5f});
-    body.joints.push_back({0, 1, 0, 0});
-    body.weights.push_back({1 - y / 2, y / 2, 0, 0});
-  }
-  body.indices = {0, 1, 3, 0, 3, 2, 2, 3, 5, 2, 5, 4};
-  body.skin = 0;
+  cv::mesh body = scene_test::skinned_strip("body", 0.5f);
   cv::morph_target bulge{.name = "bulge"};
   bulge.position_deltas.assign(18, 0);
   bulge.position_deltas[3 * 3 + 2] = 0.25f;
