@@ -316,6 +316,40 @@ struct scene {
   conversion_report report{};
 };
 
+// ---- shared by the writers ----------------------------------------------------------
+
+namespace detail {
+
+/// Triangle-list indices of a mesh (strips and fans unrolled, restart-free);
+/// empty input means 0..n-1.
+[[nodiscard]] inline std::vector<std::uint32_t> triangle_list(const mesh& m, std::span<const std::uint32_t> source) {
+  std::vector<std::uint32_t> idx;
+  std::vector<std::uint32_t> implicit;
+  if (source.empty()) {
+    implicit.resize(m.vertex_count());
+    for (std::size_t i = 0; i < implicit.size(); ++i) implicit[i] = static_cast<std::uint32_t>(i);
+    source = implicit;
+  }
+  switch (m.primitive) {
+    case topology::triangle_list:
+      idx.assign(source.begin(), source.begin() + static_cast<std::ptrdiff_t>(source.size() / 3 * 3));
+      break;
+    case topology::triangle_strip:
+      for (std::size_t i = 2; i < source.size(); ++i) {
+        if (i % 2 == 0) idx.insert(idx.end(), {source[i - 2], source[i - 1], source[i]});
+        else idx.insert(idx.end(), {source[i - 1], source[i - 2], source[i]});
+      }
+      break;
+    case topology::triangle_fan:
+      for (std::size_t i = 2; i < source.size(); ++i) idx.insert(idx.end(), {source[0], source[i - 1], source[i]});
+      break;
+    default: break;
+  }
+  return idx;
+}
+
+}  // namespace detail
+
 // ---- checks -------------------------------------------------------------------------
 
 /// Checks the references and stream sizes a writer relies on: node parents
