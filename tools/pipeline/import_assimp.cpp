@@ -1,4 +1,4 @@
-// tools/import_assimp.cpp - assimp -> neutral scene (see import_assimp.hpp).
+// tools/pipeline/import_assimp.cpp - assimp -> neutral scene (see import_assimp.hpp).
 #include "import_assimp.hpp"
 
 #include <algorithm>
@@ -23,6 +23,8 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <nlohmann/json.hpp>
+
+#include <untold/detail/base64.hpp>
 
 #include "image_info.hpp"
 #include "inspect.hpp"
@@ -207,32 +209,14 @@ std::string str(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::vector<std::byte> base64_decode(std::string_view s) {
-  std::vector<std::byte> out;
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (const char c : s) {
-    int v = -1;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+' || c == '-') v = 62;
-    else if (c == '/' || c == '_') v = 63;
-    if (v < 0) continue;
-    acc = (acc << 6) | static_cast<std::uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<std::byte>((acc >> bits) & 0xFFu));
-    }
-  }
-  return out;
-}
-
+/// The bytes of a base64 data URI (glTF's embedded buffers); empty when it is
+/// not one or its base64 is malformed.
 std::vector<std::byte> data_uri_bytes(std::string_view uri) {
   const std::size_t comma = uri.find(',');
   if (comma == std::string_view::npos || uri.substr(0, comma).find(";base64") == std::string_view::npos) return {};
-  return base64_decode(uri.substr(comma + 1));
+  std::vector<std::byte> bytes;
+  if (!untold::detail::base64_decode(uri.substr(comma + 1), bytes)) bytes.clear();
+  return bytes;
 }
 
 gltf_facts read_gltf_facts(const fs::path& path) {

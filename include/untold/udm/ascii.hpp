@@ -57,6 +57,7 @@
 #include "../detail/checks.hpp"
 #include "../error.hpp"
 #include "../limits.hpp"
+#include "../detail/base64.hpp"
 #include "../packing.hpp"
 #include "types.hpp"
 #include "writer.hpp"
@@ -85,52 +86,9 @@ struct ascii_read_options {
 
 namespace detail {
 
-inline constexpr char base64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-inline void base64_encode(std::string& out, byte_span in) {
-  std::size_t i = 0;
-  for (; i + 3 <= in.size(); i += 3) {
-    const std::uint32_t v = static_cast<std::uint32_t>(in[i]) << 16 | static_cast<std::uint32_t>(in[i + 1]) << 8 |
-                            static_cast<std::uint32_t>(in[i + 2]);
-    out.push_back(base64_alphabet[v >> 18]);
-    out.push_back(base64_alphabet[(v >> 12) & 63]);
-    out.push_back(base64_alphabet[(v >> 6) & 63]);
-    out.push_back(base64_alphabet[v & 63]);
-  }
-  if (const std::size_t rest = in.size() - i; rest != 0) {
-    std::uint32_t v = static_cast<std::uint32_t>(in[i]) << 16;
-    if (rest == 2) v |= static_cast<std::uint32_t>(in[i + 1]) << 8;
-    out.push_back(base64_alphabet[v >> 18]);
-    out.push_back(base64_alphabet[(v >> 12) & 63]);
-    out.push_back(rest == 2 ? base64_alphabet[(v >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-}
-
-/// Decodes standard base64 (padding optional). False on any other character.
-inline bool base64_decode(std::string_view in, std::vector<std::byte>& out) {
-  while (!in.empty() && in.back() == '=') in.remove_suffix(1);
-  if (in.size() % 4 == 1) return false;
-  out.reserve(out.size() + in.size() / 4 * 3 + 2);
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+') v = 62;
-    else if (c == '/') v = 63;
-    else return false;
-    acc = (acc << 6) | static_cast<std::uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<std::byte>((acc >> bits) & 0xFFu));
-    }
-  }
-  return true;
-}
+// Blobs are base64 in the text (detail/base64.hpp).
+using untold::detail::base64_decode;
+using untold::detail::base64_encode;
 
 /// Characters that end an unquoted token.
 [[nodiscard]] constexpr bool is_control_char(char c) noexcept {
