@@ -7,7 +7,7 @@
 //
 //   ./untold_bench --benchmark_filter=assetc_build
 //
-// Needs the tool library: built only when untold_bench links untold_tooling
+// Needs the tool's pipeline: built only when untold_bench links untold_pipeline
 // and meshoptimizer (UNTOLD_BENCH_HAVE_ASSETC_BUILD, see docs/assetc-build.md).
 #if defined(UNTOLD_BENCH_HAVE_ASSETC_BUILD)
 

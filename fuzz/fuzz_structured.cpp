@@ -151,7 +151,7 @@ std::optional<bytes> encode(decoded_file d, std::uint32_t integrity_row, bool ke
     untold::codec<chunk_entry>::encode(d.chunks[row],
                                        directory.subspan(untold::header_size + row * untold::chunk_entry_size));
   const bool hashed = untold::is_hashed(d.header);
-  if (integrity_row != untold::none) {  // the writer's encoder, called as tools/recompress.cpp calls it
+  if (integrity_row != untold::none) {  // the writer's encoder, called as tools/pipeline/recompress.cpp calls it
     auto sealed = untold::seal_integrity_chunk(directory, d.chunks, integrity_row, block_size, hashed,
                                                [&](std::uint32_t row) { return untold::byte_span(stored[row]); });
     if (!sealed || sealed->chunk.size() != d.chunks[integrity_row].compressed_size)

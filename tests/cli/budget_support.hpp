@@ -1,6 +1,6 @@
 // The budget tests' harness (issue 27): run a command of the `untold` tool on
 // generated inputs at three sizes and assert that its peak heap (the tool's
-// heap meter, tools/heap_meter.cpp, UNTOLD_HEAP_REPORT) and its output stay
+// heap meter, tools/cli/heap_meter.cpp, UNTOLD_HEAP_REPORT) and its output stay
 // within a stated multiple of the input's size plus a constant. No timing:
 // the bounds are on bytes, so a quadratic stage fails them at 10x or 100x.
 #pragma once

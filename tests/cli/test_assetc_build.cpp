@@ -1,4 +1,4 @@
-// `untold build` (tools/assetc_build.hpp): a small tree of real models from
+// `untold build` (tools/pipeline/assetc_build.hpp): a small tree of real models from
 // Debian's assimp-testmodels (static multi-material, textured, skinned +
 // animated, morph) compiled into temp dirs: determinism across runs and -j,
 // the cache, part A's validators and cross-file check, meshlet coverage,

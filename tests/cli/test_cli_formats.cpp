@@ -1,5 +1,5 @@
 // The foreign formats through the `untold` commands: info, validate and dump
-// dispatch on magic to the format's handler (tools/formats.hpp), cook goes
+// dispatch on magic to the format's handler (tools/pipeline/formats.hpp), cook goes
 // importer -> neutral scene -> convert::to_untold and prints the conversion
 // report, --strict refuses a lossy conversion. Urho3D models (tests/data/urho3d),
 // Pragma UDM models (tests/data/udm), assetc meshes (tests/data/assetc).

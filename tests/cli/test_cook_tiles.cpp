@@ -1,4 +1,4 @@
-// The partitioning cook (tools/cook_tiles.hpp, `untold cook --tiles`): a
+// The partitioning cook (tools/pipeline/cook_tiles.hpp, `untold cook --tiles`): a
 // generated city and real models, read back with the library.
 #include "cli_support.hpp"
 

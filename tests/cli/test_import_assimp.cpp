@@ -1,4 +1,4 @@
-// The assimp -> neutral scene importer (tools/import_assimp.hpp) on Debian's
+// The assimp -> neutral scene importer (tools/pipeline/import_assimp.hpp) on Debian's
 // assimp-testmodels: counts of meshes, skins, joints, clips, channels,
 // lights, cameras and morph targets against what assimp itself reports,
 // glTF-specific facts (material/image indices, KHR_texture_transform,

@@ -1,4 +1,4 @@
-// `untold manifest validate|info` (tools/cli_manifest.cpp): a cooked scene's
+// `untold manifest validate|info` (tools/cli/manifest.cpp): a cooked scene's
 // manifest passes; one crafted manifest per check fails with that check.
 #include "cli_support.hpp"
 

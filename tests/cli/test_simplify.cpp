@@ -1,4 +1,4 @@
-// LOD levels and HLOD proxies on the neutral scene (tools/simplify.hpp).
+// LOD levels and HLOD proxies on the neutral scene (tools/pipeline/simplify.hpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -1,19 +1,20 @@
 // A minimal `untold` with only the fetch subcommand, to test
-// tools/fetch_command.cpp against the test server (the real tool wires the
-// same add_fetch_command into tools/main.cpp).
+// tools/cli/fetch.cpp against the test server (the real tool lists the same
+// add_fetch_command in tools/cli/main.cpp).
 #include <CLI/CLI.hpp>
 
-#include "fetch_command.hpp"
+#include "commands.hpp"
 
 int main(int argc, char** argv) {
+  namespace cli = untold::tools::cli;
   CLI::App app{"untold fetch (test build)", "untold"};
   app.require_subcommand(1, 1);
-  int exit_code = 0;
-  untold::tools::add_fetch_command(app, exit_code);
+  cli::context ctx;
+  cli::add_fetch_command(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    return app.exit(e) == 0 ? cli::exit_ok : cli::exit_usage;
   }
-  return exit_code;
+  return ctx.exit_code;
 }

@@ -1,4 +1,4 @@
-// A world cooked by the partitioning cook (tools/cook_tiles, what `untold
+// A world cooked by the partitioning cook (tools/pipeline/cook_tiles, what `untold
 // cook --tiles` runs) served by the nginx test server (harness.hpp):
 // - `untold manifest validate --base-url` checks every file by HEAD (status,
 //   Content-Length vs file_size_bytes): the cooked world passes, a missing
@@ -6,7 +6,7 @@
 // - stream_runner drives a camera path over it: every tile it passes is
 //   shown, only by Range requests, and the cache holds the prefix of every
 //   level the planner kept.
-// Built only with the tool (it links untold_tooling and runs `untold`).
+// Built only with the tool (it links untold_pipeline and runs `untold`).
 #include "harness.hpp"
 
 #include <untold/remote/stream_runner.hpp>

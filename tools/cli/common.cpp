@@ -1,5 +1,5 @@
-// tools/cli_common.cpp - see cli_common.hpp.
-#include "cli_common.hpp"
+// tools/cli/common.cpp - see common.hpp.
+#include "common.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -46,12 +46,6 @@ void complain(std::string_view text) {
   std::fprintf(stderr, "untold: %.*s\n", static_cast<int>(text.size()), text.data());
 }
 
-std::string quote_path(const std::string& path) { return path == "-" ? "standard input" : "'" + escaped(path) + "'"; }
-
-std::string system_reason(std::uint64_t os_error) {
-  return std::system_category().message(static_cast<int>(os_error));
-}
-
 json io_error_json(errc code, const std::string& describe, const std::string& reason,
                    std::optional<std::uint64_t> os_error) {
   json context = json::object();
@@ -61,6 +55,13 @@ json io_error_json(errc code, const std::string& describe, const std::string& re
               {"message", reason},
               {"context", std::move(context)},
               {"describe", describe}};
+}
+
+json io_error_json(const write_failure& failed) {
+  const error_context& c = failed.cause.context;
+  const std::string reason = c.has_value ? system_reason(c.value) : failed.cause.describe();
+  return io_error_json(failed.cause.code, failed.message, reason,
+                       c.has_value ? std::optional<std::uint64_t>(c.value) : std::nullopt);
 }
 
 namespace {
@@ -120,33 +121,6 @@ std::optional<input> input::load(const std::string& path, std::string& io_messag
   return fail_open(std::string(e.message()), std::nullopt);
 }
 
-/// Writes through a temporary file and a rename (as untold::write_file) but
-/// keeps the system's reason for a failure.
-bool write_output(const std::filesystem::path& path, byte_span bytes, std::string& message) {
-  const std::filesystem::path temp = path.string() + ".tmp";
-  std::FILE* f = std::fopen(temp.string().c_str(), "wb");
-  if (f == nullptr) {
-    message = "cannot write " + quote_path(path.string()) + ": " + std::strerror(errno);
-    return false;
-  }
-  const bool written = bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  const int write_errno = errno;
-  const bool closed = std::fclose(f) == 0;
-  std::error_code ec;
-  if (!written || !closed) {
-    message = "cannot write " + quote_path(path.string()) + ": " + std::strerror(written ? errno : write_errno);
-    std::filesystem::remove(temp, ec);
-    return false;
-  }
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    message = "cannot write " + quote_path(path.string()) + ": " + ec.message();
-    std::filesystem::remove(temp, ec);
-    return false;
-  }
-  return true;
-}
-
 detected detect(byte_span bytes) {
   const std::size_t n = std::min(bytes.size(), file_magic.size());
   if ((n == 0 || std::memcmp(bytes.data(), file_magic.data(), n) == 0) && (n == file_magic.size() || n == bytes.size()))
@@ -175,6 +149,17 @@ json format_name(const detected& d) {
     case detected::kind::unrecognised: return nullptr;
   }
   return nullptr;
+}
+
+json report_json(const convert::conversion_report& r) {
+  json list = json::array();
+  for (const convert::report_entry& e : r.entries)
+    list.push_back(json{{"severity", convert::name(e.severity)},
+                        {"what", e.what},
+                        {"where", e.where},
+                        {"reason", e.reason},
+                        {"count", e.count}});
+  return list;
 }
 
 }  // namespace untold::tools::cli

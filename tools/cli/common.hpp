@@ -1,4 +1,4 @@
-// tools/cli_common.hpp - what every `untold` subcommand shares: exit codes,
+// tools/cli/common.hpp - what every `untold` subcommand shares: exit codes,
 // the -q/-v/--json flags, messages on stderr, reading an input (a path or
 // "-" for stdin) with the system's reason on failure, and deciding which
 // format an input is by its magic bytes (.untold, a registered foreign
@@ -15,14 +15,20 @@
 #include <CLI/CLI.hpp>
 
 #include <untold/bytes.hpp>
+#include <untold/convert/model.hpp>
 #include <untold/source.hpp>
 
+#include "files.hpp"
 #include "formats.hpp"
 #include "inspect.hpp"
 
 namespace untold::tools::cli {
 
-using tools::escaped;  // inspect.hpp: what every text output does with names and paths
+// The pipeline's (inspect.hpp, files.hpp): what every text output does with
+// names and paths, and the system's reason for an OS error number.
+using tools::escaped;
+using tools::quote_path;
+using tools::system_reason;
 
 /// The documented exit codes (docs/cli.md).
 enum exit_code : int { exit_ok = 0, exit_invalid = 1, exit_usage = 2, exit_io = 3 };
@@ -39,6 +45,7 @@ struct common_flags {
 
 /// State shared by the subcommands of one run.
 struct context {
+  std::string version;      // `untold version`, --version
   common_flags flags;
   int exit_code = exit_ok;  // set by the subcommand that ran
 };
@@ -51,13 +58,6 @@ void add_common_flags(CLI::App& command, common_flags& flags, const std::string&
 
 void print(std::string_view text);     // stdout, as is
 void complain(std::string_view text);  // stderr: "untold: TEXT\n"
-
-/// "'path'" for messages, the path escaped (a file name may hold a newline
-/// or ESC); "standard input" for "-".
-[[nodiscard]] std::string quote_path(const std::string& path);
-
-/// The system's reason for an OS error number ("No such file or directory").
-[[nodiscard]] std::string system_reason(std::uint64_t os_error);
 
 /// An input file's bytes: mapped when it is a regular file, read into memory
 /// otherwise (stdin, pipes, devices). An empty file is not an error here: the
@@ -74,16 +74,13 @@ class input {
   std::vector<std::byte> buffer_;
 };
 
-/// Writes `bytes` to `path` through a temporary file and a rename (as
-/// untold::write_file) and, on failure, sets `message` to "cannot write
-/// 'path': <the system's reason>".
-bool write_output(const std::filesystem::path& path, byte_span bytes, std::string& message);
-
 /// error_json's shape for an I/O failure: rule E-IO-OPEN / E-IO-READ /
 /// E-IO-WRITE, "message" the system's reason, "describe" the whole sentence
 /// ("cannot open 'x.untold': No such file or directory").
 [[nodiscard]] json io_error_json(errc code, const std::string& describe, const std::string& reason,
                                  std::optional<std::uint64_t> os_error);
+/// The same for a failed write_output (files.hpp).
+[[nodiscard]] json io_error_json(const write_failure& failed);
 
 /// Which reader an input goes to, decided by its first bytes (never the
 /// file name). `untold` also covers inputs too short to hold the magic that
@@ -103,5 +100,8 @@ struct detected {
 /// The format name printed as "format" in JSON for a detected input.
 [[nodiscard]] json format_name(const detected& d);
 
+/// A conversion report's entries as JSON: [{"severity", "what", "where",
+/// "reason", "count"}] (cook, build).
+[[nodiscard]] json report_json(const convert::conversion_report& r);
 
 }  // namespace untold::tools::cli

@@ -1,8 +1,8 @@
-// tools/cli_cook.cpp - `untold cook INPUT -o OUT.untold`.
+// tools/cli/cook.cpp - `untold cook INPUT -o OUT.untold`.
 //
 // An input whose magic names a foreign format with an importer (formats.hpp)
-// goes importer -> neutral scene -> convert::to_untold, and its conversion
-// report is printed; anything else goes to the assimp cook (tools/cook.hpp).
+// goes to cook_foreign, anything else to the assimp cook (both cook.hpp);
+// this file prints what they report.
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -16,10 +16,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include <untold/convert/to_untold.hpp>
-#include <untold/reader.hpp>
+#include <untold/format.hpp>
 
-#include "cli_commands.hpp"
+#include "commands.hpp"
 #include "compress_spec.hpp"
 #include "cook.hpp"
 
@@ -69,42 +68,21 @@ class progress_display {
   bool drawn_ = false;
 };
 
-/// What the command reports, as text or JSON.
+/// What the command reports, as text or JSON: the cook's report, or an
+/// error found before the cook ran.
 struct outcome {
   int code = exit_ok;
-  std::string error;
   std::string format = "assimp";
-  std::vector<std::string> warnings;
-  std::vector<std::string> written;
-  convert::conversion_report report;
-  std::uint64_t bytes = 0, vertices = 0, triangles = 0;
-  std::uint32_t entities = 0, meshes = 0, materials = 0, textures = 0;
+  cook_report cooked;
 };
-
-json report_json(const convert::conversion_report& r) {
-  json list = json::array();
-  for (const convert::report_entry& e : r.entries)
-    list.push_back(json{{"severity", convert::name(e.severity)},
-                        {"what", e.what},
-                        {"where", e.where},
-                        {"reason", e.reason},
-                        {"count", e.count}});
-  return list;
-}
-
-std::size_t count(const convert::conversion_report& r, convert::report_entry::kind k) {
-  std::size_t n = 0;
-  for (const convert::report_entry& e : r.entries) n += e.severity == k ? 1 : 0;
-  return n;
-}
 
 /// "  dropped  morph targets x3 in mesh 'Body': this library writes no morph tables yet"
 std::string report_text(const convert::conversion_report& r, bool with_info) {
   using kind = convert::report_entry::kind;
   std::string s;
   if (r.entries.empty()) return s;
-  s += "conversion report: " + std::to_string(count(r, kind::dropped)) + " dropped, " +
-       std::to_string(count(r, kind::changed)) + " changed, " + std::to_string(count(r, kind::info)) + " info\n";
+  s += "conversion report: " + std::to_string(r.count(kind::dropped)) + " dropped, " +
+       std::to_string(r.count(kind::changed)) + " changed, " + std::to_string(r.count(kind::info)) + " info\n";
   for (const convert::report_entry& e : r.entries) {
     if (e.severity == kind::info && !with_info) continue;
     // what/where/reason quote names from the source file: escaped.
@@ -117,126 +95,8 @@ std::string report_text(const convert::conversion_report& r, bool with_info) {
   return s;
 }
 
-/// OUT.lodN.untold, as the assimp cook names its LOD files.
-fs::path lod_path(const fs::path& output, std::size_t level) {
-  fs::path p = output;
-  p.replace_filename(output.stem().string() + ".lod" + std::to_string(level) + output.extension().string());
-  return p;
-}
-
-void fill_counts(outcome& o, byte_span file) {
-  auto a = untold::open(file);
-  if (!a) return;
-  o.entities = static_cast<std::uint32_t>(a->entities().size());
-  o.meshes = static_cast<std::uint32_t>(a->meshes().size());
-  o.materials = static_cast<std::uint32_t>(a->materials().size());
-  o.textures = static_cast<std::uint32_t>(a->textures().size());
-  for (const mesh_record& m : a->meshes()) {
-    o.vertices += m.vertex_count;
-    o.triangles += m.index_count / 3;
-  }
-}
-
-/// importer -> scene -> to_untold -> files.
-void cook_foreign(const cook_args& args, const input& in, const format_handler& h, progress_display& progress,
-                  outcome& o) {
-  o.format = std::string(h.name);
-  if (args.lods != 0) o.warnings.push_back("--lod applies to assimp inputs; " + o.format + " LOD levels come from the file");
-  if (args.copy_textures) o.warnings.push_back("--copy-textures applies to assimp inputs");
-  if (args.no_optimize) o.warnings.push_back("--no-optimize applies to assimp inputs");
-  if (args.split_animations) o.warnings.push_back("--split-animations applies to assimp inputs");
-  progress.update("import", 0);
-  import_request request;
-  request.input = args.input;
-  request.bytes = in.bytes();
-  // One budget for every input (the model and its --animations files),
-  // shared by the importer and the writer (untold/budget.hpp).
-  std::uint64_t input_bytes = in.bytes().size();
-  for (const std::string& a : args.animations) {
-    request.animations.emplace_back(a);
-    std::error_code ec;
-    const std::uintmax_t size = fs::file_size(a, ec);
-    if (!ec) input_bytes += size;
-  }
-  untold::budget budget(request.limits, input_bytes);
-  request.budget = &budget;
-  auto scene = h.import(request);
-  progress.update("import", 1);
-  if (!scene) {
-    // An --animations file the importer could not read is an I/O failure.
-    const errc code = scene.error().code;
-    o.code = code == errc::io_open_failed || code == errc::io_read_failed ? exit_io : exit_invalid;
-    o.error = escaped(args.input) + ": cannot import: " + scene.error().describe();
-    return;
-  }
-  progress.update("convert", 0);
-  o.report = scene->report;
-  convert::to_untold_options options;
-  std::string ignored;
-  options.write.compression = uniform_policy(parse_compression(args.compress, ignored).value_or(chunk_compression{}));
-  if (args.format_version != 0) options.write.format_version = args.format_version;
-  if (args.animations_only) options.content = convert::untold_content::animations_only;
-  options.embed_images = args.embed;
-  options.uv_wrap = args.uv_wrap;
-  options.limits = request.limits;
-  options.budget = &budget;
-  auto out = convert::to_untold(*scene, options, o.report);
-  progress.update("convert", 1);
-  if (!out) {
-    o.code = exit_invalid;
-    o.error = escaped(args.input) + ": cannot convert: " + out.error().describe();
-    return;
-  }
-  if (args.strict && o.report.lost_anything()) {
-    o.code = exit_invalid;
-    o.error = escaped(args.input) + ": --strict: the conversion drops content (" +
-              std::to_string(count(o.report, convert::report_entry::kind::dropped)) +
-              " dropped entries in the report); nothing written";
-    return;
-  }
-  progress.update("write", 0);
-  const fs::path output(args.output);
-  std::string message;
-  if (!write_output(output, out->file, message)) {
-    o.code = exit_io;
-    o.error = message;
-    return;
-  }
-  o.written.push_back(output.string());
-  o.bytes = out->file.size();
-  for (std::size_t k = 0; k < out->lod_files.size(); ++k) {
-    const fs::path p = lod_path(output, k + 1);
-    if (!write_output(p, out->lod_files[k], message)) {
-      o.code = exit_io;
-      o.error = message;
-      return;
-    }
-    o.written.push_back(p.string());
-  }
-  // Embedded images have no file of their own: write them where the URI
-  // says (with --embed they are in the output already).
-  for (const convert::texture& t : scene->textures) {
-    if (t.embedded.empty() || args.embed) continue;
-    if (!portable_relative_uri(t.uri)) {
-      o.warnings.push_back("embedded image '" + escaped(t.name) + "' not written: its URI '" + escaped(t.uri) +
-                           "' leaves the output directory");
-      continue;
-    }
-    const fs::path p = output.parent_path() / fs::path(t.uri);
-    std::error_code ec;
-    fs::create_directories(p.parent_path(), ec);
-    if (!write_output(p, t.embedded, message)) {
-      o.code = exit_io;
-      o.error = message;
-      return;
-    }
-    o.written.push_back(p.string());
-  }
-  progress.update("write", 1);
-  fill_counts(o, out->file);
-}
-
-void cook_assimp(const cook_args& args, bool quiet, progress_display& progress, outcome& o) {
+/// The cook's options from the command line.
+cook_options options_of(const cook_args& args, progress_display& progress) {
   cook_options c;
   c.input = args.input;
   c.output = args.output;
@@ -252,143 +112,116 @@ void cook_assimp(const cook_args& args, bool quiet, progress_display& progress, 
   c.animations = args.animations_only    ? cook_animations::only
                  : args.split_animations ? cook_animations::split
                                          : cook_animations::in_file;
-  if (!quiet) c.progress = [&progress](std::string_view stage, float fraction) { progress.update(stage, fraction); };
-  cook_report r = cook(c);
-  o.warnings.insert(o.warnings.end(), r.warnings.begin(), r.warnings.end());
-  o.report = std::move(r.conversion);
-  if (!r) {
-    o.code = r.io_failure ? exit_io : exit_invalid;
-    o.error = r.error;
-    return;
-  }
-  for (const fs::path& p : r.written) o.written.push_back(p.string());
-  o.bytes = r.bytes;
-  o.entities = r.entities;
-  o.meshes = r.meshes;
-  o.materials = r.materials;
-  o.textures = r.textures;
-  o.vertices = r.vertices;
-  o.triangles = r.triangles;
+  c.progress = [&progress](std::string_view stage, float fraction) { progress.update(stage, fraction); };
+  return c;
 }
 
-/// The output's directory must exist unless --mkdir creates it.
-bool prepare_output_directory(const cook_args& args, outcome& o) {
+/// The output's directory must exist unless --mkdir creates it. Empty, or
+/// why it cannot be written.
+std::string prepare_output_directory(const cook_args& args) {
   const fs::path dir = fs::path(args.output).parent_path();
-  if (dir.empty()) return true;
+  if (dir.empty()) return {};
   std::error_code ec;
-  if (fs::is_directory(dir, ec)) return true;
-  o.code = exit_io;
-  if (fs::exists(dir, ec)) {
-    o.error = "cannot write " + quote_path(args.output) + ": " + std::strerror(ENOTDIR);
-    return false;
-  }
-  if (!args.mkdir) {
-    o.error = "cannot write " + quote_path(args.output) + ": " + std::strerror(ENOENT) + " (directory " +
-              quote_path(dir.string()) + " does not exist; --mkdir creates it)";
-    return false;
-  }
+  if (fs::is_directory(dir, ec)) return {};
+  if (fs::exists(dir, ec)) return "cannot write " + quote_path(args.output) + ": " + std::strerror(ENOTDIR);
+  if (!args.mkdir)
+    return "cannot write " + quote_path(args.output) + ": " + std::strerror(ENOENT) + " (directory " +
+           quote_path(dir.string()) + " does not exist; --mkdir creates it)";
   fs::create_directories(dir, ec);
-  if (ec) {
-    o.error = "cannot create directory " + quote_path(dir.string()) + ": " + ec.message();
-    return false;
-  }
-  o.code = exit_ok;
-  return true;
+  if (ec) return "cannot create directory " + quote_path(dir.string()) + ": " + ec.message();
+  return {};
 }
 
 outcome cook_command(const cook_args& args, const common_flags& flags) {
   outcome o;
+  const auto fail = [&o](int code, std::string message) {
+    o.code = code;
+    o.cooked.error = std::move(message);
+    return o;
+  };
   std::string io_message;
   json io_error;
   const auto in = input::load(args.input, io_message, io_error);
-  if (!in) {
-    o.code = exit_io;
-    o.error = io_message;
-    return o;
-  }
+  if (!in) return fail(exit_io, io_message);
   const detected d = detect(in->bytes());
   // An empty or tiny file "matches" a magic prefix; only a whole magic means .untold here.
-  if (d.what == detected::kind::untold && in->bytes().size() >= file_magic.size()) {
-    o.code = exit_invalid;
-    o.error = quote_path(args.input) + " is already a .untold file (recompress changes its compression)";
-    return o;
-  }
+  if (d.what == detected::kind::untold && in->bytes().size() >= file_magic.size())
+    return fail(exit_invalid, quote_path(args.input) + " is already a .untold file (recompress changes its compression)");
   const bool foreign = d.what == detected::kind::foreign && d.handler->import != nullptr;
-  if (d.what == detected::kind::foreign && !foreign) {
-    o.code = exit_invalid;
-    o.error = quote_path(args.input) + ": cook cannot import this format (" + std::string(d.handler->description) + ")";
-    return o;
-  }
+  if (d.what == detected::kind::foreign && !foreign)
+    return fail(exit_invalid,
+                quote_path(args.input) + ": cook cannot import this format (" + std::string(d.handler->description) + ")");
   if (!foreign && args.input == "-") {
-    o.code = exit_invalid;
     // No path to hand assimp: empty is E-IO-EMPTY, anything else E-FORMAT-UNKNOWN to this command.
     const errc code = in->bytes().empty() ? errc::io_empty_file : errc::format_unknown;
-    o.error = "standard input: " + std::string(rule_id(code)) + " " + std::string(untold::name(code)) +
-              ": standard input is not a format recognised by its magic; assimp inputs (glTF, OBJ, FBX, ...) "
-              "need a file path, as they reference side files";
-    return o;
+    return fail(exit_invalid, "standard input: " + std::string(rule_id(code)) + " " + std::string(untold::name(code)) +
+                                  ": standard input is not a format recognised by its magic; assimp inputs (glTF, OBJ, "
+                                  "FBX, ...) need a file path, as they reference side files");
   }
-  if (!foreign && !args.animations.empty()) {
-    o.code = exit_usage;
-    o.error = "--animations is for formats that keep clips in separate files (Urho3D .ani, ...)";
-    return o;
-  }
+  if (!foreign && !args.animations.empty())
+    return fail(exit_usage, "--animations is for formats that keep clips in separate files (Urho3D .ani, ...)");
+  if (foreign) o.format = std::string(d.handler->name);
   if (flags.verbose)
     complain("cooking " + quote_path(args.input) + " (" +
              (foreign ? std::string(d.handler->description) : std::string("assimp")) + ") into " +
              quote_path(args.output));
-  if (!prepare_output_directory(args, o)) return o;
+  if (std::string problem = prepare_output_directory(args); !problem.empty()) return fail(exit_io, std::move(problem));
   progress_display progress(!flags.quiet && (args.progress || flags.verbose || ::isatty(STDERR_FILENO) != 0),
                             ::isatty(STDERR_FILENO) != 0);
-  if (foreign) cook_foreign(args, *in, *d.handler, progress, o);
-  else cook_assimp(args, flags.quiet, progress, o);
+  const cook_options options = options_of(args, progress);
+  if (foreign) {
+    const std::vector<fs::path> animations(args.animations.begin(), args.animations.end());
+    o.cooked = cook_foreign(*d.handler, in->bytes(), animations, options);
+  } else {
+    o.cooked = cook(options);
+  }
   progress.finish();
+  if (!o.cooked) o.code = o.cooked.io_failure ? exit_io : exit_invalid;
   return o;
 }
 
 int run_cook(const cook_args& args, const common_flags& flags) {
   const outcome o = cook_command(args, flags);
+  const cook_report& r = o.cooked;
   if (!flags.quiet)
-    for (const std::string& w : o.warnings) complain("warning: " + w);
+    for (const std::string& w : r.warnings) complain("warning: " + w);
   if (o.code != exit_ok) {
-    complain(o.error);
+    complain(r.error);
     // --strict: the entries that made it fail belong to the error.
-    if (args.strict && o.report.lost_anything() && !flags.json)
-      std::fputs(report_text(o.report, false).c_str(), stderr);
+    if (args.strict && r.conversion.lost_anything() && !flags.json)
+      std::fputs(report_text(r.conversion, false).c_str(), stderr);
   }
   if (flags.json) {
     json written = json::array();
-    for (const std::string& w : o.written) written.push_back(w);
-    json warnings = json::array();
-    for (const std::string& w : o.warnings) warnings.push_back(w);
+    for (const fs::path& w : r.written) written.push_back(w.string());
     using kind = convert::report_entry::kind;
     print(to_text(json{{"input", args.input},
                        {"output", args.output},
-                       {"format", o.format.empty() ? json(nullptr) : json(o.format)},
+                       {"format", o.format},
                        {"ok", o.code == exit_ok},
-                       {"error", o.code == exit_ok ? json(nullptr) : json(o.error)},
-                       {"bytes", o.bytes},
-                       {"entities", o.entities},
-                       {"meshes", o.meshes},
-                       {"vertices", o.vertices},
-                       {"triangles", o.triangles},
-                       {"materials", o.materials},
-                       {"textures", o.textures},
+                       {"error", o.code == exit_ok ? json(nullptr) : json(r.error)},
+                       {"bytes", r.bytes},
+                       {"entities", r.entities},
+                       {"meshes", r.meshes},
+                       {"vertices", r.vertices},
+                       {"triangles", r.triangles},
+                       {"materials", r.materials},
+                       {"textures", r.textures},
                        {"written", std::move(written)},
-                       {"warnings", std::move(warnings)},
-                       {"dropped", count(o.report, kind::dropped)},
-                       {"changed", count(o.report, kind::changed)},
-                       {"report", report_json(o.report)}}));
+                       {"warnings", r.warnings},
+                       {"dropped", r.conversion.count(kind::dropped)},
+                       {"changed", r.conversion.count(kind::changed)},
+                       {"report", report_json(r.conversion)}}));
     return o.code;
   }
   if (o.code != exit_ok || flags.quiet) return o.code;
   std::printf("cooked %s -> %s: %llu bytes, %u entities, %u meshes, %llu vertices, %llu triangles, %u materials, %u textures\n",
-              escaped(args.input).c_str(), escaped(args.output).c_str(), static_cast<unsigned long long>(o.bytes), o.entities, o.meshes,
-              static_cast<unsigned long long>(o.vertices), static_cast<unsigned long long>(o.triangles), o.materials,
-              o.textures);
-  for (const std::string& path : o.written)
-    if (path != args.output) std::printf("  also wrote %s\n", escaped(path).c_str());
-  print(report_text(o.report, flags.verbose));
+              escaped(args.input).c_str(), escaped(args.output).c_str(), static_cast<unsigned long long>(r.bytes), r.entities,
+              r.meshes, static_cast<unsigned long long>(r.vertices), static_cast<unsigned long long>(r.triangles),
+              r.materials, r.textures);
+  for (const fs::path& path : r.written)
+    if (path.string() != args.output) std::printf("  also wrote %s\n", escaped(path.string()).c_str());
+  print(report_text(r.conversion, flags.verbose));
   return o.code;
 }
 
@@ -424,7 +257,7 @@ void add_cook_command(CLI::App& app, context& ctx) {
   cmd->add_flag("--animations-only", a->animations_only, "write only the clips, as one fileType-animation file")
       ->excludes(split);
   add_common_flags(*cmd, ctx.flags, "print a JSON report (also on failure)");
-  const auto tiles = add_cook_tiles_options(*cmd);  // --tiles: the partitioning cook (cli_cook_tiles.cpp)
+  const auto tiles = add_cook_tiles_options(*cmd);  // --tiles: the partitioning cook (cook_tiles.cpp)
   cmd->callback([a, tiles, &ctx] {
     if (!cook_tiles_requested(*tiles)) {
       ctx.exit_code = run_cook(*a, ctx.flags);

@@ -1,6 +1,6 @@
-// tools/cli_cook_tiles.cpp - `untold cook SCENE --tiles grid:SIZE|quadtree[:MAXTRIS] -o OUTDIR/`:
-// the options of the partitioning cook and its report (tools/cook_tiles.hpp,
-// docs/tiles.md). cli_cook.cpp registers the options and dispatches here.
+// tools/cli/cook_tiles.cpp - `untold cook SCENE --tiles grid:SIZE|quadtree[:MAXTRIS] -o OUTDIR/`:
+// the options of the partitioning cook and its report (pipeline/cook_tiles.hpp,
+// docs/tiles.md). cook.cpp registers the options and dispatches here.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli_commands.hpp"
+#include "commands.hpp"
 #include "compress_spec.hpp"
 #include "cook_tiles.hpp"
 
@@ -165,10 +165,7 @@ int run_cook_tiles(const cook_tiles_args& args, const cook_tiles_io& io, const c
                        {"bytes", r.total_bytes},
                        {"tiles", std::move(tiles)},
                        {"shared", r.shared ? summary_json(*r.shared) : json(nullptr)},
-                       {"dropped", std::count_if(r.report.entries.begin(), r.report.entries.end(),
-                                                 [](const convert::report_entry& e) {
-                                                   return e.severity == convert::report_entry::kind::dropped;
-                                                 })}}));
+                       {"dropped", r.report.count(convert::report_entry::kind::dropped)}}));
     return exit_ok;
   }
   if (flags.quiet) return exit_ok;

@@ -1,5 +1,16 @@
-// tools/fetch_command.cpp - `untold fetch URL` (see fetch_command.hpp).
-#include "fetch_command.hpp"
+// tools/cli/fetch.cpp - `untold fetch URL`: download a .untold (or any
+// file) over HTTPS through the persistent disk cache, validate it, and print
+// what it holds (size, chunks, meshes, ETag, cache hit/miss). Needs the
+// untold::remote target (libcurl); see docs/remote.md.
+//
+//   untold fetch https://cdn.example.com/scene/tiles/t_0_0.untold
+//   untold fetch URL --revalidate            # conditional GET (ETag), 304 keeps the entry
+//   untold fetch URL --ranges                # open by HTTP Range requests instead, print bytes fetched
+//   untold fetch URL --cache-dir DIR --ca-file ca.pem --json
+//
+// Exit codes: 0 fetched and valid, 1 the file failed validation, 2 usage (a
+// refused URL such as http://), 3 network or cache failure. --json prints a
+// JSON document on failure too ({"url", "ok": false, "error"}).
 
 #include <cstdio>
 #include <cstdlib>
@@ -14,13 +25,12 @@
 #include <untold/ranges.hpp>
 #include <untold/remote/remote.hpp>
 
-#include "cli_common.hpp"
+#include "commands.hpp"
 
-namespace untold::tools {
+namespace untold::tools::cli {
 namespace {
 
 namespace ur = untold::remote;
-namespace cli = untold::tools::cli;
 
 struct fetch_args {
   std::string url;
@@ -59,10 +69,10 @@ int exit_code_of(const ur::error& e) {
   switch (e.code) {
     case ur::remote_errc::insecure_scheme:
     case ur::remote_errc::unsupported_scheme:
-    case ur::remote_errc::bad_url: return e.attempts == 0 ? cli::exit_usage : cli::exit_io;
+    case ur::remote_errc::bad_url: return e.attempts == 0 ? exit_usage : exit_io;
     case ur::remote_errc::invalid_asset:
-    case ur::remote_errc::bad_manifest: return cli::exit_invalid;
-    default: return cli::exit_io;
+    case ur::remote_errc::bad_manifest: return exit_invalid;
+    default: return exit_io;
   }
 }
 
@@ -80,7 +90,7 @@ ordered remote_error_json(const ur::error& e) {
 /// Reports a failure on stderr and, with --json, as the JSON document on
 /// stdout ({"url", "ok": false, "error"}); returns the exit code.
 int fail(const fetch_args& a, const std::string& message, ordered error, int code) {
-  cli::complain(message);
+  complain(message);
   if (a.as_json)
     std::printf("%s\n", ordered{{"url", a.url}, {"ok", false}, {"error", std::move(error)}}
                              .dump(2, ' ', false, ordered::error_handler_t::replace)
@@ -91,7 +101,7 @@ int fail(const fetch_args& a, const ur::error& e) {
   return fail(a, e.describe(), remote_error_json(e), exit_code_of(e));
 }
 int fail(const fetch_args& a, const std::string& where, const untold::error& e) {
-  return fail(a, cli::escaped(where) + ": " + e.describe(), error_json(e), cli::exit_invalid);
+  return fail(a, escaped(where) + ": " + e.describe(), error_json(e), exit_invalid);
 }
 
 void print(const nlohmann::ordered_json& j, bool as_json) {
@@ -101,7 +111,7 @@ void print(const nlohmann::ordered_json& j, bool as_json) {
   }
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (it.key() == "ok") continue;
-    const std::string value = cli::escaped(it->is_string() ? it->get<std::string>() : it->dump());
+    const std::string value = escaped(it->is_string() ? it->get<std::string>() : it->dump());
     std::printf("%-9s %s\n", (it.key() + ":").c_str(), value.c_str());
   }
 }
@@ -115,8 +125,8 @@ int run_fetch(const fetch_args& a) {
   o.retry.max_attempts = a.attempts;
   o.prefetch_textures = !a.no_prefetch && !a.ranges;
   if (!a.quiet)
-    o.log = [](std::string_view line) { cli::complain(cli::escaped(line)); };
-  if (a.verbose) cli::complain("fetching " + cli::escaped(a.url) + " (cache " + cli::escaped(o.cache_dir.string()) + ")");
+    o.log = [](std::string_view line) { complain(escaped(line)); };
+  if (a.verbose) complain("fetching " + escaped(a.url) + " (cache " + escaped(o.cache_dir.string()) + ")");
   auto dl = ur::downloader::create(o);
   if (!dl) return fail(a, dl.error());
   nlohmann::ordered_json out;
@@ -176,7 +186,7 @@ int run_fetch(const fetch_args& a) {
 
 }  // namespace
 
-void add_fetch_command(CLI::App& app, int& exit_code) {
+void add_fetch_command(CLI::App& app, context& ctx) {
   auto args = std::make_shared<fetch_args>();
   CLI::App* cmd = app.add_subcommand("fetch", "Download a file over HTTPS into the disk cache, validate it, describe it");
   cmd->add_option("URL", args->url, "https:// URL (http:// is refused)")->required();
@@ -193,7 +203,7 @@ void add_fetch_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", args->as_json, "print a JSON object (also on failure)");
   cmd->add_flag("-q,--quiet", args->quiet, "print only errors and the result (no download log)");
   cmd->add_flag("-v,--verbose", args->verbose, "also say on stderr what the tool does");
-  cmd->callback([args, &exit_code] { exit_code = run_fetch(*args); });
+  cmd->callback([args, &ctx] { ctx.exit_code = run_fetch(*args); });
 }
 
-}  // namespace untold::tools
+}  // namespace untold::tools::cli

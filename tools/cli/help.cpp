@@ -1,4 +1,4 @@
-// tools/cli_help.cpp - `untold help [COMMAND [SUBCOMMAND]]` and `untold
+// tools/cli/help.cpp - `untold help [COMMAND [SUBCOMMAND]]` and `untold
 // version`, as git and ktx have them (`--help` and `--version` work too).
 #include <memory>
 #include <string>
@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli_commands.hpp"
+#include "commands.hpp"
 
 namespace untold::tools::cli {
 
@@ -39,11 +39,11 @@ void add_help_command(CLI::App& app, context& ctx) {
   });
 }
 
-void add_version_command(CLI::App& app, context& ctx, const std::string& version) {
+void add_version_command(CLI::App& app, context& ctx) {
   CLI::App* cmd = app.add_subcommand("version", "Print the version of untold");
   cmd->add_flag("--json", ctx.flags.json, "print {\"version\": ...}");
-  cmd->callback([version, &ctx] {
-    print(ctx.flags.json ? to_text(json{{"version", version}}) : "untold " + version + "\n");
+  cmd->callback([&ctx] {
+    print(ctx.flags.json ? to_text(json{{"version", ctx.version}}) : "untold " + ctx.version + "\n");
     ctx.exit_code = exit_ok;
   });
 }

@@ -1,4 +1,4 @@
-// tools/cli_inspect.cpp - `untold info`, `validate` and `dump`: each input
+// tools/cli/inspect.cpp - `untold info`, `validate` and `dump`: each input
 // goes to the reader its magic names (.untold, or a foreign format's handler
 // from formats.hpp); anything else is "unrecognised" (exit 1).
 #include <cstdint>
@@ -11,7 +11,7 @@
 
 #include <untold/reader.hpp>
 
-#include "cli_commands.hpp"
+#include "commands.hpp"
 
 namespace untold::tools::cli {
 namespace {

@@ -1,35 +1,31 @@
-// untold - the command-line tool. One file per subcommand (tools/cli_*.cpp),
-// each thin over the library and the tooling; this file only assembles them.
-// See docs/cli.md. Exit codes: 0 ok, 1 invalid input, 2 usage, 3 I/O.
+// untold - the command-line tool. One file per subcommand (tools/cli/),
+// each thin over the library and the pipeline (tools/pipeline/); this file
+// only lists them. See docs/cli.md. Exit codes: 0 ok, 1 invalid input,
+// 2 usage, 3 I/O.
 #include <exception>
 #include <filesystem>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
-#include "assetc_build.hpp"
-#include "cli_commands.hpp"
-#include "formats.hpp"
-#if defined(UNTOLD_CLI_FETCH)
-#include "fetch_command.hpp"
-#endif
+#include "commands.hpp"
 
 namespace {
 
 namespace cli = untold::tools::cli;
 
 int run(int argc, char** argv) {
-  const std::string version = UNTOLD_VERSION_STRING;
+  cli::context ctx;
+  ctx.version = UNTOLD_VERSION_STRING;
   CLI::App app{
       "untold: inspect, validate, cook, build and stream runtime 3D assets: .untold, Urho3D (.mdl .ani .pak), "
       "Pragma UDM/PMDL and assetc (.hmesh .hmat .hman .hpack .hanim)",
       "untold"};
   app.require_subcommand(1, 1);
-  app.set_version_flag("--version", "untold " + version);
+  app.set_version_flag("--version", "untold " + ctx.version);
   app.footer("Exit codes: 0 success, 1 invalid input, 2 usage error, 3 I/O error (cannot read or write a file).\n"
              "Run 'untold help COMMAND' or 'untold COMMAND --help' for the options of a command.");
 
-  cli::context ctx;
   cli::add_info_command(app, ctx);
   cli::add_validate_command(app, ctx);
   cli::add_dump_command(app, ctx);
@@ -38,15 +34,15 @@ int run(int argc, char** argv) {
   cli::add_manifest_command(app, ctx);
   cli::add_stream_sim_command(app, ctx);
 #if defined(UNTOLD_CLI_FETCH)
-  untold::tools::add_fetch_command(app, ctx.exit_code);
+  cli::add_fetch_command(app, ctx);
 #endif
-  // The foreign formats' own subcommands (tools/format_<family>.cpp).
-  untold::tools::add_urho3d_commands(app, ctx.exit_code);
-  untold::tools::add_udm_commands(app, ctx.exit_code);
-  untold::tools::add_assetc_commands(app, ctx.exit_code);
-  untold::tools::add_assetc_build_command(app, ctx.exit_code);  // `untold build` (tools/assetc_build.hpp)
+  cli::add_pak_command(app, ctx);
+  cli::add_udm_command(app, ctx);
+  cli::add_check_command(app, ctx);
+  cli::add_pack_command(app, ctx);
+  cli::add_build_command(app, ctx);
   cli::add_help_command(app, ctx);
-  cli::add_version_command(app, ctx, version);
+  cli::add_version_command(app, ctx);
 
   try {
     app.parse(argc, argv);  // the subcommand runs inside, from its callback

@@ -1,4 +1,4 @@
-// tools/cli_manifest.cpp - `untold manifest validate|info MANIFEST` (docs/tiles.md, docs/cli.md).
+// tools/cli/manifest.cpp - `untold manifest validate|info MANIFEST` (docs/tiles.md, docs/cli.md).
 //
 // validate checks what the schema parse cannot: every tile, LOD, HLOD and
 // shared-bucket file exists next to the manifest, its size is its
@@ -25,13 +25,13 @@
 
 #include <untold/io.hpp>
 #include <untold/remote/manifest.hpp>
-#if defined(UNTOLD_TOOLING_REMOTE)
+#if defined(UNTOLD_CLI_REMOTE)
 #include <untold/remote/http.hpp>
 #endif
 #include <untold/scene.hpp>
 #include <untold/vertex.hpp>
 
-#include "cli_commands.hpp"
+#include "commands.hpp"
 
 namespace untold::tools::cli {
 namespace {
@@ -214,7 +214,7 @@ void check_local(const checked_file& f, const fs::path& dir, bool remote_checked
                                                  vec3_text(b.max)});
 }
 
-#if defined(UNTOLD_TOOLING_REMOTE)
+#if defined(UNTOLD_CLI_REMOTE)
 /// HEAD of every file at base_url + its path, at most `window` at a time on
 /// one client (HTTP/2 multiplexed when the server offers it). One try per
 /// file: a validator reports what the server answers now. 404/410 ->
@@ -276,7 +276,7 @@ validation validate(const remote::manifest& m, const fs::path& dir, const manife
   validation v;
   const std::vector<checked_file> files = check_entries(m, v);
   const bool remote_checked = !args.base_url.empty();
-#if defined(UNTOLD_TOOLING_REMOTE)
+#if defined(UNTOLD_CLI_REMOTE)
   if (remote_checked) {
     // The base URL names the manifest's directory (with or without the final '/').
     const std::string base_dir = args.base_url.ends_with('/') ? args.base_url : args.base_url + "/";
@@ -291,7 +291,7 @@ int run_manifest(const manifest_args& args, const common_flags& flags, bool info
   std::error_code ec;
   if (!args.base_url.empty()) {
     std::string refused;
-#if defined(UNTOLD_TOOLING_REMOTE)
+#if defined(UNTOLD_CLI_REMOTE)
     if (const auto https = remote::require_https(args.base_url); !https) refused = https.error().describe();
 #else
     refused = "this untold is built without untold::remote (libcurl): no HEAD checks";

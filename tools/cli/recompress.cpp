@@ -1,12 +1,12 @@
-// tools/cli_recompress.cpp - `untold recompress FILE -o OUT --compress SPEC`
-// (the logic is tools/recompress.hpp).
+// tools/cli/recompress.cpp - `untold recompress FILE -o OUT --compress SPEC`
+// (the logic is pipeline/recompress.hpp).
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
-#include "cli_commands.hpp"
+#include "commands.hpp"
 #include "compress_spec.hpp"
 #include "recompress.hpp"
 
@@ -38,8 +38,9 @@ int run_recompress(const recompress_args& a, const common_flags& flags) {
     if (!r) {
       code = exit_invalid;
       error = escaped(a.input) + ": " + r.error;
-    } else if (!write_output(a.output, r.bytes, error)) {
+    } else if (auto failed = write_output(a.output, r.bytes)) {
       code = exit_io;
+      error = std::move(failed->message);
     } else {
       out_size = r.bytes.size();
     }

@@ -1,4 +1,4 @@
-// tools/cli_stream_sim.cpp - `untold stream-sim MANIFEST --path camera.csv`:
+// tools/cli/stream_sim.cpp - `untold stream-sim MANIFEST --path camera.csv`:
 // replays a camera path against untold::streaming::planner over a simulated
 // network and reports what a client would have fetched, when each tile became
 // visible, and the memory it held. docs/streaming.md explains the model.
@@ -32,7 +32,7 @@
 #include <untold/source.hpp>
 #include <untold/streaming.hpp>
 
-#include "cli_commands.hpp"
+#include "commands.hpp"
 
 namespace untold::tools::cli {
 namespace {
@@ -513,9 +513,8 @@ int run_stream_sim(const sim_args& a, const common_flags& flags) {
   const std::uint64_t fetched = r.prefix_bytes + r.range_bytes + r.file_bytes;
   if (!a.svg.empty()) {
     const std::string svg = plot_svg(r, budget, "untold stream-sim: " + std::filesystem::path(a.manifest).filename().string());
-    std::string write_error;
-    if (!write_output(a.svg, as_bytes(std::span(svg.data(), svg.size())), write_error)) {
-      complain(write_error);
+    if (auto failed = write_output(a.svg, std::as_bytes(std::span(svg)))) {
+      complain(failed->message);
       return exit_io;
     }
   }

@@ -1,4 +1,4 @@
-// tools/assetc_build.cpp - the compiler behind `untold build` (see
+// tools/pipeline/assetc_build.cpp - the compiler behind `untold build` (see
 // assetc_build.hpp, docs/assetc-build.md): sources -> neutral scene ->
 // .hmesh/.hmat/.hanim/.ktx2, one global assets.hman, optional .hpack,
 // incremental cache, parallel jobs, verification.
@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -17,9 +16,6 @@
 #include <system_error>
 #include <thread>
 
-#include <unistd.h>
-
-#include <CLI/CLI.hpp>
 #include <meshoptimizer.h>
 #include <nlohmann/json.hpp>
 
@@ -29,6 +25,7 @@
 #include <untold/vertex.hpp>
 
 #include "assetc_ktx2.hpp"
+#include "files.hpp"
 #include "import_assimp.hpp"
 #include "inspect.hpp"
 #include "simplify.hpp"
@@ -57,20 +54,27 @@ std::optional<std::vector<std::byte>> read_bytes(const fs::path& p) {
   return out;
 }
 
+/// Writes one output file (files.hpp: atomically), its directory made
+/// first. Error text, or nullopt.
 std::optional<std::string> write_bytes(const fs::path& p, byte_span bytes) {
   std::error_code ec;
   fs::create_directories(p.parent_path(), ec);
-  if (ec) return "cannot create " + p.parent_path().string() + ": " + ec.message();
-  // Write beside, then rename: a reader never sees half a file.
-  const fs::path tmp = p.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!out) return "cannot write " + tmp.string();
-  }
-  fs::rename(tmp, p, ec);
-  if (ec) return "cannot rename " + tmp.string() + ": " + ec.message();
+  if (ec) return "cannot create " + quote_path(p.parent_path().string()) + ": " + ec.message();
+  if (auto failed = write_output(p, bytes)) return std::move(failed->message);
   return std::nullopt;
+}
+
+/// Writes one output of an asset, `path` relative to the output directory,
+/// and lists it; false with the asset failed (an I/O error) otherwise.
+bool write_asset_output(const fs::path& output, const std::string& path, byte_span bytes, asset_result& r) {
+  if (auto e = write_bytes(output / path, bytes)) {
+    r.state = asset_result::status::failed;
+    r.error = std::move(*e);
+    r.io_error = true;
+    return false;
+  }
+  r.outputs.push_back(path);
+  return true;
 }
 
 std::string hex_digest(std::initializer_list<byte_span> parts) {
@@ -438,13 +442,7 @@ void compile_mesh(context& ctx, job& j) {
       continue;
     }
     const std::string path = stem + "/tex_" + std::to_string(ti) + ".ktx2";
-    if (auto e = write_bytes(ctx.output / path, ktx)) {
-      r.state = asset_result::status::failed;
-      r.error = *e;
-      r.io_error = true;
-      return;
-    }
-    r.outputs.push_back(path);
+    if (!write_asset_output(ctx.output, path, ktx, r)) return;
     j.manifest.push_back({ac::hash_ref(ac::texture_ref(source_ref, ti)), static_cast<std::uint8_t>(use.srgb ? 1 : 0), path});
     written_textures.insert(ti);
     ++r.textures;
@@ -668,13 +666,7 @@ void compile_mesh(context& ctx, job& j) {
     files.emplace_back(stem + ".hanim", std::move(*hanim));
   }
   for (const auto& [path, bytes] : files) {
-    if (auto e = write_bytes(ctx.output / path, bytes)) {
-      r.state = asset_result::status::failed;
-      r.error = *e;
-      r.io_error = true;
-      return;
-    }
-    r.outputs.push_back(path);
+    if (!write_asset_output(ctx.output, path, bytes, r)) return;
   }
   std::sort(r.outputs.begin(), r.outputs.end());
   r.state = asset_result::status::compiled;
@@ -704,13 +696,7 @@ void compile_image(context& ctx, job& j, byte_span source_bytes) {
     return;
   }
   const std::string path = stem + ".ktx2";
-  if (auto e = write_bytes(ctx.output / path, ktx)) {
-    r.state = asset_result::status::failed;
-    r.error = *e;
-    r.io_error = true;
-    return;
-  }
-  r.outputs.push_back(path);
+  if (!write_asset_output(ctx.output, path, ktx, r)) return;
   r.textures = 1;
   r.state = asset_result::status::compiled;
 }
@@ -1100,197 +1086,5 @@ build_result build_unguarded(const build_options& options) {
 }  // namespace
 
 }  // namespace assetc_build
-
-// ---- the command ----------------------------------------------------------------------
-
-namespace {
-
-struct build_args {
-  std::string input, output, preset, config;
-  bool pack = false, list_presets = false, no_cache = false, verify = false, strict = false, as_json = false;
-  bool quiet = false, verbose = false;
-  unsigned jobs = 0;
-};
-
-void print_entry(const convert::report_entry& e) {
-  std::fprintf(stdout, "    %s: %s%s%s: %s (x%llu)\n", std::string(convert::name(e.severity)).c_str(), escaped(e.what).c_str(),
-               e.where.empty() ? "" : " in ", escaped(e.where).c_str(), escaped(e.reason).c_str(),
-               static_cast<unsigned long long>(e.count));
-}
-
-int run_build(const build_args& a) {
-  using namespace assetc_build;
-  std::error_code ec;
-  config cfg;
-  fs::path cfg_file;
-  if (!a.config.empty()) {
-    cfg_file = a.config;
-  } else {
-    cfg_file = find_config(a.input.empty() ? fs::current_path(ec) : fs::path(a.input));
-  }
-  if (!cfg_file.empty()) {
-    if (auto e = load_config(cfg_file, cfg)) {
-      std::fprintf(stderr, "untold: %s\n", escaped(*e).c_str());
-      return a.config.empty() ? 1 : (fs::exists(cfg_file, ec) ? 1 : 2);
-    }
-  }
-  if (!a.quiet)
-    for (const std::string& w : cfg.warnings) std::fprintf(stderr, "untold: warning: %s\n", escaped(w).c_str());
-  if (a.list_presets) {
-    for (const auto& [name, l] : cfg.presets)
-      std::printf("%s%s%s\n", escaped(name).c_str(), name == cfg.preset ? " (default)" : "",
-                  l.output ? (" -> " + escaped(*l.output)).c_str() : "");
-    return 0;
-  }
-  const fs::path base = cfg.file.empty() ? fs::path() : cfg.file.parent_path();
-  build_options o;
-  o.cfg = cfg;
-  o.preset_name = a.preset.empty() ? cfg.preset : a.preset;
-  if (!o.preset_name.empty()) {
-    o.preset = o.cfg.find_preset(o.preset_name);
-    if (o.preset == nullptr) {
-      std::string names;
-      for (const auto& [n, l] : cfg.presets) names += (names.empty() ? "" : ", ") + n;
-      std::fprintf(stderr, "untold: unknown preset '%s' (available: %s)\n", escaped(o.preset_name).c_str(),
-                   names.empty() ? "none" : escaped(names).c_str());
-      return 2;
-    }
-  }
-  o.input = !a.input.empty() ? fs::path(a.input) : base / cfg.input;
-  if (!a.output.empty()) o.output = a.output;
-  else if (o.preset != nullptr && o.preset->output) o.output = base / *o.preset->output;
-  else o.output = base / cfg.output;
-  if (!fs::is_directory(o.input, ec)) {
-    std::fprintf(stderr, "untold: %s: no such directory\n", escaped(o.input.string()).c_str());
-    return 2;
-  }
-  o.pack = a.pack || cfg.pack;
-  o.use_cache = !a.no_cache;
-  o.jobs = a.jobs != 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-  o.verify = a.verify;
-  o.strict = a.strict;
-  const bool tty = ::isatty(2) == 1 && !a.quiet && !a.as_json;
-  if (tty)
-    o.progress = [](std::size_t done, std::size_t total, std::string_view src) {
-      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, escaped(src).c_str());
-      std::fflush(stderr);
-    };
-  const build_result r = build(o);
-  if (tty) std::fprintf(stderr, "\r\033[K");
-  const int code = r.exit_code(a.strict);
-
-  std::size_t compiled = 0, cached = 0, failed = 0;
-  std::uint64_t triangles = 0;
-  for (const asset_result& s : r.assets) {
-    compiled += s.state == asset_result::status::compiled;
-    cached += s.state == asset_result::status::cached;
-    failed += s.state == asset_result::status::failed;
-    triangles += s.triangles;
-  }
-  if (a.as_json) {
-    nlohmann::ordered_json j;
-    j["input"] = generic(o.input);
-    j["output"] = generic(o.output);
-    j["preset"] = o.preset_name;
-    j["config"] = cfg.file.empty() ? "" : generic(cfg.file);
-    j["encoder"] = r.encoder;
-    nlohmann::ordered_json assets = nlohmann::ordered_json::array();
-    for (const asset_result& s : r.assets) {
-      nlohmann::ordered_json e;
-      e["source"] = s.source;
-      e["status"] = s.state == asset_result::status::compiled ? "compiled"
-                    : s.state == asset_result::status::cached ? "cached"
-                    : s.state == asset_result::status::failed ? "failed"
-                                                              : "skipped";
-      if (!s.error.empty()) e["error"] = s.error;
-      e["outputs"] = s.outputs;
-      e["triangles"] = s.triangles;
-      e["vertices"] = s.vertices;
-      e["meshlets"] = s.meshlets;
-      e["textures"] = s.textures;
-      nlohmann::ordered_json rep = nlohmann::ordered_json::array();
-      for (const auto& x : s.report.entries)
-        rep.push_back({{"severity", std::string(convert::name(x.severity))}, {"what", x.what}, {"where", x.where},
-                       {"reason", x.reason}, {"count", x.count}});
-      e["report"] = rep;
-      assets.push_back(e);
-    }
-    j["assets"] = assets;
-    j["compiled"] = compiled;
-    j["cached"] = cached;
-    j["failed"] = failed;
-    j["manifest_entries"] = r.manifest_entries;
-    if (!r.pack_file.empty()) j["pack"] = {{"file", generic(r.pack_file)}, {"bytes", r.pack_bytes}};
-    if (a.verify) j["verified_files"] = r.verified_files;
-    j["lost_anything"] = r.lost_anything();
-    j["notes"] = r.notes;
-    j["errors"] = r.errors;
-    j["warnings"] = cfg.warnings;
-    j["exit_code"] = code;
-    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
-    return code;
-  }
-  for (const asset_result& s : r.assets) {
-    if (s.state == asset_result::status::failed) {
-      std::fprintf(stderr, "untold: %s: %s\n", escaped(s.source).c_str(), escaped(s.error).c_str());
-      continue;
-    }
-    if (a.quiet) continue;
-    std::size_t dropped = 0, changed = 0;
-    for (const auto& e : s.report.entries) {
-      dropped += e.severity == convert::report_entry::kind::dropped;
-      changed += e.severity == convert::report_entry::kind::changed;
-    }
-    std::printf("%-8s %s -> %zu file%s", s.state == asset_result::status::cached ? "cached" : "compiled", escaped(s.source).c_str(),
-                s.outputs.size(), s.outputs.size() == 1 ? "" : "s");
-    if (dropped + changed != 0) std::printf(" (%zu dropped, %zu changed%s)", dropped, changed, a.verbose ? "" : "; -v lists them");
-    std::printf("\n");
-    if (a.verbose)
-      for (const auto& e : s.report.entries) print_entry(e);
-    else if (a.strict)
-      for (const auto& e : s.report.entries)
-        if (e.severity == convert::report_entry::kind::dropped) print_entry(e);
-  }
-  for (const std::string& n : r.notes)
-    if (!a.quiet) std::printf("note: %s\n", escaped(n).c_str());
-  for (const std::string& e : r.errors) std::fprintf(stderr, "untold: %s\n", escaped(e).c_str());
-  if (!a.quiet) {
-    std::printf("%zu assets: %zu compiled, %zu cached, %zu failed; %llu triangles; assets.hman %zu entries", r.assets.size(),
-                compiled, cached, failed, static_cast<unsigned long long>(triangles), r.manifest_entries);
-    if (!r.pack_file.empty()) std::printf("; %s (%llu bytes)", escaped(generic(r.pack_file)).c_str(), static_cast<unsigned long long>(r.pack_bytes));
-    if (a.verify) std::printf("; %zu files verified", r.verified_files);
-    std::printf("\n");
-  }
-  if (a.strict && r.lost_anything() && code == 1) std::fprintf(stderr, "untold: --strict: the build lost source data (listed above)\n");
-  return code;
-}
-
-}  // namespace
-
-void add_assetc_build_command(CLI::App& app, int& exit_code) {
-  auto args = std::make_shared<build_args>();
-  CLI::App* cmd = app.add_subcommand("build", "Compile source assets (glTF/GLB/OBJ, PNG/JPEG) into assetc runtime files");
-  cmd->add_option("ASSETS", args->input, "source directory (default: assetc.yml's input, else ./assets)");
-  cmd->add_option("-o,--output", args->output, "output directory (default: the preset's or assetc.yml's output, else ./runtime)");
-  cmd->add_flag("--pack", args->pack, "also bundle the outputs into <output>.hpack");
-  cmd->add_option("--preset", args->preset, "use this preset of assetc.yml");
-  cmd->add_flag("--list-presets", args->list_presets, "print the presets of assetc.yml and exit");
-  cmd->add_option("--config", args->config, "use this assetc.yml (default: the nearest one upwards from ASSETS or .)");
-  cmd->add_flag("--no-cache", args->no_cache, "ignore the incremental build cache and rebuild everything");
-  cmd->add_option("-j,--jobs", args->jobs, "parallel jobs (default: the number of cores)")->check(CLI::Range(1, 256));
-  cmd->add_flag("--verify", args->verify, "re-open every output with the validators (deep) and run the cross-file check");
-  cmd->add_flag("--strict", args->strict, "fail (exit 1) when anything of a source is dropped");
-  cmd->add_flag("--json", args->as_json, "print the build report as JSON");
-  cmd->add_flag("-q,--quiet", args->quiet, "print only errors");
-  cmd->add_flag("-v,--verbose", args->verbose, "list every report entry of every asset");
-  cmd->callback([args, &exit_code] {
-    try {
-      exit_code = run_build(*args);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "untold: build: %s\n", escaped(e.what()).c_str());
-      exit_code = 1;
-    }
-  });
-}
 
 }  // namespace untold::tools

@@ -1,4 +1,4 @@
-// tools/assetc_build.hpp - `untold build`: the assetc asset compiler
+// tools/pipeline/assetc_build.hpp - the assetc asset compiler behind `untold build`
 // (docs/assetc-build.md). Source assets under an input directory become
 // assetc runtime files:
 //
@@ -9,10 +9,8 @@
 //   ui/button.png     -> ui/button.ktx2
 //   (all)             -> assets.hman (texture hash -> path), optionally <output>.hpack
 //
-//   untold build [assets-dir] [-o runtime] [--pack] [--preset NAME] [--list-presets]
-//                [--no-cache] [-j N] [--verify] [--strict] [--json] [-q|-v] [--config FILE]
-//
-// The library side (load_config, resolve_settings, glob_match, build) is
+// The command is tools/cli/build.cpp. This side (load_config,
+// resolve_settings, glob_match, build) is
 // exception-free at its interface: yaml-cpp / assimp exceptions are caught
 // inside and come back as error text.
 #pragma once
@@ -32,15 +30,7 @@
 #include <untold/assetc/hmesh.hpp>
 #include <untold/convert/model.hpp>
 
-namespace CLI {
-class App;
-}
-
 namespace untold::tools {
-
-/// Adds `build` to `app`; when it runs, its exit code (0 ok, 1 invalid
-/// input or a loss under --strict, 2 usage, 3 I/O) is stored in `exit_code`.
-void add_assetc_build_command(CLI::App& app, int& exit_code);
 
 namespace assetc_build {
 

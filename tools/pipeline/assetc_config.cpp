@@ -1,4 +1,4 @@
-// tools/assetc_config.cpp - assetc.yml: parsing, glob rules and the layer
+// tools/pipeline/assetc_config.cpp - assetc.yml: parsing, glob rules and the layer
 // precedence of `untold build` (see assetc_build.hpp).
 #include <system_error>
 

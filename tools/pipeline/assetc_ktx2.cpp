@@ -1,4 +1,4 @@
-// tools/assetc_ktx2.cpp - image decode, texture encoders and the KTX2
+// tools/pipeline/assetc_ktx2.cpp - image decode, texture encoders and the KTX2
 // container for `untold build` (see assetc_ktx2.hpp).
 #include "assetc_ktx2.hpp"
 

@@ -1,4 +1,4 @@
-// tools/assetc_ktx2.hpp - the texture side of `untold build`: image decode
+// tools/pipeline/assetc_ktx2.hpp - the texture side of `untold build`: image decode
 // (PNG/JPEG/TGA/BMP through stb_image), the pluggable texture encoder, and
 // the KTX2 container it writes.
 //

@@ -1,4 +1,4 @@
-// tools/compress_spec.hpp - the `--compress` argument of the untold tool.
+// tools/pipeline/compress_spec.hpp - the `--compress` argument of the untold tool.
 //
 //   none | lz4 | lz4hc[:N] | zstd[:N]
 //

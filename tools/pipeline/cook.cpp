@@ -1,9 +1,7 @@
-// tools/cook.cpp - assimp -> neutral scene -> .untold (see cook.hpp).
+// tools/pipeline/cook.cpp - assimp or a foreign importer -> neutral scene -> .untold (see cook.hpp).
 #include "cook.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <map>
 #include <set>
 #include <system_error>
@@ -11,11 +9,13 @@
 
 #include <meshoptimizer.h>
 
+#include <untold/budget.hpp>
 #include <untold/convert/to_untold.hpp>
-#include <untold/io.hpp>
 #include <untold/reader.hpp>
 #include <untold/source.hpp>
 
+#include "files.hpp"
+#include "formats.hpp"
 #include "image_info.hpp"
 #include "import_assimp.hpp"
 #include "inspect.hpp"
@@ -254,16 +254,23 @@ fs::path sibling(const fs::path& output, const std::string& suffix) {
   return p;
 }
 
+/// Writes one output file (files.hpp: atomically); false with the report's
+/// error set on failure.
 bool write_bytes(const fs::path& path, std::span<const std::byte> bytes, cook_report& r) {
-  errno = 0;
-  if (auto s = write_file(path, bytes); !s) {
-    const int os_error = errno;  // write_file keeps errno from the failing call
+  if (auto failed = write_output(path, bytes)) {
     r.io_failure = true;
-    r.error = "cannot write '" + escaped(path.string()) + "': " + (os_error != 0 ? std::strerror(os_error) : s.error().describe());
+    r.error = std::move(failed->message);
     return false;
   }
   r.written.push_back(path);
   return true;
+}
+
+/// The --strict failure: the conversion dropped something.
+std::string strict_refusal(const fs::path& input, const conversion_report& report) {
+  return escaped(input.string()) + ": --strict: the conversion drops content (" +
+         std::to_string(report.count(report_entry::kind::dropped)) +
+         " dropped entries in the report); nothing written";
 }
 
 void count_output(cook_report& r, std::span<const std::byte> file) {
@@ -355,12 +362,7 @@ cook_report cook(const cook_options& options) {
   }
   progress("convert", 1);
 
-  if (options.strict && r.conversion.lost_anything()) {
-    std::size_t dropped = 0;
-    for (const report_entry& e : r.conversion.entries) dropped += e.severity == report_entry::kind::dropped;
-    return fail(escaped(options.input.string()) + ": --strict: the conversion drops content (" + std::to_string(dropped) +
-                " dropped entries in the report); nothing written");
-  }
+  if (options.strict && r.conversion.lost_anything()) return fail(strict_refusal(options.input, r.conversion));
 
   progress("write", 0);
   std::error_code ec;
@@ -379,10 +381,9 @@ cook_report cook(const cook_options& options) {
       if (!write_bytes(f.path, f.bytes, r)) return r;
       continue;
     }
-    fs::copy_file(f.copy_from, f.path, fs::copy_options::overwrite_existing, ec);
-    if (ec) {
+    if (auto failed = copy_output(f.copy_from, f.path)) {
       r.io_failure = true;
-      return fail("cannot copy '" + escaped(f.copy_from.string()) + "' to '" + escaped(f.path.string()) + "': " + ec.message());
+      return fail(std::move(failed->message));
     }
     r.written.push_back(f.path);
   }
@@ -391,6 +392,89 @@ cook_report cook(const cook_options& options) {
   count_output(r, outputs.front().second);
   if (r.triangles == 0 && options.animations != cook_animations::only)
     r.warnings.push_back("the scene has no triangle geometry");
+  return r;
+}
+
+cook_report cook_foreign(const format_handler& format, byte_span input, const std::vector<fs::path>& animation_files,
+                         const cook_options& options) {
+  cook_report r;
+  const auto fail = [&](std::string message, bool io_failure = false) {
+    r.error = std::move(message);
+    r.io_failure = io_failure;
+    return r;
+  };
+  const auto progress = [&](std::string_view stage, float fraction) {
+    if (options.progress) options.progress(stage, fraction);
+  };
+  if (options.output.empty()) return fail("no output path");
+  if (options.lod_count != 0)
+    r.warnings.push_back("--lod applies to assimp inputs; " + std::string(format.name) + " LOD levels come from the file");
+  if (options.copy_textures) r.warnings.push_back("--copy-textures applies to assimp inputs");
+  if (!options.optimize) r.warnings.push_back("--no-optimize applies to assimp inputs");
+  if (options.animations == cook_animations::split) r.warnings.push_back("--split-animations applies to assimp inputs");
+
+  progress("import", 0);
+  import_request request;
+  request.input = options.input;
+  request.bytes = input;
+  request.animations = animation_files;
+  // One budget for every input (the model and its clip files), shared by
+  // the importer and the writer (untold/budget.hpp).
+  std::uint64_t input_bytes = input.size();
+  for (const fs::path& a : animation_files) {
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(a, ec);
+    if (!ec) input_bytes += size;
+  }
+  untold::budget budget(request.limits, input_bytes);
+  request.budget = &budget;
+  auto imported = format.import(request);
+  progress("import", 1);
+  if (!imported) {
+    // A clip file the importer could not read is an I/O failure.
+    const errc code = imported.error().code;
+    return fail(escaped(options.input.string()) + ": cannot import: " + imported.error().describe(),
+                code == errc::io_open_failed || code == errc::io_read_failed);
+  }
+  scene& s = *imported;
+  r.conversion = std::move(s.report);
+  s.report = {};
+
+  progress("convert", 0);
+  to_untold_options o;
+  o.write.compression = options.compression;
+  if (options.format_version != 0) o.write.format_version = options.format_version;
+  if (options.animations == cook_animations::only) o.content = untold_content::animations_only;
+  o.embed_images = options.embed_textures;
+  o.uv_wrap = options.uv_wrap;
+  o.limits = request.limits;
+  o.budget = &budget;
+  auto out = to_untold(s, o, r.conversion);
+  progress("convert", 1);
+  if (!out) return fail(escaped(options.input.string()) + ": cannot convert: " + out.error().describe());
+  if (options.strict && r.conversion.lost_anything()) return fail(strict_refusal(options.input, r.conversion));
+
+  progress("write", 0);
+  if (!write_bytes(options.output, out->file, r)) return r;
+  for (std::size_t k = 0; k < out->lod_files.size(); ++k)
+    if (!write_bytes(sibling(options.output, "lod" + std::to_string(k + 1)), out->lod_files[k], r)) return r;
+  // Embedded images have no file of their own: written where the URI says
+  // (with embed_textures they are in the output already).
+  for (const texture& t : s.textures) {
+    if (t.embedded.empty() || options.embed_textures) continue;
+    if (!portable_relative_uri(t.uri)) {
+      r.warnings.push_back("embedded image '" + escaped(t.name) + "' not written: its URI '" + escaped(t.uri) +
+                           "' leaves the output directory");
+      continue;
+    }
+    const fs::path path = options.output.parent_path() / fs::path(t.uri);
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);  // a failure shows in the write
+    if (!write_bytes(path, t.embedded, r)) return r;
+  }
+  progress("write", 1);
+  r.bytes = out->file.size();
+  count_output(r, out->file);
   return r;
 }
 

@@ -1,5 +1,6 @@
-// tools/cook.hpp - turn a glTF 2.0 / OBJ / FBX / Collada (anything assimp
-// reads) into a .untold tile, the logic behind `untold cook` (docs/cli.md).
+// tools/pipeline/cook.hpp - turn a glTF 2.0 / OBJ / FBX / Collada (anything
+// assimp reads), or a foreign format with an importer (formats.hpp), into a
+// .untold tile: the logic behind `untold cook` (docs/cli.md).
 //
 //   untold::tools::cook_options o;
 //   o.input = "scene.gltf";
@@ -8,13 +9,13 @@
 //   if (!r) std::fprintf(stderr, "%s\n", r.error.c_str());
 //   for (const auto& e : r.conversion.entries) ...   // what was dropped or changed
 //
-// Steps: import_assimp (tools/import_assimp.hpp) into the neutral scene;
+// Steps: import_assimp (import_assimp.hpp) into the neutral scene;
 // resolve the images (embedded ones are written next to the output, files
 // are referenced by a URI relative to the output or copied next to it; a URI
 // that would leave the output directory is refused; with embed_textures all
 // of them are stored in the output instead); optimise each triangle
 // mesh for the vertex cache and vertex fetch (meshoptimizer); optionally
-// generate LOD levels (tools/simplify.hpp); write with convert::to_untold
+// generate LOD levels (simplify.hpp); write with convert::to_untold
 // (instancing, extension tables, clips). Every loss is in `conversion`;
 // with `strict` any dropped entry fails the cook before a byte is written.
 #pragma once
@@ -26,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include <untold/bytes.hpp>
 #include <untold/convert/model.hpp>
 #include <untold/writer.hpp>
 
@@ -60,7 +62,7 @@ struct cook_options {
   bool uv_wrap = false;
   /// Write this many LOD files (OUT.lod1.untold ...), each level simplified
   /// from LOD0 to 1/2, 1/4, ... of its triangles; levels that do not reduce
-  /// are not written (tools/simplify.hpp).
+  /// are not written (simplify.hpp).
   std::uint32_t lod_count = 0;
   /// Reorder for the vertex cache and vertex fetch (meshoptimizer).
   bool optimize = true;
@@ -93,6 +95,24 @@ struct cook_report {
 
 /// Cooks options.input into options.output (and LOD / animation files, images).
 [[nodiscard]] cook_report cook(const cook_options& options);
+
+struct format_handler;  // formats.hpp
+
+/// Cooks an input that a registered foreign format reads (Urho3D .mdl, PMDL
+/// ...): format.import (which must be set) -> scene -> convert::to_untold ->
+/// options.output, its LOD files OUT.lodN.untold (the levels the source
+/// holds) and its embedded images next to it (inside it with
+/// embed_textures). `input` is the file's bytes (options.input names it in
+/// messages); `animation_files` are clip files of formats that keep them
+/// apart (Urho3D .ani). One budget (untold/budget.hpp) over the input and
+/// those files is shared by the importer and the writer. Of the options,
+/// compression, format_version, embed_textures, uv_wrap, strict and
+/// animations (in_file, only) apply; the assimp-only ones (copy_textures,
+/// lod_count, optimize off, split animations) each add a warning. Safe on
+/// untrusted input (the importers' rules and limits apply).
+[[nodiscard]] cook_report cook_foreign(const format_handler& format, byte_span input,
+                                       const std::vector<std::filesystem::path>& animation_files,
+                                       const cook_options& options);
 
 /// Reorders one mesh for the vertex cache (triangle order) and vertex fetch
 /// (vertex order), drops vertices no triangle uses, and remaps every

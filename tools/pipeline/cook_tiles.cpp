@@ -1,4 +1,4 @@
-// tools/cook_tiles.cpp - the partitioning cook (see cook_tiles.hpp, docs/tiles.md).
+// tools/pipeline/cook_tiles.cpp - the partitioning cook (see cook_tiles.hpp, docs/tiles.md).
 #include "cook_tiles.hpp"
 
 #include <algorithm>
@@ -16,8 +16,9 @@
 #include <untold/matrix.hpp>
 #include <untold/remote/manifest.hpp>
 
-#include "cli_common.hpp"
+#include "files.hpp"
 #include "import_assimp.hpp"
+#include "inspect.hpp"
 
 namespace untold::tools {
 namespace {
@@ -491,7 +492,7 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
   std::error_code ec;
   fs::create_directories(output_dir / "tiles", ec);
   if (ec) {
-    report.error = "cannot create directory " + cli::quote_path((output_dir / "tiles").string()) + ": " + ec.message();
+    report.error = "cannot create directory " + quote_path((output_dir / "tiles").string()) + ": " + ec.message();
     report.io_failure = true;
     return report;
   }
@@ -501,10 +502,9 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
     imported.entries.swap(report.report.entries);
     merge_report(report.report, imported, seen);
   }
-  const auto write = [&](const std::string& relative, const std::vector<std::byte>& bytes) {
-    std::string message;
-    if (!cli::write_output(output_dir / relative, bytes, message)) {
-      report.error = message;
+  const auto write = [&](const std::string& relative, byte_span bytes) {
+    if (auto failed = write_output(output_dir / relative, bytes)) {
+      report.error = std::move(failed->message);
       report.io_failure = true;
       return false;
     }
@@ -641,8 +641,7 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
 
   progress("manifest", 0);
   const std::string text = remote::write_manifest(manifest) + "\n";
-  const auto* data = reinterpret_cast<const std::byte*>(text.data());
-  if (!write(options.manifest_name, std::vector<std::byte>(data, data + text.size()))) return report;
+  if (!write(options.manifest_name, std::as_bytes(std::span(text)))) return report;
   report.manifest = output_dir / options.manifest_name;
   progress("manifest", 1);
   return report;
@@ -654,7 +653,7 @@ tile_cook_report cook_tiles_file(const fs::path& input, const fs::path& output_d
   if (options.progress) options.progress("import", 1);
   if (!imported) {
     tile_cook_report r;
-    r.error = cli::escaped(input.string()) + ": cannot import: " + cli::escaped(imported.error);
+    r.error = escaped(input.string()) + ": cannot import: " + escaped(imported.error);
     return r;
   }
   return cook_tiles(imported.scene, output_dir, options);

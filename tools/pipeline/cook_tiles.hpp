@@ -1,4 +1,4 @@
-// tools/cook_tiles.hpp - the partitioning cook behind `untold cook SCENE
+// tools/pipeline/cook_tiles.hpp - the partitioning cook behind `untold cook SCENE
 // --tiles grid:SIZE|quadtree[:MAXTRIS] -o OUTDIR/` (docs/tiles.md): a scene
 // split into tile files, per-tile LOD files, one HLOD per tile, a shared
 // bucket and the tile manifest (docs/spec/tile-manifest.md).
@@ -30,7 +30,7 @@
 //
 // Each tile file keeps the node chain (ancestors too) of what it draws, so
 // local transforms are the source's; materials and textures it does not use
-// are left out. LODs: tools/simplify.hpp per tile mesh (split meshes keep
+// are left out. LODs: simplify.hpp per tile mesh (split meshes keep
 // their open borders, so neighbouring tiles do not crack); a tile's LOD file
 // k holds every mesh at its level k (or its coarsest), so its triangle count
 // strictly decreases. HLOD: build_hlod over the tile, written only when it

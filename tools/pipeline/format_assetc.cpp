@@ -1,41 +1,33 @@
-// tools/format_assetc.cpp - the assetc formats in the CLI: magic recognition,
-// info/validate/dump as JSON, and the family's own subcommands
-// `untold check DIR` and `untold pack info FILE` (see formats.hpp,
-// docs/assetc.md). `untold build` lives in the compiler's own files.
+// tools/pipeline/format_assetc.cpp - the assetc formats: magic recognition
+// and info/validate/dump as JSON (see formats.hpp, docs/assetc.md). The
+// family's own commands are tools/cli/check.cpp (`untold check DIR`),
+// pack.cpp (`untold pack info FILE`) and build.cpp (the compiler).
+#include "format_assetc.hpp"
+
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <map>
-#include <memory>
+#include <optional>
 #include <string>
-#include <system_error>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include <untold/assetc/assetc.hpp>
-#include <untold/source.hpp>
 
 #include "formats.hpp"
 #include "inspect.hpp"
 
 namespace untold::tools {
-namespace {
 
-namespace ua = untold::assetc;
-
-constexpr int exit_ok = 0;
-constexpr int exit_invalid = 1;
-constexpr int exit_io = 3;
-
-/// The CLI is an offline tool: a pack of a whole game may hold far more than
-/// the library's default 1024 entries (limits::max_chunks).
-ua::read_options cli_options(bool deep = false) {
-  ua::read_options o;
+assetc::read_options assetc_read_options(bool deep) {
+  assetc::read_options o;
   o.limits.max_chunks = 1u << 20;
   o.deep = deep;
   return o;
 }
+
+namespace {
+
+namespace ua = untold::assetc;
 
 std::string hex64(std::uint64_t v) {
   char buf[19];
@@ -94,7 +86,7 @@ json hmesh_summary(const ua::hmesh& m) {
 
 json hmesh_info(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hmesh", file);
-  auto m = ua::open_hmesh(file, cli_options());
+  auto m = ua::open_hmesh(file, assetc_read_options());
   if (!m) return invalid(std::move(j), m);
   j.update(hmesh_summary(*m));
   return j;
@@ -102,7 +94,7 @@ json hmesh_info(const std::string& path, byte_span file) {
 
 std::optional<json> hmesh_dump(const std::string& path, byte_span file, document_stream& out) {
   json head = base(path, "assetc-hmesh", file);
-  auto m = ua::open_hmesh(file, cli_options());
+  auto m = ua::open_hmesh(file, assetc_read_options());
   if (!m) return invalid(std::move(head), m);
   head.update(hmesh_summary(*m));
   out.open(nullptr, '{');
@@ -166,7 +158,7 @@ json hmat_summary(const ua::hmat& h) {
 
 json hmat_info(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hmat", file);
-  auto h = ua::open_hmat(file, cli_options());
+  auto h = ua::open_hmat(file, assetc_read_options());
   if (!h) return invalid(std::move(j), h);
   j.update(hmat_summary(*h));
   return j;
@@ -174,7 +166,7 @@ json hmat_info(const std::string& path, byte_span file) {
 
 std::optional<json> hmat_dump(const std::string& path, byte_span file, document_stream& out) {
   json j = base(path, "assetc-hmat", file);
-  auto h = ua::open_hmat(file, cli_options());
+  auto h = ua::open_hmat(file, assetc_read_options());
   if (!h) return invalid(std::move(j), h);
   j.update(hmat_summary(*h));
   constexpr const char* alpha_names[] = {"opaque", "mask", "blend", "invalid"};
@@ -218,7 +210,7 @@ json hman_summary(const ua::hman& h) {
 
 json hman_info(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hman", file);
-  auto h = ua::open_hman(file, cli_options());
+  auto h = ua::open_hman(file, assetc_read_options());
   if (!h) return invalid(std::move(j), h);
   j.update(hman_summary(*h));
   return j;
@@ -226,7 +218,7 @@ json hman_info(const std::string& path, byte_span file) {
 
 std::optional<json> hman_dump(const std::string& path, byte_span file, document_stream& out) {
   json head = base(path, "assetc-hman", file);
-  auto h = ua::open_hman(file, cli_options());
+  auto h = ua::open_hman(file, assetc_read_options());
   if (!h) return invalid(std::move(head), h);
   head.update(hman_summary(*h));
   out.open(nullptr, '{');
@@ -259,7 +251,7 @@ json hpack_summary(const ua::hpack& p) {
 
 json hpack_info(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hpack", file);
-  auto p = ua::open_hpack(file, cli_options());
+  auto p = ua::open_hpack(file, assetc_read_options());
   if (!p) return invalid(std::move(j), p);
   j.update(hpack_summary(*p));
   return j;
@@ -268,7 +260,7 @@ json hpack_info(const std::string& path, byte_span file) {
 std::optional<json> hpack_dump(const std::string& path, byte_span file, document_stream& out) {
   json head = hpack_info(path, file);
   if (!head["valid"].get<bool>()) return head;
-  const auto p = ua::open_hpack(file, cli_options());
+  const auto p = ua::open_hpack(file, assetc_read_options());
   out.open(nullptr, '{');
   out.members(head);
   out.list("entryTable", p->entries(), [](const ua::pack_entry& e) {
@@ -291,7 +283,7 @@ json hanim_summary(const ua::hanim& a) {
 
 json hanim_info(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hanim", file);
-  auto a = ua::open_hanim(file, cli_options());
+  auto a = ua::open_hanim(file, assetc_read_options());
   if (!a) return invalid(std::move(j), a);
   j.update(hanim_summary(*a));
   return j;
@@ -299,7 +291,7 @@ json hanim_info(const std::string& path, byte_span file) {
 
 std::optional<json> hanim_dump(const std::string& path, byte_span file, document_stream& out) {
   json head = base(path, "assetc-hanim", file);
-  auto a = ua::open_hanim(file, cli_options());
+  auto a = ua::open_hanim(file, assetc_read_options());
   if (!a) return invalid(std::move(head), a);
   head.update(hanim_summary(*a));
   out.open(nullptr, '{');
@@ -338,7 +330,7 @@ std::optional<json> hanim_dump(const std::string& path, byte_span file, document
 template <auto Open>
 json validate_with(const std::string& path, byte_span file, bool deep, std::string_view format) {
   json j{{"file", path}, {"format", format}, {"valid", true}};
-  auto r = Open(file, cli_options(deep));
+  auto r = Open(file, assetc_read_options(deep));
   if (!r) {
     j["valid"] = false;
     j["error"] = error_json(r.error());
@@ -349,185 +341,6 @@ json validate_with(const std::string& path, byte_span file, bool deep, std::stri
 template <std::uint32_t Magic>
 bool has_magic(byte_span head) {
   return ua::magic_of(head) == Magic;
-}
-
-// ---- untold check DIR -----------------------------------------------------------------
-
-void print(const json& j) { std::fputs(to_text(j).c_str(), stdout); }
-
-/// The report of `untold check`, streamed: each problem is printed as soon as
-/// check_files finds it (text: "FILE: <describe>"; JSON: one element of
-/// "problems"), so memory does not grow with the number of problems; the
-/// counts follow them.
-class check_printer {
- public:
-  check_printer(const std::string& where, bool deep, bool as_json) : json_(as_json) {
-    if (!json_) return;
-    js_.open(nullptr, '{');
-    js_.value("dir", where);
-    js_.value("deep", deep);
-    js_.open("problems", '[');
-  }
-  void problem(std::string_view file, const error& e) {
-    if (json_) js_.value(nullptr, json{{"file", std::string(file)}, {"error", error_json(e)}});
-    else std::printf("%s: %s\n", escaped(file).c_str(), e.describe().c_str());
-  }
-  int finish(std::size_t files, const ua::check_report& r) {
-    if (json_) {
-      js_.close(']');
-      const json counts{{"ok", r.ok()},
-                        {"files", files},
-                        {"meshes", r.meshes},
-                        {"materials", r.materials},
-                        {"manifests", r.manifests},
-                        {"animations", r.animations},
-                        {"packs", r.packs},
-                        {"textureRefs", r.texture_refs},
-                        {"manifestEntries", r.manifest_entries},
-                        {"problemCount", r.problem_count}};
-      for (const auto& [key, value] : counts.items()) js_.value(key.c_str(), value);
-      js_.close('}');
-    } else {
-      std::printf("%zu meshes, %zu material tables, %zu manifests (%zu entries), %zu animations, %zu packs; %zu texture refs: %s\n",
-                  r.meshes, r.materials, r.manifests, r.manifest_entries, r.animations, r.packs, r.texture_refs,
-                  r.ok() ? "ok" : (std::to_string(r.problem_count) + " problem(s)").c_str());
-    }
-    return r.ok() ? exit_ok : exit_invalid;
-  }
-  [[nodiscard]] ua::problem_sink sink() {
-    return [this](std::string_view file, const error& e) { problem(file, e); };
-  }
-
- private:
-  bool json_;
-  text_sink out_ = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
-  document_stream js_{out_};
-};
-
-/// `untold check runtime.hpack`: the same rules over the pack's entries, under
-/// one budget for the pack.
-int run_check_pack(const std::string& path, bool deep, bool as_json) {
-  auto file = mapped_file::open(path);
-  if (!file) {
-    std::fprintf(stderr, "untold: check: %s: %s\n", escaped(path).c_str(), file.error().describe().c_str());
-    return exit_io;
-  }
-  ua::read_options options = cli_options(deep);
-  budget spend(options.limits, file->bytes().size());
-  options.budget = &spend;
-  check_printer printer(path, deep, as_json);
-  auto p = ua::open_hpack(file->bytes(), options);
-  if (!p) {
-    ua::check_report r;
-    r.packs = 1;
-    r.problem_count = 1;
-    printer.problem(path, p.error());
-    return printer.finish(1, r);
-  }
-  std::vector<std::string> paths;
-  for (const ua::pack_entry& e : p->entries()) paths.emplace_back(e.path);
-  const ua::check_report r = ua::check_files(
-      paths, [&p](std::string_view rel) { return p->bytes(rel); }, options, printer.sink());
-  return printer.finish(paths.size(), r);
-}
-
-/// `untold check DIR`: every file of the tree, mapped when first read, under
-/// one budget for the bytes of the whole tree.
-int run_check(const std::string& dir, bool deep, bool as_json) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_regular_file(dir, ec)) return run_check_pack(dir, deep, as_json);
-  if (!fs::is_directory(dir, ec)) {
-    std::fprintf(stderr, "untold: check: %s is neither a directory nor a .hpack\n", ("'" + escaped(dir) + "'").c_str());
-    return exit_io;
-  }
-  std::vector<std::string> paths;
-  std::uint64_t tree_bytes = 0;
-  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    const fs::path rel = it->path().lexically_relative(dir);
-    // The build cache is not part of the runtime tree.
-    if (it->is_directory(ec) && rel.filename().string().starts_with(".assetc-cache")) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (!it->is_regular_file(ec)) continue;
-    paths.push_back(rel.generic_string());
-    std::error_code size_ec;
-    const std::uintmax_t size = it->file_size(size_ec);
-    if (!size_ec) tree_bytes += size;
-  }
-  if (ec) {
-    std::fprintf(stderr, "untold: check: cannot list '%s': %s\n", escaped(dir).c_str(), ec.message().c_str());
-    return exit_io;
-  }
-  std::sort(paths.begin(), paths.end());
-  std::map<std::string, mapped_file, std::less<>> open_files;
-  const auto lookup = [&](std::string_view rel) -> std::optional<byte_span> {
-    auto it = open_files.find(rel);
-    if (it == open_files.end()) {
-      auto f = mapped_file::open(fs::path(dir) / fs::path(std::string(rel)));
-      if (!f) return std::nullopt;
-      it = open_files.emplace(std::string(rel), std::move(*f)).first;
-    }
-    return it->second.bytes();
-  };
-  ua::read_options options = cli_options(deep);
-  budget spend(options.limits, tree_bytes);
-  options.budget = &spend;
-  check_printer printer(dir, deep, as_json);
-  const ua::check_report r = ua::check_files(paths, lookup, options, printer.sink());
-  return printer.finish(paths.size(), r);
-}
-
-// ---- untold pack info FILE ------------------------------------------------------------
-
-std::string percent(std::uint64_t part, std::uint64_t whole) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%5.1f%%", whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole));
-  return buf;
-}
-
-int run_pack_info(const std::string& path, bool as_json) {
-  auto file = mapped_file::open(path);
-  if (!file) {
-    std::fprintf(stderr, "untold: pack info: %s: %s\n", escaped(path).c_str(), file.error().describe().c_str());
-    return exit_io;
-  }
-  auto p = ua::open_hpack(file->bytes(), cli_options());
-  if (!p) {
-    if (as_json) print(json{{"file", path}, {"valid", false}, {"error", error_json(p.error())}});
-    else std::fprintf(stderr, "untold: pack info: %s: %s\n", escaped(path).c_str(), p.error().describe().c_str());
-    return exit_invalid;
-  }
-  if (as_json) {  // the dump's document, streamed
-    const text_sink to_stdout = [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); };
-    document_stream out(to_stdout);
-    (void)hpack_dump(path, file->bytes(), out);  // valid: open_hpack accepted it above
-    return exit_ok;
-  }
-  const ua::pack_layout l = p->layout();
-  std::printf("%s: .hpack v%u, %zu entries, %llu bytes\n\nlayout\n", escaped(path).c_str(), ua::hpack_version, p->size(),
-              static_cast<unsigned long long>(l.file));
-  const std::pair<const char*, std::uint64_t> parts[] = {
-      {"header", l.header}, {"toc", l.toc}, {"payload", l.payload}, {"padding", l.padding}};
-  for (const auto& [name, bytes] : parts)
-    std::printf("  %-8s %12llu  %s\n", name, static_cast<unsigned long long>(bytes), percent(bytes, l.file).c_str());
-  std::printf("\nby kind\n");
-  std::map<std::uint8_t, std::pair<std::size_t, std::uint64_t>> kinds;
-  for (const ua::pack_entry& e : p->entries()) {
-    kinds[e.kind].first += 1;
-    kinds[e.kind].second += e.size;
-  }
-  for (const auto& [kind, v] : kinds)
-    std::printf("  %-10s %6zu files %12llu bytes\n", std::string(ua::pack_kind_name(kind)).c_str(), v.first,
-                static_cast<unsigned long long>(v.second));
-  std::printf("\nentries\n  %-10s %12s %12s  path\n", "kind", "size", "offset");
-  for (const ua::pack_entry& e : p->entries())
-    std::printf("  %-10s %12llu %12llu  %s\n", std::string(ua::pack_kind_name(e.kind)).c_str(),
-                static_cast<unsigned long long>(e.size), static_cast<unsigned long long>(e.offset),
-                escaped(e.path).c_str());
-  return exit_ok;
 }
 
 }  // namespace
@@ -548,33 +361,6 @@ void add_assetc_formats(std::vector<format_handler>& out) {
   out.push_back({"assetc-hanim", "assetc animation clips (.hanim v1)", &has_magic<ua::hanim_magic>, &hanim_info,
                  [](const std::string& p, byte_span f, bool deep) { return validate_with<&ua::open_hanim>(p, f, deep, "assetc-hanim"); },
                  &hanim_dump, nullptr});
-}
-
-void add_assetc_commands(CLI::App& app, int& exit_code) {
-  struct check_args {
-    std::string dir;
-    bool deep = false;
-    bool json = false;
-  };
-  auto c = std::make_shared<check_args>();
-  CLI::App* check = app.add_subcommand("check", "Cross-file integrity of an assetc runtime directory (like `assetc check`)");
-  check->add_option("DIR", c->dir, "the runtime directory (.hmesh, .hmat, .hman, .hanim, .ktx2 ...) or a .hpack of it")
-      ->required();
-  check->add_flag("--deep", c->deep, "also the value-level checks of every file");
-  check->add_flag("--json", c->json, "print a JSON object");
-  check->callback([c, &exit_code] { exit_code = run_check(c->dir, c->deep, c->json); });
-
-  struct pack_args {
-    std::string file;
-    bool json = false;
-  };
-  auto p = std::make_shared<pack_args>();
-  CLI::App* pack = app.add_subcommand("pack", "assetc .hpack bundles");
-  pack->require_subcommand(1, 1);
-  CLI::App* info = pack->add_subcommand("info", "Layout breakdown, per-kind summary and entry listing of a .hpack");
-  info->add_option("FILE", p->file, "the .hpack")->required();
-  info->add_flag("--json", p->json, "print a JSON object");
-  info->callback([p, &exit_code] { exit_code = run_pack_info(p->file, p->json); });
 }
 
 }  // namespace untold::tools

@@ -1,13 +1,9 @@
-// tools/format_udm.cpp - the udm formats in the CLI: magic recognition,
-// info/validate/dump as JSON, the importer for cook, and the family's own
-// subcommands (see formats.hpp, docs/udm.md).
+// tools/pipeline/format_udm.cpp - the udm formats: magic recognition,
+// info/validate/dump as JSON and the importer for cook (see formats.hpp,
+// docs/udm.md). `untold udm convert` is tools/cli/udm.cpp.
 //
 //   untold info|validate|dump [--json] FILE   binary UDM ("UDMB") or UDM ASCII
 //   untold cook model.pmdl_b -o model.untold  through import_pmdl
-//   untold udm convert IN OUT [--to binary|ascii] [--sort-keys]
-//     binary <-> ASCII; the output form follows --to, else OUT's extension
-//     ("_b" suffix: binary; .udm/.pmdl/.pmat/...: ASCII), else the opposite
-//     of the input's. What it writes is read back by the strict reader first.
 // Every command gives its input one budget (untold/budget.hpp, from the
 // default limits and the input's size) that the reader, the converter and
 // the printer all charge before they allocate, loop or print: a small file
@@ -16,19 +12,14 @@
 #include "formats.hpp"
 
 #include <cmath>
-#include <cstdio>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include <untold/budget.hpp>
 #include <untold/udm/udm.hpp>
 
-#include "cli_common.hpp"
 #include "inspect.hpp"
 
 namespace untold::tools {
@@ -348,91 +339,6 @@ result<convert::scene> import_model(const import_request& r) {
 bool recognise_binary(byte_span head) { return u::is_binary_udm(head); }
 bool recognise_ascii(byte_span head) { return u::looks_like_ascii_udm(as_text(head)); }
 
-// ---- untold udm convert -------------------------------------------------------------------
-
-struct convert_args {
-  std::string input, output, to;
-  bool sort_keys = false;
-  cli::common_flags flags;
-};
-
-int run_convert(const convert_args& a) {
-  // One JSON document on stdout with --json, also on failure; else messages on stderr.
-  const auto fail = [&a](int code, const std::string& message, const json& error) {
-    if (a.flags.json) cli::print(to_text(json{{"file", a.input}, {"output", a.output}, {"valid", false}, {"error", error}}));
-    else cli::complain(message);
-    return code;
-  };
-  std::string io_message;
-  json io_error;
-  auto in = cli::input::load(a.input, io_message, io_error);
-  if (!in) return fail(cli::exit_io, io_message, io_error);
-  const byte_span bytes = in->bytes();
-  const bool input_binary = u::is_binary_udm(bytes);
-  const auto invalid_input = [&](const error& e) {
-    return fail(cli::exit_invalid, cli::quote_path(a.input) + ": " + e.describe(), error_json(e));
-  };
-  budget charged(limits{}, bytes.size());
-  u::property tree;
-  std::uint32_t version = u::current_version;
-  if (input_binary) {
-    std::uint64_t document_bytes = 0;
-    {
-      u::read_options ro;
-      ro.budget = &charged;
-      auto doc = u::document::parse(bytes, ro);
-      if (!doc) return invalid_input(doc.error());
-      document_bytes = charged.memory().used;
-      version = doc->version();
-      auto t = u::to_tree(doc->root(), charged);
-      if (!t) return invalid_input(t.error());
-      tree = std::move(*t);
-    }
-    charged.release_memory(document_bytes);  // the document is gone; the tree stays
-  } else {
-    u::ascii_read_options ao;
-    ao.budget = &charged;
-    auto t = u::read_ascii(as_text(bytes), ao);
-    if (!t) return invalid_input(t.error());
-    tree = std::move(*t);
-  }
-  bool to_binary = !input_binary;
-  if (!a.to.empty()) {
-    to_binary = a.to == "binary";
-  } else {
-    const std::string ext = std::filesystem::path(a.output).extension().string();
-    if (ext.size() > 2 && ext.ends_with("_b")) to_binary = true;
-    else if (ext == ".udm" || ext == ".pmdl" || ext == ".pmat" || ext == ".pmap" || ext == ".pskel" || ext == ".pani" ||
-             ext == ".txt")
-      to_binary = false;
-  }
-  // What is written is read back by the strict reader first (write_binary
-  // verifies by default; the text is read here): a file this tool writes,
-  // this tool reads.
-  std::vector<std::byte> out;
-  if (to_binary) {
-    auto bin = u::write_binary(tree, {.version = version, .budget = &charged});
-    if (!bin) return invalid_input(bin.error());
-    out = std::move(*bin);
-  } else {
-    auto text = u::write_ascii(tree, {.sort_keys = a.sort_keys, .budget = &charged});
-    if (!text) return invalid_input(text.error());
-    if (auto back = u::read_ascii(*text); !back) return invalid_input(back.error());
-    out.resize(text->size());
-    std::memcpy(out.data(), text->data(), text->size());
-  }
-  std::string message;
-  if (!cli::write_output(a.output, out, message))
-    return fail(cli::exit_io, message, json{{"rule", "E-IO-WRITE"}, {"describe", message}});
-  const char* form = to_binary ? "binary" : "ascii";
-  if (a.flags.json)
-    cli::print(to_text(json{{"file", a.input}, {"output", a.output}, {"valid", true}, {"to", form}, {"bytes", out.size()}}));
-  else if (a.flags.verbose)
-    cli::complain("converted " + cli::quote_path(a.input) + " -> " + cli::quote_path(a.output) + " (" + form + ", " +
-                  std::to_string(out.size()) + " bytes)");
-  return cli::exit_ok;
-}
-
 }  // namespace
 
 void add_udm_formats(std::vector<format_handler>& out) {
@@ -444,20 +350,6 @@ void add_udm_formats(std::vector<format_handler>& out) {
                  [](const std::string& p, byte_span f) { return info(p, f, "udm-ascii"); },
                  [](const std::string& p, byte_span f, bool deep) { return validate(p, f, deep, "udm-ascii"); },
                  [](const std::string& p, byte_span f, document_stream& out) { return dump(p, f, "udm-ascii", out); }, import_model});
-}
-
-void add_udm_commands(CLI::App& app, int& exit_code) {
-  CLI::App* udm = app.add_subcommand("udm", "Pragma UDM files (docs/udm.md)");
-  udm->require_subcommand(1);
-  auto args = std::make_shared<convert_args>();
-  CLI::App* convert = udm->add_subcommand("convert", "Convert a UDM file between binary and ASCII");
-  convert->add_option("IN", args->input, "input file (binary or ASCII UDM; '-' for stdin)")->required();
-  convert->add_option("OUT", args->output, "output file")->required();
-  convert->add_option("--to", args->to, "output form (default: from OUT's extension, else the other form)")
-      ->check(CLI::IsMember({"binary", "ascii"}));
-  convert->add_flag("--sort-keys", args->sort_keys, "ASCII: sort keys by name, as Pragma writes them");
-  cli::add_common_flags(*convert, args->flags, "print {file, output, to, bytes} (or the error) as JSON");
-  convert->callback([args, &exit_code] { exit_code = run_convert(*args); });
 }
 
 }  // namespace untold::tools

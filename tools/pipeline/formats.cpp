@@ -1,4 +1,4 @@
-// tools/formats.cpp - the registry of foreign formats (see formats.hpp).
+// tools/pipeline/formats.cpp - the registry of foreign formats (see formats.hpp).
 #include "formats.hpp"
 
 namespace untold::tools {
@@ -28,6 +28,12 @@ info_listing& listing() noexcept {
 const format_handler* recognise(byte_span head) {
   for (const format_handler& f : foreign_formats())
     if (f.recognise != nullptr && f.recognise(head)) return &f;
+  return nullptr;
+}
+
+const format_handler* find_format(std::string_view name) {
+  for (const format_handler& f : foreign_formats())
+    if (f.name == name) return &f;
   return nullptr;
 }
 

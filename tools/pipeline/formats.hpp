@@ -1,13 +1,13 @@
-// tools/formats.hpp - the foreign formats the CLI recognises beside .untold
-// (Urho3D, Pragma UDM, assetc), each found by its magic bytes, never by the
-// file extension.
+// tools/pipeline/formats.hpp - the foreign formats the tools recognise
+// beside .untold (Urho3D, Pragma UDM, assetc), each found by its magic
+// bytes, never by the file extension.
 //
 // `info`, `validate` and `dump` ask `recognise(bytes)` for a handler; a
 // format with an importer also feeds `cook` through the neutral scene model
 // (untold/convert/model.hpp). Each family registers its handlers in its own
-// file (tools/format_urho3d.cpp, format_udm.cpp, format_assetc.cpp) and its
-// own subcommands (`untold pak`, `untold udm`, `untold build` ...) through
-// add_<family>_commands.
+// file (format_urho3d.cpp, format_udm.cpp, format_assetc.cpp); a family's
+// own subcommands (`untold pak`, `untold udm`, `untold check` ...) are
+// commands of the command line (tools/cli/).
 #pragma once
 
 #include <cstdint>
@@ -28,12 +28,7 @@
 
 #include "inspect.hpp"
 
-namespace CLI {
-class App;
-}
-
 namespace untold::tools {
-
 
 /// What an importer gets from `untold cook`.
 struct import_request {
@@ -90,15 +85,13 @@ struct format_handler {
 /// and unknown files).
 [[nodiscard]] const format_handler* recognise(byte_span head);
 
-/// Each family's registration (tools/format_<family>.cpp).
+/// The handler named `name` (format_handler::name, e.g. "urho3d-package"),
+/// or nullptr.
+[[nodiscard]] const format_handler* find_format(std::string_view name);
+
+/// Each family's registration (format_<family>.cpp).
 void add_urho3d_formats(std::vector<format_handler>& out);
 void add_udm_formats(std::vector<format_handler>& out);
 void add_assetc_formats(std::vector<format_handler>& out);
-
-/// Each family's own subcommands; a subcommand that runs stores its exit code
-/// (0 ok, 1 invalid input, 2 usage, 3 I/O) in `exit_code`.
-void add_urho3d_commands(CLI::App& app, int& exit_code);
-void add_udm_commands(CLI::App& app, int& exit_code);
-void add_assetc_commands(CLI::App& app, int& exit_code);
 
 }  // namespace untold::tools

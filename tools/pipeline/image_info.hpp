@@ -1,4 +1,4 @@
-// tools/image_info.hpp - what cook records about a referenced image: its
+// tools/pipeline/image_info.hpp - what cook records about a referenced image: its
 // texture_format from the file extension, and its size from the image
 // header when the bytes are at hand.
 #pragma once

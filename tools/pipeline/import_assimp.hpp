@@ -1,4 +1,4 @@
-// tools/import_assimp.hpp - any format assimp reads (glTF 2.0, GLB, OBJ, FBX,
+// tools/pipeline/import_assimp.hpp - any format assimp reads (glTF 2.0, GLB, OBJ, FBX,
 // Collada, ...) into the neutral scene model (untold/convert/model.hpp).
 //
 //   untold::tools::assimp_import_options o;          // defaults: weld, generate normals + tangents

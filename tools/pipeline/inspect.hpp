@@ -1,4 +1,4 @@
-// tools/inspect.hpp - what `untold info`, `validate` and `dump` report, as
+// tools/pipeline/inspect.hpp - what `untold info`, `validate` and `dump` report, as
 // JSON documents (nlohmann::ordered_json, keys in a fixed order) and as text
 // rendered from those same documents. docs/cli.md describes the shapes.
 #pragma once
@@ -63,7 +63,9 @@ using text_sink = std::function<void(std::string_view)>;
 class document_stream {
  public:
   enum class syntax { json, text };
-  explicit document_stream(const text_sink& out, syntax form = syntax::json) : out_(out), form_(form) {}
+  /// Keeps its own copy of `out` (a function converted to a text_sink at the
+  /// call is a temporary).
+  explicit document_stream(text_sink out, syntax form = syntax::json) : out_(std::move(out)), form_(form) {}
   void open(const char* key, char bracket);
   void close(char bracket);
   void value(const char* key, const json& v);
@@ -104,7 +106,7 @@ class document_stream {
   void flush_text_headers();
   void indent() { out_(std::string(2 * frames_.size(), ' ')); }
 
-  const text_sink& out_;
+  text_sink out_;
   syntax form_;
   std::vector<frame> frames_;
 };

@@ -1,4 +1,4 @@
-// tools/recompress.hpp - rewrite a .untold file's chunk compression without
+// tools/pipeline/recompress.hpp - rewrite a .untold file's chunk compression without
 // touching its content (`untold recompress`).
 //
 // A raw rewrite: the input is opened and validated (every rule, hash

@@ -1,4 +1,4 @@
-// tools/simplify.cpp - LOD levels and HLOD proxies (see simplify.hpp).
+// tools/pipeline/simplify.cpp - LOD levels and HLOD proxies (see simplify.hpp).
 #include "simplify.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// tools/simplify.hpp - levels of detail and HLOD proxies on the neutral scene
+// tools/pipeline/simplify.hpp - levels of detail and HLOD proxies on the neutral scene
 // (untold/convert/model.hpp), with meshoptimizer. Used by `untold cook` (LOD
 // files) and `untold cook --tiles` (per-tile LODs and HLODs, docs/tiles.md).
 //

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -63,12 +64,14 @@ struct conversion_report {
   void info(std::string what, std::string where, std::string reason, std::uint64_t count = 1) {
     add(report_entry::kind::info, std::move(what), std::move(where), std::move(reason), count);
   }
-  /// True when anything was dropped: what `--strict` turns into an error.
-  [[nodiscard]] bool lost_anything() const noexcept {
-    for (const report_entry& e : entries)
-      if (e.severity == report_entry::kind::dropped) return true;
-    return false;
+  /// How many entries have severity `k`.
+  [[nodiscard]] std::size_t count(report_entry::kind k) const noexcept {
+    std::size_t n = 0;
+    for (const report_entry& e : entries) n += e.severity == k ? 1 : 0;
+    return n;
   }
+  /// True when anything was dropped: what `--strict` turns into an error.
+  [[nodiscard]] bool lost_anything() const noexcept { return count(report_entry::kind::dropped) != 0; }
   void append(const conversion_report& other) {
     entries.insert(entries.end(), other.entries.begin(), other.entries.end());
   }
