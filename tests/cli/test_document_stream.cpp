@@ -1,4 +1,4 @@
-// The document stream (tools/inspect.hpp) that `dump` writes foreign formats
+// The document stream (tools/pipeline/inspect.hpp) that `dump` writes foreign formats
 // through: streamed piece by piece, it must print exactly what the whole
 // document prints (to_text for --json, json_as_text for text), so that
 // streaming bounds the memory without changing the output. Checked on a
