@@ -15,7 +15,8 @@ packages=(
   # GPU tests and examples (tests/gpu/, docs/gpu.md): Vulkan headers and loader,
   # Mesa's software driver lavapipe, and glslang to compile the shader snippets
   libvulkan-dev mesa-vulkan-drivers glslang-tools
-  # the peers of the optional benchmarks (bench/bench_peers.cpp; libassimp-dev is above)
+  # the glTF writer (tools/pipeline/gltf_export.cpp) and the optional benchmarks' peers
+  # (bench/bench_peers.cpp; libassimp-dev is above)
   libtinygltf-dev
 )
 missing=()
@@ -27,3 +28,14 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# The Khronos glTF-Validator (ctest gltf.validator, tests/cli/gltf_validate.js): the npm
+# package, pinned, under build/node of this checkout (outside git: .gitignore has /build*/).
+# node and npm from Debian unless a node with npm is already installed (e.g. NodeSource's).
+if ! command -v npm >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends nodejs npm
+fi
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+npm install --prefix "$root/build/node" --no-audit --no-fund --no-save gltf-validator@2.0.0-dev.3.10

@@ -1,0 +1,341 @@
+// The glTF writer (tools/pipeline/gltf_export.hpp): scenes from the Urho3D,
+// PMDL and assimp importers written as .glb / .gltf + .bin, read back with
+// TinyGLTF's loader, and compared with the scene: counts, vertex and index
+// bytes, joints and inverse bind matrices, clips and key times, morph target
+// names; the report; two writes give the same bytes.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <tiny_gltf.h>
+
+#include <untold/io.hpp>
+#include <untold/udm/pmdl.hpp>
+#include <untold/urho3d/import.hpp>
+
+#include "cli_support.hpp"
+#include "gltf_export.hpp"
+#include "import_assimp.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace untold;
+using tools::gltf_container;
+
+std::vector<std::byte> file_bytes(const fs::path& p) {
+  const std::string s = cli_test::read_text(p);
+  const auto* b = reinterpret_cast<const std::byte*>(s.data());
+  return {b, b + s.size()};
+}
+
+convert::scene urho3d_scene(const std::string& rel) {
+  const auto bytes = file_bytes(cli_test::test_data("urho3d/Models/" + rel));
+  auto s = urho3d::import_files(bytes, {}, fs::path(rel).stem().string());
+  REQUIRE_MESSAGE(s.has_value(), s.error().describe());
+  return std::move(*s);
+}
+
+convert::scene assimp_scene(const std::string& rel) {
+  auto r = tools::import_assimp(cli_test::assimp_model(rel));
+  REQUIRE_MESSAGE(r, r.error);
+  return std::move(r.scene);
+}
+
+// Images are not decoded on read-back: the test compares references, not pixels.
+bool keep_image(tinygltf::Image*, const int, std::string*, std::string*, int, int, const unsigned char*, int, void*) {
+  return true;
+}
+
+tinygltf::Model load_glb(const std::vector<std::byte>& bytes) {
+  tinygltf::TinyGLTF loader;
+  loader.SetImageLoader(keep_image, nullptr);
+  tinygltf::Model m;
+  std::string err, warn;
+  const bool ok = loader.LoadBinaryFromMemory(&m, &err, &warn, reinterpret_cast<const unsigned char*>(bytes.data()),
+                                              static_cast<unsigned>(bytes.size()));
+  REQUIRE_MESSAGE(ok, err);
+  return m;
+}
+
+tools::gltf_output serialize(const convert::scene& s, const std::string& name = "out.glb",
+                             const tools::gltf_export_options& o = {}) {
+  auto out = tools::gltf_serialize(s, name, o);
+  REQUIRE_MESSAGE(out.has_value(), out.error().describe());
+  return std::move(*out);
+}
+
+/// The elements of accessor `index`, as T (the accessor's component type).
+template <class T>
+std::vector<T> accessor_data(const tinygltf::Model& m, int index) {
+  const tinygltf::Accessor& a = m.accessors.at(static_cast<std::size_t>(index));
+  const tinygltf::BufferView& v = m.bufferViews.at(static_cast<std::size_t>(a.bufferView));
+  const auto& data = m.buffers.at(static_cast<std::size_t>(v.buffer)).data;
+  const std::size_t components = static_cast<std::size_t>(tinygltf::GetNumComponentsInType(static_cast<std::uint32_t>(a.type)));
+  std::vector<T> out(a.count * components);
+  REQUIRE(v.byteOffset + a.byteOffset + out.size() * sizeof(T) <= data.size());
+  std::memcpy(out.data(), data.data() + v.byteOffset + a.byteOffset, out.size() * sizeof(T));
+  return out;
+}
+
+std::vector<std::uint32_t> index_data(const tinygltf::Model& m, int index) {
+  if (m.accessors.at(static_cast<std::size_t>(index)).componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT) {
+    const auto narrow = accessor_data<std::uint16_t>(m, index);
+    return {narrow.begin(), narrow.end()};
+  }
+  return accessor_data<std::uint32_t>(m, index);
+}
+
+/// Every non-empty scene mesh is glTF mesh i (in order) with the scene's positions, normals, uvs and indices.
+void check_meshes(const convert::scene& s, const tinygltf::Model& m) {
+  std::size_t g = 0;
+  for (const convert::mesh& sm : s.meshes) {
+    if (sm.vertex_count() == 0) continue;
+    REQUIRE(g < m.meshes.size());
+    const tinygltf::Mesh& gm = m.meshes[g++];
+    REQUIRE(gm.primitives.size() == 1);
+    const tinygltf::Primitive& p = gm.primitives[0];
+    CHECK(gm.name == sm.name);
+    CHECK(accessor_data<float>(m, p.attributes.at("POSITION")) == sm.positions);
+    const tinygltf::Accessor& pos = m.accessors[static_cast<std::size_t>(p.attributes.at("POSITION"))];
+    CHECK(pos.minValues.size() == 3);
+    CHECK(pos.maxValues.size() == 3);
+    if (!sm.normals.empty()) CHECK(accessor_data<float>(m, p.attributes.at("NORMAL")) == sm.normals);
+    if (!sm.uv0.empty()) CHECK(accessor_data<float>(m, p.attributes.at("TEXCOORD_0")) == sm.uv0);
+    if (!sm.indices.empty()) CHECK(index_data(m, p.indices) == sm.indices);
+    CHECK(p.targets.size() == sm.morphs.size());
+    CHECK(p.material == (sm.material == convert::no_ref ? -1 : static_cast<int>(sm.material)));
+  }
+  CHECK(m.meshes.size() == g);
+  CHECK(m.materials.size() == s.materials.size());
+}
+
+}  // namespace
+
+TEST_CASE("gltf export: Urho3D models keep their meshes, vertex bytes and indices") {
+  for (const char* rel : {"Box.mdl", "TeaPot.mdl", "NinjaSnowWar/Level.mdl", "LinePrimitives/Basis.mdl"}) {
+    CAPTURE(rel);
+    const convert::scene s = urho3d_scene(rel);
+    const auto out = serialize(s);
+    REQUIRE(out.files.size() == 1);
+    CHECK(out.files[0].name == "out.glb");
+    const tinygltf::Model m = load_glb(out.files[0].bytes);
+    check_meshes(s, m);
+    CHECK(m.nodes.size() >= s.nodes.size());
+    CHECK(m.nodes[0].name == s.nodes[0].name);
+    REQUIRE(m.scenes.size() == 1);
+    CHECK(m.scenes[0].nodes == std::vector<int>{0});
+  }
+}
+
+TEST_CASE("gltf export: a PMDL model keeps its meshes") {
+  const auto bytes = file_bytes(cli_test::test_data("udm/models/cube.pmdl_b"));
+  auto s = udm::import_pmdl(bytes);
+  REQUIRE_MESSAGE(s.has_value(), s.error().describe());
+  const tinygltf::Model m = load_glb(serialize(*s).files[0].bytes);
+  check_meshes(*s, m);
+  CHECK(m.skins.size() == s->skins.size());
+}
+
+TEST_CASE("gltf export: a skinned, animated model keeps its joints, weights, bind matrices and clips") {
+  const convert::scene s = assimp_scene("glTF2/simple_skin/simple_skin.gltf");
+  REQUIRE(s.skins.size() == 1);
+  REQUIRE(!s.animations.empty());
+  const tinygltf::Model m = load_glb(serialize(s).files[0].bytes);
+  check_meshes(s, m);
+  REQUIRE(m.skins.size() == 1);
+  const convert::skin& sk = s.skins[0];
+  const convert::skeleton& skel = s.skeletons[sk.skeleton];
+  REQUIRE(m.skins[0].joints.size() == sk.joints.size());
+  const auto ibm = accessor_data<float>(m, m.skins[0].inverseBindMatrices);
+  for (std::size_t j = 0; j < sk.joints.size(); ++j) {
+    const convert::joint& joint = skel.joints[sk.joints[j]];
+    CHECK(m.nodes[static_cast<std::size_t>(m.skins[0].joints[j])].name == joint.name);
+    CHECK(std::vector<float>(ibm.begin() + static_cast<std::ptrdiff_t>(16 * j),
+                             ibm.begin() + static_cast<std::ptrdiff_t>(16 * j + 16)) ==
+          std::vector<float>(joint.inverse_bind.begin(), joint.inverse_bind.end()));
+  }
+  // Joints and weights per vertex (the importer's weights already sum to 1).
+  const convert::mesh& mesh = s.meshes[0];
+  const tinygltf::Primitive& p = m.meshes[0].primitives[0];
+  const auto joints = accessor_data<std::uint16_t>(m, p.attributes.at("JOINTS_0"));
+  const auto weights = accessor_data<float>(m, p.attributes.at("WEIGHTS_0"));
+  for (std::size_t v = 0; v < mesh.vertex_count(); ++v)
+    for (std::size_t c = 0; c < 4; ++c) {
+      if (mesh.weights[v][c] <= 0) continue;
+      CHECK(joints[4 * v + c] == mesh.joints[v][c]);
+      CHECK(weights[4 * v + c] == doctest::Approx(mesh.weights[v][c]).epsilon(1e-6));
+    }
+  // The skinned mesh's node names the skin.
+  bool skinned_node = false;
+  for (const tinygltf::Node& n : m.nodes) skinned_node |= n.mesh == 0 && n.skin == 0;
+  CHECK(skinned_node);
+  // Clips: names, channel counts, key times, targets by name.
+  REQUIRE(m.animations.size() == s.animations.size());
+  for (std::size_t a = 0; a < s.animations.size(); ++a) {
+    const convert::animation& sa = s.animations[a];
+    const tinygltf::Animation& ga = m.animations[a];
+    CHECK(ga.name == sa.name);
+    REQUIRE(ga.channels.size() == sa.channels.size());
+    for (std::size_t c = 0; c < sa.channels.size(); ++c) {
+      const convert::animation_channel& sc = sa.channels[c];
+      const tinygltf::AnimationChannel& gc = ga.channels[c];
+      const tinygltf::AnimationSampler& gs = ga.samplers[static_cast<std::size_t>(gc.sampler)];
+      CHECK(accessor_data<float>(m, gs.input) == sc.times);
+      CHECK(gs.interpolation == (sc.interp == convert::interpolation::step ? "STEP" : "LINEAR"));
+      const std::string target = m.nodes[static_cast<std::size_t>(gc.target_node)].name;
+      CHECK(target == (sc.skeleton != convert::no_ref ? s.skeletons[sc.skeleton].joints[sc.joint].name
+                                                      : s.nodes[sc.node].name));
+    }
+  }
+}
+
+TEST_CASE("gltf export: morph targets keep their names, default weights and weight clips") {
+  const convert::scene s = assimp_scene("glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf");
+  const tinygltf::Model m = load_glb(serialize(s).files[0].bytes);
+  check_meshes(s, m);
+  const convert::mesh& mesh = s.meshes[0];
+  REQUIRE(!mesh.morphs.empty());
+  const tinygltf::Mesh& gm = m.meshes[0];
+  REQUIRE(gm.extras.Has("targetNames"));
+  REQUIRE(gm.extras.Get("targetNames").ArrayLen() == mesh.morphs.size());
+  REQUIRE(gm.weights.size() == mesh.morphs.size());
+  for (std::size_t t = 0; t < mesh.morphs.size(); ++t) {
+    CHECK(gm.extras.Get("targetNames").Get(static_cast<int>(t)).Get<std::string>() == mesh.morphs[t].name);
+    CHECK(gm.weights[t] == doctest::Approx(mesh.morphs[t].default_weight));
+    const auto& target = gm.primitives[0].targets[t];
+    if (!mesh.morphs[t].position_deltas.empty())
+      CHECK(accessor_data<float>(m, target.at("POSITION")) == mesh.morphs[t].position_deltas);
+  }
+  bool weights_channel = false;
+  for (const tinygltf::Animation& a : m.animations)
+    for (const tinygltf::AnimationChannel& c : a.channels) weights_channel |= c.target_path == "weights";
+  CHECK(weights_channel);
+}
+
+TEST_CASE("gltf export: .gltf + .bin holds the same document and bytes as the .glb") {
+  const convert::scene s = urho3d_scene("TeaPot.mdl");
+  const fs::path dir = cli_test::scratch("gltf_export_pair");
+  auto written = tools::write_gltf(s, dir / "teapot.gltf", {.container = gltf_container::gltf, .pretty = true});
+  REQUIRE_MESSAGE(written.has_value(), written.error().describe());
+  REQUIRE(written->files == std::vector<fs::path>{dir / "teapot.gltf", dir / "teapot.bin"});
+  CHECK(!fs::exists(dir / "teapot.gltf.tmp"));
+  tinygltf::TinyGLTF loader;
+  loader.SetImageLoader(keep_image, nullptr);
+  tinygltf::Model m;
+  std::string err, warn;
+  REQUIRE_MESSAGE(loader.LoadASCIIFromFile(&m, &err, &warn, (dir / "teapot.gltf").string()), err);
+  REQUIRE(m.buffers.size() == 1);
+  CHECK(m.buffers[0].uri == "teapot.bin");
+  CHECK(m.buffers[0].data.size() == fs::file_size(dir / "teapot.bin"));
+  check_meshes(s, m);
+  // The .glb of the same scene carries the same binary buffer.
+  const tinygltf::Model glb = load_glb(serialize(s).files[0].bytes);
+  CHECK(glb.buffers[0].data == m.buffers[0].data);
+  CHECK(glb.accessors.size() == m.accessors.size());
+}
+
+TEST_CASE("gltf export: two writes of a scene give the same bytes") {
+  for (const char* rel : {"glTF2/simple_skin/simple_skin.gltf", "glTF2/textureTransform/TextureTransformTest.gltf"}) {
+    CAPTURE(rel);
+    const convert::scene s = assimp_scene(rel);
+    const tools::gltf_export_options o{.image_directory = cli_test::assimp_model(rel).parent_path()};
+    const auto a = serialize(s, "x.glb", o), b = serialize(s, "x.glb", o);
+    REQUIRE(a.files.size() == b.files.size());
+    for (std::size_t i = 0; i < a.files.size(); ++i) CHECK(a.files[i].bytes == b.files[i].bytes);
+    const auto c = serialize(s, "x.gltf", {.container = gltf_container::gltf}),
+               d = serialize(s, "x.gltf", {.container = gltf_container::gltf});
+    REQUIRE(c.files.size() == d.files.size());
+    for (std::size_t i = 0; i < c.files.size(); ++i) CHECK(c.files[i].bytes == d.files[i].bytes);
+  }
+}
+
+TEST_CASE("gltf export: texture transforms, embedded images and the report") {
+  const std::string rel = "glTF2/textureTransform/TextureTransformTest.gltf";
+  const convert::scene s = assimp_scene(rel);
+  std::size_t transformed = 0;
+  for (const convert::material& mat : s.materials) transformed += mat.base_color_texture.has_transform;
+  REQUIRE(transformed > 0);
+  // Images read from the source folder go into the buffer.
+  const auto out = serialize(s, "t.glb", {.image_directory = cli_test::assimp_model(rel).parent_path()});
+  const tinygltf::Model m = load_glb(out.files[0].bytes);
+  REQUIRE(m.images.size() == s.textures.size());
+  for (const tinygltf::Image& img : m.images) {
+    CHECK(img.bufferView >= 0);
+    CHECK(img.mimeType == "image/png");
+  }
+  std::size_t with_extension = 0;
+  for (const tinygltf::Material& mat : m.materials)
+    with_extension += mat.pbrMetallicRoughness.baseColorTexture.extensions.count("KHR_texture_transform");
+  CHECK(with_extension == transformed);
+  CHECK(std::find(m.extensionsUsed.begin(), m.extensionsUsed.end(), "KHR_texture_transform") != m.extensionsUsed.end());
+  // Without a folder, images are referenced by the URIs the scene gives.
+  const tinygltf::Model by_uri = load_glb(serialize(s, "t.glb").files[0].bytes);
+  for (std::size_t i = 0; i < by_uri.images.size(); ++i) CHECK(by_uri.images[i].uri == s.textures[i].uri);
+}
+
+TEST_CASE("gltf export: what glTF cannot hold is reported, with counts") {
+  convert::scene s;
+  s.nodes.push_back({"root", convert::no_ref, {}, {0, 1}});
+  convert::mesh tri;
+  tri.name = "tri";
+  tri.positions = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  tri.normals = {0, 0, 1, 0, 0, 1, std::numeric_limits<float>::quiet_NaN(), 0, 1};  // as in Urho3D's Editor/Axes.mdl
+  tri.uv0 = {0, 0, 1, 0, std::numeric_limits<float>::infinity(), 1};
+  tri.indices = {0, 1, 2};
+  tri.lods.push_back({10.0f, {0, 1, 2}});
+  s.meshes.push_back(tri);
+  s.meshes.push_back(convert::mesh{});  // no vertices
+  convert::material mat;
+  mat.other_textures.emplace_back("environment", 0);
+  mat.metallic = 2;  // outside [0, 1]
+  s.materials.push_back(mat);
+  s.textures.push_back({});  // neither bytes nor a URI
+  s.lights.push_back({.name = "panel", .node = 0, .kind = convert::light_kind::area});
+  s.lights.push_back({.name = "sun", .node = 0, .kind = convert::light_kind::directional});
+  s.cameras.push_back({.name = "cam", .node = 0});
+  convert::animation clip;
+  clip.name = "empty";
+  s.animations.push_back(clip);
+  const auto out = serialize(s);
+  const auto has = [&](convert::report_entry::kind k, const std::string& what, std::uint64_t count) {
+    for (const auto& e : out.report.entries)
+      if (e.severity == k && e.what == what) return e.count == count;
+    return false;
+  };
+  using k = convert::report_entry::kind;
+  CHECK(has(k::dropped, "LOD levels", 1));
+  CHECK(has(k::dropped, "meshes without vertices", 1));
+  CHECK(has(k::dropped, "source-specific texture slots", 1));
+  CHECK(has(k::dropped, "textures", 1));
+  CHECK(has(k::dropped, "area lights", 1));
+  CHECK(has(k::dropped, "animations without channels", 1));
+  CHECK(has(k::changed, "material factors", 1));
+  CHECK(has(k::changed, "normals without a direction", 1));  // replaced by the face normal, +Z
+  CHECK(has(k::changed, "non-finite values", 1));
+  const tinygltf::Model m = load_glb(out.files[0].bytes);
+  CHECK(accessor_data<float>(m, m.meshes[0].primitives[0].attributes.at("NORMAL")) ==
+        std::vector<float>{0, 0, 1, 0, 0, 1, 0, 0, 1});
+  CHECK(accessor_data<float>(m, m.meshes[0].primitives[0].attributes.at("TEXCOORD_0")) ==
+        std::vector<float>{0, 0, 1, 0, 0, 1});
+  CHECK(m.meshes.size() == 1);
+  CHECK(m.lights.size() == 1);
+  CHECK(m.cameras.size() == 1);
+  CHECK(m.materials[0].pbrMetallicRoughness.metallicFactor == 1.0);
+  CHECK(m.nodes[0].camera == 0);
+  CHECK(m.nodes[0].mesh == 0);  // the one mesh with vertices sits on the node itself
+}
+
+TEST_CASE("gltf export: an invalid scene is an error value, nothing is written") {
+  convert::scene s;
+  s.nodes.push_back({"n", convert::no_ref, {}, {7}});  // no mesh 7
+  const fs::path dir = cli_test::scratch("gltf_export_invalid");
+  auto r = tools::write_gltf(s, dir / "bad.glb");
+  REQUIRE(!r.has_value());
+  CHECK(r.error().code == errc::invalid_argument);
+  CHECK(fs::is_empty(dir));
+}
