@@ -5,6 +5,7 @@
 // names; the report; two writes give the same bytes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -17,6 +18,7 @@
 #include <untold/udm/pmdl.hpp>
 #include <untold/urho3d/import.hpp>
 
+#include "../urho3d/u3d_support.hpp"
 #include "cli_support.hpp"
 #include "gltf_export.hpp"
 #include "import_assimp.hpp"
@@ -130,6 +132,55 @@ TEST_CASE("gltf export: Urho3D models keep their meshes, vertex bytes and indice
     REQUIRE(m.scenes.size() == 1);
     CHECK(m.scenes[0].nodes == std::vector<int>{0});
   }
+}
+
+TEST_CASE("gltf export: a skinned, morphed Urho3D model with a clip keeps its joints, skin, morph and clip") {
+  // The hand-written UMD2 model of the Urho3D tests (2 bones, 3 skinned vertices, morph "smile") and a clip.
+  const u3d_test::tiny t = u3d_test::make_tiny();
+  u3d_test::gen ani;
+  ani.id("UANI").cstr("Walk").f32(1).u32(2);
+  ani.cstr("root").u8(3).u32(2);
+  for (int k = 0; k < 2; ++k) ani.f32(static_cast<float>(k)).f32(0).f32(1).f32(2).f32(1).f32(0).f32(0).f32(0);
+  ani.cstr("child").u8(2).u32(1).f32(0).f32(0.7071f).f32(0.7071f).f32(0).f32(0);
+  const std::vector<byte_span> anims = {ani.b};
+  auto s = urho3d::import_files(t.file, anims, "tiny");
+  REQUIRE_MESSAGE(s.has_value(), s.error().describe());
+  REQUIRE(s->skeletons.size() == 1);
+  // Written to a file through write_gltf, then read back from it.
+  const fs::path dir = cli_test::scratch("gltf_tiny");
+  auto written = tools::write_gltf(*s, dir / "tiny.glb");
+  REQUIRE_MESSAGE(written.has_value(), written.error().describe());
+  REQUIRE(written->files == std::vector<fs::path>{dir / "tiny.glb"});
+  const tinygltf::Model m = load_glb(file_bytes(dir / "tiny.glb"));
+  check_meshes(*s, m);
+  // Joints: one node per bone, in the skin's palette order (the geometry's bone mapping: child, root),
+  // the child under the root, the root under the model's node.
+  REQUIRE(m.skins.size() == 1);
+  REQUIRE(m.skins[0].joints.size() == 2);
+  const convert::skeleton& sk = s->skeletons[0];
+  for (std::size_t j = 0; j < 2; ++j)
+    CHECK(m.nodes[static_cast<std::size_t>(m.skins[0].joints[j])].name == sk.joints[s->skins[0].joints[j]].name);
+  const int child = m.skins[0].joints[0], root = m.skins[0].joints[1];
+  CHECK(m.nodes[static_cast<std::size_t>(child)].name == "child");
+  CHECK(m.nodes[static_cast<std::size_t>(root)].name == "root");
+  CHECK(m.nodes[static_cast<std::size_t>(root)].children == std::vector<int>{child});
+  CHECK(std::count(m.nodes[0].children.begin(), m.nodes[0].children.end(), root) == 1);
+  CHECK(m.nodes[0].skin == 0);
+  CHECK(m.nodes[0].mesh == 0);
+  // Morph "smile" on the mesh.
+  REQUIRE(m.meshes[0].extras.Has("targetNames"));
+  CHECK(m.meshes[0].extras.Get("targetNames").Get(0).Get<std::string>() == "smile");
+  // Clip "Walk": root translation (2 keys) and rotation (2 keys), child rotation (1 key).
+  REQUIRE(m.animations.size() == 1);
+  CHECK(m.animations[0].name == "Walk");
+  std::size_t keys = 0;
+  for (const tinygltf::AnimationChannel& c : m.animations[0].channels) {
+    const auto& sampler = m.animations[0].samplers[static_cast<std::size_t>(c.sampler)];
+    keys += m.accessors[static_cast<std::size_t>(sampler.input)].count;
+    CHECK((c.target_node == m.skins[0].joints[0] || c.target_node == m.skins[0].joints[1]));
+  }
+  CHECK(m.animations[0].channels.size() == 3);
+  CHECK(keys == 5);
 }
 
 TEST_CASE("gltf export: a PMDL model keeps its meshes") {
