@@ -261,3 +261,27 @@ TEST_CASE("budget: cook of a generated glTF at 1x, 10x, 100x") {
     check_within(m, fs::file_size(gltf), bound);
   }
 }
+
+TEST_CASE("budget: convert of a .untold to .glb, .gltf, .mdl and .untold at 1x, 10x, 100x") {
+  // from_untold's scene (every entity a node, every record a mesh) and the
+  // writer's output, each linear in the file; the writer reads its output
+  // back before it is written.
+  const budget_bound bound{.heap_per_input_byte = 64, .heap_constant = 8 << 20, .output_per_input_byte = 8,
+                           .output_constant = 64 << 10};
+  for (const char* extension : {".glb", ".gltf", ".mdl", ".untold"}) {
+    const fs::path dir = scratch(std::string("budget_convert_untold") + (extension + 1));
+    for (const std::uint32_t s : scales) {
+      const std::vector<std::byte> bytes = make_untold(s);
+      const fs::path path = write_bytes(dir / (std::to_string(s) + "_tile.untold"), bytes);
+      const fs::path out = dir / ("out" + std::to_string(s));
+      CAPTURE(extension);
+      CAPTURE(s);
+      const measured_run m =
+          run_untold_measured("convert -q -p " + quoted(path) + " " + quoted(out / (std::string("tile") + extension)),
+                              {out});
+      CHECK_MESSAGE(m.run.exit_code == 0, m.run.err);
+      CHECK(fs::exists(out / (std::string("tile") + extension)));
+      check_within(m, bytes.size(), bound);
+    }
+  }
+}

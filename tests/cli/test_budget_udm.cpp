@@ -308,6 +308,9 @@ std::string convert_to(const char* form, const fs::path& in, const fs::path& out
   return "udm convert " + quoted(in) + " " + quoted(out) + " --to " + form;
 }
 std::string cook(const fs::path& in, const fs::path& out) { return "cook " + quoted(in) + " -o " + quoted(out) + " -q"; }
+std::string convert(const fs::path& in, const fs::path& out, const char* name) {
+  return "convert -q -p " + quoted(in) + " " + quoted(out / name);
+}
 }  // namespace
 
 TEST_CASE("budget: binary UDM under info, dump, validate and udm convert") {
@@ -361,6 +364,10 @@ TEST_CASE("budget: PMDL models under info, validate --deep, dump, cook and udm c
        {"dump --json", [](const fs::path& in, const fs::path&) { return args_of("dump --json", in); },
         bound(160, 72, 256 * 1024)},
        {"cook", [](const fs::path& in, const fs::path& out) { return cook(in, out); }, bound(12, 3, 16 * 1024)},
+       {"convert to .glb", [](const fs::path& in, const fs::path& out) { return convert(in, out, "model.glb"); },
+        bound(24, 6, 64 * 1024)},
+       {"convert to .mdl", [](const fs::path& in, const fs::path& out) { return convert(in, out, "model.mdl"); },
+        bound(24, 6, 64 * 1024)},
        {"udm convert --to ascii", [](const fs::path& in, const fs::path& out) { return convert_to("ascii", in, out); },
         bound(12, 3)}});
   run_at_three_sizes(

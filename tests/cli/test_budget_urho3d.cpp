@@ -1,5 +1,5 @@
 // The Urho3D budget tests (issue 27, SECURITY.md "The budget"): `info
-// --json`, `validate --deep`, `dump`, `cook` and `pak extract` on generated .mdl,
+// --json`, `validate --deep`, `dump`, `cook`, `convert` and `pak extract` on generated .mdl,
 // .ani and .pak inputs at 1x, 10x and 100x, each run measured by the tool's
 // heap meter. Every bound is "peak heap <= k x input + C" and "output <= k x
 // input + C" with the constants stated below; a stage that is quadratic in
@@ -202,6 +202,12 @@ std::string validate(const fs::path& f, const fs::path&) { return "validate --de
 std::string dump_json(const fs::path& f, const fs::path&) { return "dump --json " + quoted(f); }
 std::string dump_text(const fs::path& f, const fs::path&) { return "dump " + quoted(f); }
 std::string cook(const fs::path& f, const fs::path& out) { return "cook -q " + quoted(f) + " -o " + quoted(out); }
+std::string convert_glb(const fs::path& f, const fs::path& out) {
+  return "convert -q -p " + quoted(f) + " " + quoted(out / "model.glb");
+}
+std::string convert_mdl(const fs::path& f, const fs::path& out) {
+  return "convert -q -p " + quoted(f) + " " + quoted(out / "model.mdl");
+}
 std::string extract(const fs::path& f, const fs::path& out) { return "pak extract -q " + quoted(f) + " -o " + quoted(out); }
 
 constexpr std::uint64_t MiB = std::uint64_t{1} << 20;
@@ -292,6 +298,20 @@ TEST_CASE("budget: urho3d cook (.mdl, .mdl + .ani)") {
 // Extraction: the package (read into memory) and one decoded entry at a
 // time; the files written are the entries (about 6 x the ULZ4 here: text;
 // LZ4 allows up to 256 x, within --max-total-bytes).
+// Converting: the importer's scene and the writer's files, as cook (the
+// .glb holds floats where the .mdl may hold them too; the .mdl writer
+// reads its output back before it is written).
+TEST_CASE("budget: urho3d convert to .glb and .mdl (.mdl, .mdl with repeated morph vertices)") {
+  const budget_bound bound{.heap_per_input_byte = 64, .heap_constant = 8 * MiB, .output_per_input_byte = 16,
+                           .output_constant = 64 * 1024};
+  for (const auto& command : {convert_glb, convert_mdl}) {
+    at_three_sizes("convert_plain", plain_model, command, bound);
+    at_three_sizes("convert_morph", repeated_morph, command, bound);  // item 1's shape
+    at_three_sizes("convert_chain", [](std::uint32_t k) { return skeleton_model(1, 100 * k, 8); }, command, bound,
+                   {0, 1, 1});  // item 2: past 256 levels it is R-LIMITS
+  }
+}
+
 TEST_CASE("budget: urho3d pak extract (UPAK, ULZ4)") {
   const budget_bound bound{.heap_per_input_byte = 4, .heap_constant = 2 * MiB, .output_per_input_byte = 8,
                            .output_constant = 4096};

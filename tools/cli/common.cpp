@@ -151,6 +151,25 @@ json format_name(const detected& d) {
   return nullptr;
 }
 
+/// "  dropped  morph targets x3 in mesh 'Body': this library writes no morph tables yet"
+std::string report_text(const convert::conversion_report& r, bool with_info) {
+  using kind = convert::report_entry::kind;
+  std::string s;
+  if (r.entries.empty()) return s;
+  s += "conversion report: " + std::to_string(r.count(kind::dropped)) + " dropped, " +
+       std::to_string(r.count(kind::changed)) + " changed, " + std::to_string(r.count(kind::info)) + " info\n";
+  for (const convert::report_entry& e : r.entries) {
+    if (e.severity == kind::info && !with_info) continue;
+    // what/where/reason quote names from the source file: escaped.
+    s += "  " + std::string(convert::name(e.severity)) + std::string(8 - convert::name(e.severity).size(), ' ') +
+         escaped(e.what);
+    if (e.count != 1) s += " x" + std::to_string(e.count);
+    if (!e.where.empty()) s += " in " + escaped(e.where);
+    s += ": " + escaped(e.reason) + "\n";
+  }
+  return s;
+}
+
 json report_json(const convert::conversion_report& r) {
   json list = json::array();
   for (const convert::report_entry& e : r.entries)

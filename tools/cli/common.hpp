@@ -100,8 +100,13 @@ struct detected {
 /// The format name printed as "format" in JSON for a detected input.
 [[nodiscard]] json format_name(const detected& d);
 
+/// A conversion report as text (cook, convert): a count line, then one
+/// line per entry, e.g. "  dropped  morph targets x3 in mesh 'Body': ...";
+/// info entries only `with_info` (--verbose). Names are escaped.
+[[nodiscard]] std::string report_text(const convert::conversion_report& r, bool with_info);
+
 /// A conversion report's entries as JSON: [{"severity", "what", "where",
-/// "reason", "count"}] (cook, build).
+/// "reason", "count"}] (cook, convert, build).
 [[nodiscard]] json report_json(const convert::conversion_report& r);
 
 }  // namespace untold::tools::cli

@@ -256,6 +256,8 @@ fs::path sibling(const fs::path& output, const std::string& suffix) {
 
 /// Writes one output file (files.hpp: atomically); false with the report's
 /// error set on failure.
+}  // namespace
+
 bool write_bytes(const fs::path& path, std::span<const std::byte> bytes, cook_report& r) {
   if (auto failed = write_output(path, bytes)) {
     r.io_failure = true;
@@ -285,8 +287,6 @@ void count_output(cook_report& r, std::span<const std::byte> file) {
     r.triangles += m.index_count / 3;
   }
 }
-
-}  // namespace
 
 cook_report cook(const cook_options& options) {
   cook_report r;

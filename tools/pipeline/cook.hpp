@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -113,6 +114,17 @@ struct format_handler;  // formats.hpp
 [[nodiscard]] cook_report cook_foreign(const format_handler& format, byte_span input,
                                        const std::vector<std::filesystem::path>& animation_files,
                                        const cook_options& options);
+
+/// Writes `bytes` to `path` atomically (write_output); on success adds
+/// `path` to r.written, else sets r.error and r.io_failure. False on failure.
+bool write_bytes(const std::filesystem::path& path, std::span<const std::byte> bytes, cook_report& r);
+
+/// The --strict refusal: "INPUT: --strict: the conversion drops content (N
+/// dropped entries in the report); nothing written".
+[[nodiscard]] std::string strict_refusal(const std::filesystem::path& input, const convert::conversion_report& report);
+
+/// Fills r's counts (entities, meshes, vertices, ...) from a written .untold file.
+void count_output(cook_report& r, std::span<const std::byte> file);
 
 /// Reorders one mesh for the vertex cache (triangle order) and vertex fetch
 /// (vertex order), drops vertices no triangle uses, and remaps every
