@@ -13,7 +13,7 @@
 //
 // Safe on untrusted input: a byte_cursor reads every field, the entry vector
 // is sized only after the count is proven to fit in the file and charged to
-// the budget (read_options::budget).
+// the budget (open_options::budget).
 #pragma once
 
 #include <algorithm>
@@ -60,12 +60,12 @@ class hman {
   }
 
  private:
-  friend result<hman> open_hman(byte_span, const read_options&);
+  friend result<hman> open_hman(byte_span, const open_options&);
   std::vector<manifest_entry> entries_;
 };
 
 /// Opens and validates a .hman (rules above). Safe on untrusted input.
-[[nodiscard]] inline result<hman> open_hman(byte_span bytes, const read_options& options = {}) {
+[[nodiscard]] inline result<hman> open_hman(byte_span bytes, const open_options& options = {}) {
   using detail::fail;
   if (bytes.size() < 4) return fail(errc::hm_truncated, "magic", bytes.size(), no_index, 0);
   if (magic_of(bytes) != hman_magic) return fail(errc::hm_bad_magic, "magic", magic_of(bytes), no_index, 0);
