@@ -30,10 +30,10 @@ constexpr int exit_io = 3;
 
 /// The CLI is an offline tool: a pack of a whole game may hold far more than
 /// the library's default 1024 entries (limits::max_chunks).
-ua::read_options cli_options(bool deep = false) {
-  ua::read_options o;
+ua::open_options cli_options(bool deep = false) {
+  ua::open_options o;
   o.limits.max_chunks = 1u << 20;
-  o.deep = deep;
+  o.deep_checks = deep;
   return o;
 }
 
@@ -400,7 +400,7 @@ int run_check_pack(const std::string& path, bool deep, bool as_json) {
     std::fprintf(stderr, "untold: check: %s: %s\n", escaped(path).c_str(), file.error().describe().c_str());
     return exit_io;
   }
-  ua::read_options options = cli_options(deep);
+  ua::open_options options = cli_options(deep);
   budget spend(options.limits, file->bytes().size());
   options.budget = &spend;
   check_printer printer(path, deep, as_json);
@@ -460,7 +460,7 @@ int run_check(const std::string& dir, bool deep, bool as_json) {
     }
     return it->second.bytes();
   };
-  ua::read_options options = cli_options(deep);
+  ua::open_options options = cli_options(deep);
   budget spend(options.limits, tree_bytes);
   options.budget = &spend;
   check_printer printer(dir, deep, as_json);

@@ -135,7 +135,7 @@ json model_counts(const u3::model& m) {
 
 json model_info(const std::string& path, byte_span file) {
   json j = base(path, "urho3d-model");
-  auto m = u3::read_model(file);
+  auto m = u3::open_model(file);
   if (!m) return invalid(j, m.error());
   j["valid"] = true;
   j.update(model_counts(*m));
@@ -144,7 +144,7 @@ json model_info(const std::string& path, byte_span file) {
 
 json model_validate(const std::string& path, byte_span file, bool deep) {
   json j = base(path, "urho3d-model");
-  auto m = u3::read_model(file, {.deep_checks = deep});
+  auto m = u3::open_model(file, {.deep_checks = deep});
   if (!m) return invalid(j, m.error());
   j["valid"] = true;
   j["deep"] = deep;
@@ -153,7 +153,7 @@ json model_validate(const std::string& path, byte_span file, bool deep) {
 
 json model_dump(const std::string& path, byte_span file) {
   json j = base(path, "urho3d-model");
-  auto m = u3::read_model(file);
+  auto m = u3::open_model(file);
   if (!m) return invalid(j, m.error());
   j["valid"] = true;
   j["id"] = u3::model_id(m->kind);
@@ -233,7 +233,7 @@ result<convert::scene> model_import(const import_request& request) {
 
 json animation_info(const std::string& path, byte_span file) {
   json j = base(path, "urho3d-animation");
-  auto a = u3::read_animation(file);
+  auto a = u3::open_animation(file);
   if (!a) return invalid(j, a.error());
   j["valid"] = true;
   j["id"] = a->kind == u3::animation_kind::uan2 ? "UAN2" : "UANI";
@@ -248,7 +248,7 @@ json animation_info(const std::string& path, byte_span file) {
 
 json animation_validate(const std::string& path, byte_span file, bool deep) {
   json j = base(path, "urho3d-animation");
-  auto a = u3::read_animation(file, {.deep_checks = deep});
+  auto a = u3::open_animation(file, {.deep_checks = deep});
   if (!a) return invalid(j, a.error());
   j["valid"] = true;
   j["deep"] = deep;
@@ -258,7 +258,7 @@ json animation_validate(const std::string& path, byte_span file, bool deep) {
 json animation_dump(const std::string& path, byte_span file) {
   json j = animation_info(path, file);
   if (!j["valid"].get<bool>()) return j;
-  auto a = u3::read_animation(file);
+  auto a = u3::open_animation(file);
   json tracks = json::array();
   for (const u3::track& t : a->tracks) {
     json keys = json::array();
@@ -288,7 +288,7 @@ json animation_dump(const std::string& path, byte_span file) {
 
 json package_info(const std::string& path, byte_span file) {
   json j = base(path, "urho3d-package");
-  auto p = u3::read_package(file);
+  auto p = u3::open_package(file);
   if (!p) return invalid(j, p.error());
   j["valid"] = true;
   j["id"] = p->kind == u3::package_kind::ulz4 ? "ULZ4" : "UPAK";
@@ -302,7 +302,7 @@ json package_info(const std::string& path, byte_span file) {
 json package_validate(const std::string& path, byte_span file, bool deep) {
   json j = base(path, "urho3d-package");
   // Checksums are part of validity: every entry is decoded and checked (deep or not).
-  auto p = u3::read_package(file, {.verify_checksums = true});
+  auto p = u3::open_package(file, {.deep_checks = true});
   if (!p) return invalid(j, p.error());
   j["valid"] = true;
   j["deep"] = deep;
@@ -312,7 +312,7 @@ json package_validate(const std::string& path, byte_span file, bool deep) {
 json package_dump(const std::string& path, byte_span file) {
   json j = package_info(path, file);
   if (!j["valid"].get<bool>()) return j;
-  auto p = u3::read_package(file);
+  auto p = u3::open_package(file);
   json entries = json::array();
   for (const u3::package_entry& e : p->entries)
     entries.push_back(json{{"name", e.name}, {"offset", e.offset}, {"size", e.size}, {"storedSize", e.stored_size},
@@ -325,7 +325,7 @@ json package_dump(const std::string& path, byte_span file) {
 
 json shader_info(const std::string& path, byte_span file) {
   json j = base(path, "urho3d-shader");
-  auto sh = u3::read_shader(file);
+  auto sh = u3::open_shader(file);
   if (!sh) return invalid(j, sh.error());
   j["valid"] = true;
   j["shaderType"] = sh->type == u3::shader_vertex ? "vertex" : "pixel";
@@ -338,7 +338,7 @@ json shader_info(const std::string& path, byte_span file) {
 
 json shader_validate(const std::string& path, byte_span file, bool deep) {
   json j = base(path, "urho3d-shader");
-  auto sh = u3::read_shader(file);
+  auto sh = u3::open_shader(file);
   if (!sh) return invalid(j, sh.error());
   j["valid"] = true;
   j["deep"] = deep;
@@ -348,7 +348,7 @@ json shader_validate(const std::string& path, byte_span file, bool deep) {
 json shader_dump(const std::string& path, byte_span file) {
   json j = shader_info(path, file);
   if (!j["valid"].get<bool>()) return j;
-  auto sh = u3::read_shader(file);
+  auto sh = u3::open_shader(file);
   if (sh->model == 4) j["elementHash"] = sh->element_hash;
   json params = json::array();
   for (const u3::shader_parameter& p : sh->parameters) {
@@ -366,7 +366,7 @@ json shader_dump(const std::string& path, byte_span file) {
 
 json script_info(const std::string& path, byte_span file) {
   json j = base(path, "urho3d-script");
-  auto sc = u3::read_script(file);
+  auto sc = u3::open_script(file);
   if (!sc) return invalid(j, sc.error());
   j["valid"] = true;
   j["bytecodeBytes"] = sc->bytecode.size();
@@ -398,7 +398,7 @@ void print_json(const json& j) { cli::print(to_text(j)); }
 int pak_list(const pak_args& a) {
   auto bytes = read_all(a.file);
   if (!bytes) return exit_io;
-  auto p = u3::read_package(*bytes);
+  auto p = u3::open_package(*bytes);
   if (!p) {
     if (a.flags.json) print_json(invalid(base(a.file, "urho3d-package"), p.error()));
     else cli::complain(cli::quote_path(a.file) + ": " + p.error().describe());
@@ -531,7 +531,7 @@ int pak_extract(const pak_args& a) {
   // 1. The whole package, before anything is written: structure and names,
   // every entry's blocks and checksum, the package checksum, the limits.
   untold::budget budget(lim, bytes->size());
-  auto p = u3::read_package(*bytes, {.limits = lim, .verify_checksums = true, .budget = &budget});
+  auto p = u3::open_package(*bytes, {.limits = lim, .deep_checks = true, .budget = &budget});
   if (!p) return fail(p.error());
   std::vector<const u3::package_entry*> wanted;
   if (a.names.empty()) {
