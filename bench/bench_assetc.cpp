@@ -99,8 +99,8 @@ void assetc_memcpy(benchmark::State& state) {
 
 void assetc_open(benchmark::State& state, bool deep) {
   const auto& file = mesh_for(state.range(0));
-  ua::read_options options;
-  options.deep = deep;
+  ua::open_options options;
+  options.deep_checks = deep;
   options.limits.max_records = 1u << 28;  // the largest grid has 25 M indices (default cap: 16 M)
   for (auto _ : state) {
     auto m = ua::open_hmesh(file, options);

@@ -373,7 +373,7 @@ bool load_all_pread(const std::filesystem::path& path, const untold::open_option
 void range_bench(benchmark::State& state, open_fn fn, bool verify_hash) {
   const std::string mb = std::to_string(state.range(0));
   const std::filesystem::path path = untold_scene_file(scene_mb(file_meshes, static_cast<std::uint64_t>(state.range(0))));
-  const untold::open_options options{.verify_hash = verify_hash, .deep_checks = true};
+  const untold::open_options options{.deep_checks = true, .verify_hash = verify_hash};
   (void)fn(path, options);  // warm the page cache
   bool ok = true;
   const double s = wall_loop(state, [] {}, [&] { ok = fn(path, options) && ok; });

@@ -52,7 +52,7 @@ enum class untold_level { open, default_open, deep, deep_decode };
 
 void load_untold(benchmark::State& state, untold_level level) {
   const auto& file = untold_scene(spec_of(state));
-  untold::open_options options{.verify_hash = false, .deep_checks = level >= untold_level::deep};
+  untold::open_options options{.deep_checks = level >= untold_level::deep, .verify_hash = false};
   if (level == untold_level::default_open) options = {};
   std::uint64_t bytes = 0;
   const double s = cpu_loop(state, [&] {

@@ -2,7 +2,7 @@
 // against their floors, measured in the same run:
 //   udm/memcpy_vertices      memcpy of the decompressed vertex bytes
 //   udm/raw_lz4_decode       LZ4_decompress_safe of the stored vertex and index blocks
-//   udm/parse_model          document::parse of the model (validation + both LZ4 decodes)
+//   udm/parse_model          open_document of the model (validation + both LZ4 decodes)
 //   udm/extract_positions    positions out of the parsed struct array (scaled to metres)
 //   udm/import_model         import_pmdl (everything cook needs), from bytes
 //   udm/parse_tree_small     a structure-heavy file: 100k elements with 3 small values each
@@ -113,7 +113,7 @@ void udm_raw_lz4_decode(benchmark::State& state) {
 void udm_parse_model(benchmark::State& state) {
   const model_fixture& m = model();
   for (auto _ : state) {
-    auto doc = u::document::parse(m.file);
+    auto doc = u::open_document(m.file);
     if (!doc) state.SkipWithError("parse failed");
     benchmark::DoNotOptimize(doc);
   }
@@ -122,10 +122,10 @@ void udm_parse_model(benchmark::State& state) {
 
 void udm_extract_positions(benchmark::State& state) {
   const model_fixture& m = model();
-  auto doc = u::document::parse(m.file);
-  auto pm = u::read_pmdl(*doc);
+  auto doc = u::open_document(m.file);
+  auto pm = u::pmdl_from_document(*doc);
   if (!pm || pm->sub_meshes.empty()) {
-    state.SkipWithError("read_pmdl failed");
+    state.SkipWithError("pmdl_from_document failed");
     return;
   }
   const u::pmdl_sub_mesh& s = pm->sub_meshes[0];
@@ -152,7 +152,7 @@ void udm_parse_tree_small(benchmark::State& state) {
   const std::vector<std::byte>& f = small_tree();
   std::uint64_t properties = 0;
   for (auto _ : state) {
-    auto doc = u::document::parse(f);
+    auto doc = u::open_document(f);
     if (!doc) state.SkipWithError("parse failed");
     properties = doc->stats().property_count;
     benchmark::DoNotOptimize(doc);

@@ -1,9 +1,9 @@
 // bench/bench_urho3d.cpp - Urho3D readers against the floor in the same run:
 //   u3d/mdl_memcpy        copy the .mdl bytes (the floor of any reader)
-//   u3d/mdl_open          read_model: every structural rule, views into the buffer
+//   u3d/mdl_open          open_model: every structural rule, views into the buffer
 //   u3d/mdl_open_deep     + index values, blend indices, finite floats
 //   u3d/pak_lz4_raw       LZ4_decompress_safe over the package's blocks, no checks
-//   u3d/pak_extract       read_package + extract every entry (+ SDBM checksums)
+//   u3d/pak_extract       open_package + extract every entry (+ SDBM checksums)
 // The inputs are generated in memory (a 200k-vertex skinned UMD2 model and a
 // ULZ4 package of it plus text), so the numbers need no data files.
 #include <benchmark/benchmark.h>
@@ -102,8 +102,8 @@ void mdl_memcpy(benchmark::State& state) {
 void mdl_open(benchmark::State& state, bool deep) {
   const auto& in = data();
   for (auto _ : state) {
-    auto m = u3::read_model(in.mdl, {.deep_checks = deep});
-    if (!m) state.SkipWithError("read_model failed");
+    auto m = u3::open_model(in.mdl, {.deep_checks = deep});
+    if (!m) state.SkipWithError("open_model failed");
     benchmark::DoNotOptimize(m);
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.mdl.size()));
@@ -112,9 +112,9 @@ void mdl_open(benchmark::State& state, bool deep) {
 void pak_lz4_raw(benchmark::State& state) {
 #if UNTOLD_HAS_LZ4
   const auto& in = data();
-  auto p = u3::read_package(in.pak);
+  auto p = u3::open_package(in.pak);
   if (!p) {
-    state.SkipWithError("read_package failed");
+    state.SkipWithError("open_package failed");
     return;
   }
   std::vector<char> out(in.pak_uncompressed);
@@ -142,8 +142,8 @@ void pak_extract(benchmark::State& state) {
   const auto& in = data();
   std::vector<std::byte> out;
   for (auto _ : state) {
-    auto p = u3::read_package(in.pak);
-    if (!p) state.SkipWithError("read_package failed");
+    auto p = u3::open_package(in.pak);
+    if (!p) state.SkipWithError("open_package failed");
     for (const auto& e : p->entries)
       if (!u3::extract_entry(*p, e, out)) state.SkipWithError("extract failed");
     benchmark::DoNotOptimize(out.data());

@@ -509,7 +509,7 @@ FOREIGN = [
     ("u3d/mdl_open", "Urho3D `.mdl` open (structure, views)", "u3d/mdl_memcpy"),
     ("u3d/mdl_open_deep", "Urho3D `.mdl` open + deep checks", "u3d/mdl_memcpy"),
     ("u3d/pak_extract", "Urho3D `.pak` extract (read, LZ4, SDBM)", "u3d/pak_lz4_raw"),
-    ("udm_parse_model", "UDM `document::parse` (all checks + LZ4)", "udm_raw_lz4_decode"),
+    ("udm_parse_model", "UDM `open_document` (all checks + LZ4)", "udm_raw_lz4_decode"),
     ("udm_extract_positions", "UDM PMDL position extraction", "udm_memcpy_vertices"),
     ("udm_import_model", "UDM `import_pmdl` from bytes", "udm_raw_lz4_decode"),
     ("udm_parse_tree_small", "UDM parse of a small property tree", None),

@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   untold::limits lim;
   lim.max_records = 1u << 16;
   auto plain = ua::open_hanim(buffer, {.limits = lim});
-  auto deep = ua::open_hanim(buffer, {.limits = lim, .deep = true});
+  auto deep = ua::open_hanim(buffer, {.limits = lim, .deep_checks = true});
   for (const auto* r : {&plain, &deep})
     if (!*r && !r->error().rule_id().starts_with("HM-")) die("rejection without an HM- rule: " + r->error().describe());
   if (deep && !plain) die("deep-valid but not valid");
@@ -60,7 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   auto out = ua::write_hanim(clips);
   if (!out) die("a deep-valid file did not write back: " + out.error().describe());
-  auto again = ua::open_hanim(*out, {.deep = true});
+  auto again = ua::open_hanim(*out, {.deep_checks = true});
   if (!again) die("a rewritten file does not reopen: " + again.error().describe());
   if (again->all_channels().size() != deep->all_channels().size() || again->clips().size() != deep->clips().size())
     die("structure changed on rewrite");

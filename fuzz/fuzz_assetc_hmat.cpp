@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::byte> buffer(size);
   if (size != 0) std::memcpy(buffer.data(), data, size);
   auto plain = ua::open_hmat(buffer);
-  auto deep = ua::open_hmat(buffer, {.deep = true});
+  auto deep = ua::open_hmat(buffer, {.deep_checks = true});
   for (const auto* r : {&plain, &deep})
     if (!*r && !r->error().rule_id().starts_with("HM-")) die("rejection without an HM- rule: " + r->error().describe());
   if (deep && !plain) die("deep-valid but not valid");

@@ -96,10 +96,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size > 1) std::memcpy(buffer.data() + shift, data + 1, size - 1);
   const untold::byte_span bytes = untold::byte_span(buffer).subspan(shift);
 
-  ua::read_options small;
+  ua::open_options small;
   small.limits.max_records = 1u << 16;
   auto plain = ua::open_hmesh(bytes, small);
-  small.deep = true;
+  small.deep_checks = true;
   auto deep = ua::open_hmesh(bytes, small);
   for (const auto* r : {&plain, &deep})
     if (!*r && !r->error().rule_id().starts_with("HM-")) die("rejection without an HM- rule: " + r->error().describe());
@@ -110,7 +110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!deep) return 0;
   if (plain->desc().meshlet_count > 0 && !plain->has(ua::chunk_id::mlbn)) return 0;  // the writer always emits MLBN
   const auto once = rewrite(*deep);
-  auto reopened = ua::open_hmesh(once, {.deep = true});
+  auto reopened = ua::open_hmesh(once, {.deep_checks = true});
   if (!reopened) die("rewritten mesh does not reopen: " + reopened.error().describe());
   if (!(reopened->desc() == deep->desc())) die("DESC changed on rewrite");
   if (!std::equal(reopened->submeshes().begin(), reopened->submeshes().end(), deep->submeshes().begin(), deep->submeshes().end()))

@@ -1,4 +1,4 @@
-// fuzz_udm_ascii: untold::udm::read_ascii on arbitrary text.
+// fuzz_udm_ascii: untold::udm::open_ascii on arbitrary text.
 // Properties:
 //   - never reads outside the input, never overflows the stack (nesting is
 //     capped by limits.max_depth);
@@ -20,20 +20,20 @@ using untold_fuzz::die;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  u::ascii_read_options o;
+  u::ascii_open_options o;
   o.limits.max_depth = 64;
   o.limits.max_records = 1 << 16;
   o.limits.max_chunk_bytes = 1 << 20;
   o.limits.max_total_bytes = 4 << 20;
   untold::budget charged(o.limits, size);
   o.budget = &charged;
-  auto tree = u::read_ascii(text, o);
+  auto tree = u::open_ascii(text, o);
   if (!tree) {
     if (!tree.error().rule_id().starts_with("UDM-") && tree.error().rule_id() != "E-ENCODE")
       die("error without a UDM rule id: " + tree.error().describe());
     return 0;
   }
-  u::read_options ro;
+  u::open_options ro;
   ro.limits = o.limits;
   ro.limits.max_depth = 2 * o.limits.max_depth + 2;  // arrays and elements count alike in binary
   ro.budget = &charged;
@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!bin.error().rule_id().starts_with("UDM-")) die("write error without a UDM rule id: " + bin.error().describe());
     return 0;
   }
-  auto doc = u::document::parse(*bin, ro);
+  auto doc = u::open_document(*bin, ro);
   if (!doc) {
     // Only the shared budget may refuse what the writer's read-back accepted.
     if (doc.error().code != untold::errc::udm_limit) die("the writer's output is refused: " + doc.error().describe());
@@ -55,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto again = u::write_ascii(*tree);
   if (!again) die("an accepted tree cannot be written as ASCII");
   o.budget = nullptr;
-  auto back = u::read_ascii(*again, o);
+  auto back = u::open_ascii(*again, o);
   if (!back || !(*back == *tree)) die("ASCII -> tree -> ASCII -> tree changed the tree");
   return 0;
 }

@@ -1,4 +1,4 @@
-// fuzz_udm_binary: untold::udm::document::parse on arbitrary bytes, with
+// fuzz_udm_binary: untold::udm::open_document on arbitrary bytes, with
 // small limits so hostile sizes hit the caps quickly.
 // Properties:
 //   - never reads outside the input, never overflows the stack (sanitizers);
@@ -53,7 +53,7 @@ void walk(const u::property_view& root) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const untold::byte_span in = untold_fuzz::as_span(data, size);
-  u::read_options o;
+  u::open_options o;
   o.require_asset_header = false;
   o.limits.max_chunk_bytes = 1 << 20;
   o.limits.max_total_bytes = 4 << 20;
@@ -61,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   o.limits.max_depth = 64;
   untold::budget charged(o.limits, size);
   o.budget = &charged;
-  auto doc = u::document::parse(in, o);
+  auto doc = u::open_document(in, o);
   if (!doc) {
     const std::string_view id = doc.error().rule_id();
     if (!id.starts_with("UDM-") && id != "R-DECOMPRESS") die("error without a UDM rule id");
@@ -70,15 +70,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (doc->parsed_bytes() != size) die("valid document not parsed to the last byte");
   walk(doc->root());
   udm_fuzz::check_cook(*doc, o.limits, charged);
-  const u::property tree = u::to_tree(doc->root());
+  const u::property tree = u::tree_from_view(doc->root());
   // What the reader accepted, the writer (reading its bytes back) writes.
   const u::write_options wo{.version = doc->version(), .limits = o.limits};
   auto out = u::write_binary(tree, wo);
   if (!out) die("a parsed tree cannot be written: " + out.error().describe());
   if (!untold_fuzz::same_bytes(*out, in)) {
-    u::read_options again_options = o;
+    u::open_options again_options = o;
     again_options.budget = nullptr;
-    auto again = u::write_binary(u::to_tree(u::document::parse(*out, again_options).value().root()), wo);
+    auto again = u::write_binary(u::tree_from_view(u::open_document(*out, again_options).value().root()), wo);
     if (!again || !untold_fuzz::same_bytes(*again, *out)) die("writer not stable");
   }
   auto text = u::write_ascii(tree);
@@ -87,9 +87,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (text.error().code != untold::errc::udm_bad_tree) die("a parsed tree cannot be written as ASCII");
     return 0;
   }
-  u::ascii_read_options ao;
+  u::ascii_open_options ao;
   ao.limits = o.limits;
-  auto back = u::read_ascii(*text, ao);
+  auto back = u::open_ascii(*text, ao);
   // NaN payloads are canonicalised by the text form: compare only without them.
   if (back && !(*back == tree) && tree.find("assetData") != nullptr && text->find("nan") == std::string::npos)
     die("ASCII round trip changed the tree");

@@ -1,4 +1,4 @@
-// fuzz_urho3d_animation: read_animation on any bytes. Properties: a
+// fuzz_urho3d_animation: open_animation on any bytes. Properties: a
 // rejection has a U3D rule id; an accepted animation writes back to exactly
 // the input; every keyframe accessor stays inside the file (ASan); an
 // animation that passes the deep checks goes the way `untold cook --animations`
@@ -14,7 +14,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace u3 = untold::urho3d;
   const untold::byte_span file(reinterpret_cast<const std::byte*>(data), size);
-  auto a = u3::read_animation(file, {.limits = u3d_fuzz::fuzz_limits()});
+  auto a = u3::open_animation(file, {.limits = u3d_fuzz::fuzz_limits()});
   if (!a) {
     u3d_fuzz::check_rejection(a.error());
     return 0;

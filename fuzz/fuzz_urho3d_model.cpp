@@ -1,4 +1,4 @@
-// fuzz_urho3d_model: read_model on any bytes. Properties: a rejection has a
+// fuzz_urho3d_model: open_model on any bytes. Properties: a rejection has a
 // U3D rule id; an accepted model writes back to exactly the input bytes; a
 // model that passes the deep checks goes the whole way `untold cook` takes
 // it (import_model, then convert::to_untold, sharing one budget): any
@@ -13,7 +13,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace u3 = untold::urho3d;
   const untold::byte_span file(reinterpret_cast<const std::byte*>(data), size);
-  auto m = u3::read_model(file, {.limits = u3d_fuzz::fuzz_limits()});
+  auto m = u3::open_model(file, {.limits = u3d_fuzz::fuzz_limits()});
   if (!m) {
     u3d_fuzz::check_rejection(m.error());
     return 0;

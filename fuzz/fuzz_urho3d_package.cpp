@@ -1,4 +1,4 @@
-// fuzz_urho3d_package: read_package on any bytes, then extract every entry.
+// fuzz_urho3d_package: open_package on any bytes, then extract every entry.
 // Properties: rejections have a U3D rule id (or R-LIMITS); extraction of an
 // accepted package never leaves the file (ASan) and yields exactly the
 // declared size; a package whose entries all extract is rebuilt by the
@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   namespace u3 = untold::urho3d;
   const untold::byte_span file(reinterpret_cast<const std::byte*>(data), size);
   const untold::limits lim = u3d_fuzz::fuzz_limits();
-  auto p = u3::read_package(file, {.limits = lim});
+  auto p = u3::open_package(file, {.limits = lim});
   if (!p) {
     u3d_fuzz::check_rejection(p.error());
     return 0;
@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (rebuilt.error().code == untold::errc::compression_unsupported) return 0;
     u3d_fuzz::die("write_package refused an accepted package's entries: " + rebuilt.error().describe());
   }
-  auto back = u3::read_package(*rebuilt, {.verify_checksums = true});
+  auto back = u3::open_package(*rebuilt, {.deep_checks = true});
   if (!back || back->entries.size() != p->entries.size()) u3d_fuzz::die("rebuilt package does not read back");
   return 0;
 }

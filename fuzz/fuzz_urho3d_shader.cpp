@@ -1,4 +1,4 @@
-// fuzz_urho3d_shader: read_shader / read_script on any bytes. Properties: a
+// fuzz_urho3d_shader: open_shader / open_script on any bytes. Properties: a
 // rejection has a U3D rule id; an accepted shader cache or script writes back
 // to exactly the input.
 #include <cstdint>
@@ -14,11 +14,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto same = [&](const std::vector<std::byte>& out) {
     return out.size() == size && (size == 0 || std::memcmp(out.data(), data, size) == 0);
   };
-  if (auto sc = u3::read_script(file)) {
+  if (auto sc = u3::open_script(file)) {
     if (!same(u3::write_script(*sc))) u3d_fuzz::die("write_script did not reproduce the input");
     return 0;
   }
-  auto sh = u3::read_shader(file, {.limits = u3d_fuzz::fuzz_limits()});
+  auto sh = u3::open_shader(file, {.limits = u3d_fuzz::fuzz_limits()});
   if (!sh) {
     u3d_fuzz::check_rejection(sh.error());
     return 0;

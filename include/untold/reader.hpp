@@ -56,8 +56,15 @@
 
 namespace untold {
 
+/// Options of open (and of the stages it runs: parse_header,
+/// parse_chunk_table ...). No `budget`: what open allocates is bounded by
+/// `limits` and the file's size (limits.max_chunks rows; compressed chunks
+/// decode within limits.decoded_budget); the rest are views into `file`.
 struct open_options {
   untold::limits limits{};
+  /// Run the deep checks R-INDEX-VALUE, R-FINITE, R-BOUNDS and the extension
+  /// deep checks (joint index values, keyframe times); linear in data size.
+  bool deep_checks = false;
   /// false: verify nothing, as `integrity = integrity::none` (the option
   /// from before `integrity`; kept for compatibility).
   bool verify_hash = true;
@@ -67,9 +74,6 @@ struct open_options {
   /// through the verified accessors; files without verify the contentHash at
   /// open (R-HASH), as `full`.
   untold::integrity integrity = untold::integrity::lazy;
-  /// Run the deep checks R-INDEX-VALUE, R-FINITE, R-BOUNDS and the extension
-  /// deep checks (joint index values, keyframe times); linear in data size.
-  bool deep_checks = false;
   /// Accept headerSize != 204 (the chunk table still starts at byte 204).
   bool relaxed_header_size = false;
   /// Accept what the library's stricter extension rules reject (docs/format.md,

@@ -173,7 +173,7 @@ TEST_CASE("check and the readers charge one shared budget (HM-LIMITS)") {
   CHECK(std::string(alone.error().context.field) == "entries");
   // Shared across the files of one check: what one file spends, the next cannot.
   untold::budget shared(untold::limits{}, 0);
-  ua::read_options options;
+  ua::open_options options;
   options.budget = &shared;
   const ua::check_report r = ua::check_files(paths, read, options);
   CHECK(r.ok());

@@ -41,7 +41,7 @@ constexpr std::size_t channel0 = 30;
 constexpr std::size_t channel1 = channel0 + 12 + 3 * 16;
 
 std::string rule(const bytes& b, bool deep = false, untold::limits lim = {}) {
-  return rule_of(ua::open_hanim(span(b), {.limits = lim, .deep = deep}));
+  return rule_of(ua::open_hanim(span(b), {.limits = lim, .deep_checks = deep}));
 }
 
 }  // namespace
@@ -52,7 +52,7 @@ TEST_CASE("hanim: writer bytes equal the hand-made file; clips read back") {
   auto out = ua::write_hanim(clips);
   REQUIRE_MESSAGE(out, out.error().describe());
   CHECK(*out == hand_made_hanim());
-  auto a = ua::open_hanim(span(*out), {.deep = true});
+  auto a = ua::open_hanim(span(*out), {.deep_checks = true});
   REQUIRE(a);
   REQUIRE(a->clips().size() == 2);
   CHECK(a->clips()[0].name == "walk");

@@ -48,7 +48,7 @@ TEST_CASE("hmat: writer bytes equal the hand-made file; rows read back") {
   REQUIRE(bytes_);
   CHECK(bytes_->size() == 16 + 2 * 96);
   CHECK(*bytes_ == hand_made_hmat());
-  auto h = ua::open_hmat(span(*bytes_), {.deep = true});
+  auto h = ua::open_hmat(span(*bytes_), {.deep_checks = true});
   REQUIRE(h);
   REQUIRE(h->size() == 2);
   CHECK(h->rows()[0] == ua::material{});
@@ -67,7 +67,7 @@ TEST_CASE("hmat: writer bytes equal the hand-made file; rows read back") {
 TEST_CASE("hmat rules") {
   bytes b = hand_made_hmat();
   auto rule = [](const bytes& x, bool deep = false, untold::limits lim = {}) {
-    return rule_of(ua::open_hmat(span(x), {.limits = lim, .deep = deep}));
+    return rule_of(ua::open_hmat(span(x), {.limits = lim, .deep_checks = deep}));
   };
   SUBCASE("HM-MAGIC") {
     b[0] = std::byte{'X'};

@@ -137,7 +137,7 @@ TEST_CASE("hmesh: the writer's bytes equal the hand-made file and the committed 
 TEST_CASE("hmesh: views read every chunk back") {
   mesh_fixture f;
   const bytes file = fixture_mesh();
-  auto m = ua::open_hmesh(span(file), {.deep = true});
+  auto m = ua::open_hmesh(span(file), {.deep_checks = true});
   REQUIRE_MESSAGE(m, m.error().describe());
   CHECK(m->header().version == 2);
   CHECK(m->chunks().size() == 15);
@@ -220,7 +220,7 @@ TEST_CASE("hmesh: opens at every misalignment") {
   for (std::size_t shift = 0; shift < 16; ++shift) {
     std::vector<std::byte> buffer(file.size() + shift);
     std::copy(file.begin(), file.end(), buffer.begin() + static_cast<std::ptrdiff_t>(shift));
-    auto m = ua::open_hmesh(untold::byte_span(buffer).subspan(shift), {.deep = true});
+    auto m = ua::open_hmesh(untold::byte_span(buffer).subspan(shift), {.deep_checks = true});
     REQUIRE(m);
     CHECK(m->skin()[2].weights[1] == 0.5f);
     CHECK(m->meshlet_vertices()[3] == 3u);
@@ -240,7 +240,7 @@ TEST_CASE("hmesh: a minimal mesh without optional chunks, and uint32 indices") {
   in.submeshes = std::span(&sub, 1);
   auto file = ua::write_hmesh(in);
   REQUIRE(file);
-  auto m = ua::open_hmesh(span(*file), {.deep = true});
+  auto m = ua::open_hmesh(span(*file), {.deep_checks = true});
   REQUIRE(m);
   CHECK(m->chunks().size() == 10);
   CHECK(!m->has(ua::chunk_id::skin));

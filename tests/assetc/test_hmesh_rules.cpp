@@ -9,7 +9,7 @@ using namespace hm_test;
 namespace {
 
 std::string open_rule(const bytes& b, bool deep = false, untold::limits lim = {}) {
-  return rule_of(ua::open_hmesh(span(b), {.limits = lim, .deep = deep}));
+  return rule_of(ua::open_hmesh(span(b), {.limits = lim, .deep_checks = deep}));
 }
 
 /// The rule with deep checks, after checking the structural pass accepts the file.
@@ -242,7 +242,7 @@ TEST_CASE("hmesh rules: deep checks") {
   }
   SUBCASE("HM-MESHLET-INDEX") {
     b[chunk_at(b, "MLTR") + 5] = std::byte{4};
-    const auto r = ua::open_hmesh(span(b), {.deep = true});
+    const auto r = ua::open_hmesh(span(b), {.deep_checks = true});
     REQUIRE(!r);
     CHECK(r.error().rule_id() == "HM-MESHLET-INDEX");
     CHECK(r.error().context.record_index == 1);  // triangle 1
@@ -268,7 +268,7 @@ TEST_CASE("hmesh rules: deep checks") {
     // Joint 1's bind translation y (after the 64-byte inverse bind matrix and x).
     wrf(b, chunk_at(b, "SKEL") + 112 + 64 + 4, std::numeric_limits<float>::quiet_NaN());
     CHECK(deep_only_rule(b) == "HM-FINITE");
-    const auto r = ua::open_hmesh(span(b), {.deep = true});
+    const auto r = ua::open_hmesh(span(b), {.deep_checks = true});
     REQUIRE(!r);
     CHECK(r.error().context.record_index == 1);
     CHECK(std::string(r.error().context.field) == "bindTranslation");
@@ -316,7 +316,7 @@ TEST_CASE("hmesh: check_meshlet_coverage (HM-MESHLET-COVER)") {
     f.submeshes[1].meshlet_count = 1;
     auto file = ua::write_hmesh(f.input());
     REQUIRE_MESSAGE(file, file.error().describe());
-    auto m = ua::open_hmesh(span(*file), {.deep = true});
+    auto m = ua::open_hmesh(span(*file), {.deep_checks = true});
     REQUIRE(m);
     CHECK(ua::check_meshlet_coverage(*m).has_value());
     f.meshlet_triangles[0] = {{0, 2, 1}};  // flipped winding: not the same triangle

@@ -90,9 +90,9 @@ std::string errors_of(const ab::build_result& r) {
   return s;
 }
 
-ac::read_options deep() {
-  ac::read_options o;
-  o.deep = true;
+ac::open_options deep() {
+  ac::open_options o;
+  o.deep_checks = true;
   return o;
 }
 

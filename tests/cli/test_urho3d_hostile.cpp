@@ -174,7 +174,7 @@ TEST_CASE("pak extract: a bad checksum on a later entry leaves nothing written")
   const std::vector<u3::package_input> in = {{"one.txt", first}, {"two.txt", second}};
   auto pak = u3::write_package(in);
   REQUIRE(pak);
-  auto p = u3::read_package(*pak);
+  auto p = u3::open_package(*pak);
   REQUIRE(p);
   std::vector<std::byte> bad = *pak;
   bad[p->entries[1].offset] ^= std::byte{1};  // the second entry's first byte

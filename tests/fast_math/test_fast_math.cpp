@@ -52,7 +52,7 @@ TEST_CASE("fast-math: every family's finite test rejects a NaN") {
   CHECK_FALSE(untold::assetc::detail::is_finite(from_bits(0xFF800000u)));
 }
 
-TEST_CASE("fast-math: read_model with deep checks rejects a NaN position (U3D-FINITE)") {
+TEST_CASE("fast-math: open_model with deep checks rejects a NaN position (U3D-FINITE)") {
   // A UMD2 model written byte by byte: one vertex buffer of one VECTOR3
   // position (0, NaN, 1), no index buffers, geometries, morphs or bones.
   std::vector<std::byte> file;
@@ -70,8 +70,8 @@ TEST_CASE("fast-math: read_model with deep checks rejects a NaN position (U3D-FI
   for (int i = 0; i < 4; ++i) u32(0);         // index buffers, geometries, morphs, bones
   for (int i = 0; i < 6; ++i) u32(0);         // bounding box
   namespace u3 = untold::urho3d;
-  REQUIRE(u3::read_model(file).has_value());  // structurally fine
-  const auto deep = u3::read_model(file, {.deep_checks = true});
+  REQUIRE(u3::open_model(file).has_value());  // structurally fine
+  const auto deep = u3::open_model(file, {.deep_checks = true});
   REQUIRE_FALSE(deep.has_value());
   CHECK(deep.error().code == untold::errc::u3d_not_finite);
   CHECK(deep.error().context.offset == 32);  // the NaN's byte offset in the file

@@ -58,7 +58,7 @@ TEST_CASE("no codecs: the writer refuses a compression it cannot do; uncompresse
   CHECK(refused.error().code == untold::errc::compression_unsupported);
 
   const auto file = one_triangle({.block_digests = false});  // the contentHash alone, checked at open
-  auto a = untold::open(file, {.verify_hash = true, .deep_checks = true});
+  auto a = untold::open(file, {.deep_checks = true, .verify_hash = true});
   REQUIRE_MESSAGE(a, a.error().describe());
   auto tampered = file;
   tampered.back() ^= std::byte{1};  // index bytes come last: still a valid index, wrong hash

@@ -12,12 +12,12 @@ using namespace udm_test;
 
 namespace {
 u::property parse_ok(std::string_view text) {
-  auto r = u::read_ascii(text);
+  auto r = u::open_ascii(text);
   REQUIRE_MESSAGE(r, (r ? "" : r.error().describe()));
   return *r;
 }
-errc ascii_error(std::string_view text, const u::ascii_read_options& o = {}) {
-  auto r = u::read_ascii(text, o);
+errc ascii_error(std::string_view text, const u::ascii_open_options& o = {}) {
+  auto r = u::open_ascii(text, o);
   return r ? errc::ok : r.error().code;
 }
 std::string wrap(std::string_view data) {
@@ -29,9 +29,9 @@ TEST_CASE("fixtures: binary -> ASCII -> binary is byte-identical") {
   for (const char* name : fixture_names) {
     CAPTURE(name);
     const bytes f = fixture(name);
-    auto doc = u::document::parse(f);
+    auto doc = u::open_document(f);
     REQUIRE(doc);
-    const u::property tree = u::to_tree(doc->root());
+    const u::property tree = u::tree_from_view(doc->root());
     auto text = u::write_ascii(tree);
     REQUIRE(text);
     CHECK(u::looks_like_ascii_udm(*text));
@@ -49,9 +49,9 @@ TEST_CASE("golden text: the cube's ASCII form is stable and converts back to the
   const bytes golden = load(std::filesystem::path(UNTOLD_TEST_DATA_DIR) / "udm" / "ascii" / "cube.udm");
   const std::string_view text(reinterpret_cast<const char*>(golden.data()), golden.size());
   const bytes f = fixture("cube");
-  auto doc = u::document::parse(f);
+  auto doc = u::open_document(f);
   REQUIRE(doc);
-  CHECK(u::write_ascii(u::to_tree(doc->root())).value() == text);
+  CHECK(u::write_ascii(u::tree_from_view(doc->root())).value() == text);
   CHECK(same(u::write_binary(parse_ok(text)).value(), f));
 }
 
@@ -126,7 +126,7 @@ TEST_CASE("Pragma's syntax: comments, unquoted keys, header-less files, uncompre
   // The result is writable and reads back in binary.
   auto bin = u::write_binary(a);
   REQUIRE(bin);
-  auto doc = u::document::parse(*bin);
+  auto doc = u::open_document(*bin);
   REQUIRE(doc);
   CHECK(doc->asset_data()["z"].as_array<float>().value()[2] == 3.0f);
   // A file without the header is assetData alone, as Pragma reads it.
@@ -179,7 +179,7 @@ TEST_CASE("ASCII rejections: syntax, values, depth, limits") {
   for (int i = 0; i < 100000; ++i) deep_arrays += "[array;1][";
   CHECK(ascii_error(deep_arrays) == errc::udm_depth);
   // Limits: array count over max_records.
-  u::ascii_read_options o;
+  u::ascii_open_options o;
   o.limits.max_records = 2;
   CHECK(ascii_error(wrap("$array x [float;3][1,2,3]"), o) == errc::udm_limit);
   CHECK(ascii_error(wrap("$array x [float][1,2,3]"), o) == errc::udm_limit);
@@ -198,7 +198,7 @@ TEST_CASE("ASCII: empty text and NUL bytes are errors, not an empty asset") {
   // Each used to read as assetType "nil" (or ignore what followed the NUL)
   // and convert to a binary file.
   auto failure = [](std::string_view text) {
-    auto r = u::read_ascii(text);
+    auto r = u::open_ascii(text);
     REQUIRE_MESSAGE(!r, "accepted");
     return r.error();
   };
@@ -211,7 +211,7 @@ TEST_CASE("ASCII: empty text and NUL bytes are errors, not an empty asset") {
   CHECK(std::string(e.context.field) == "NUL byte");
   CHECK(e.context.offset == 0);
   const std::string valid = wrap("$float x 1");
-  CHECK(u::read_ascii(valid));
+  CHECK(u::open_ascii(valid));
   const std::string tail = valid + std::string(1, '\0') + "garbage";
   e = failure(tail);
   CHECK(std::string(e.context.field) == "NUL byte");
@@ -235,7 +235,7 @@ TEST_CASE("ASCII: a Half literal past the Half range and an array shorter than i
   CHECK(ascii_error(wrap("$half h 65504")) == errc::ok);  // the largest Half
   CHECK(ascii_error(wrap("$half h inf")) == errc::ok);    // written as such
   CHECK(ascii_error(wrap("$half h -inf")) == errc::ok);
-  auto big = u::read_ascii(wrap("$half h 1e10"));  // used to become inf silently
+  auto big = u::open_ascii(wrap("$half h 1e10"));  // used to become inf silently
   REQUIRE(!big);
   CHECK(big.error().code == errc::udm_ascii_value);
   CHECK(std::string(big.error().context.field) == "half");
@@ -244,7 +244,7 @@ TEST_CASE("ASCII: a Half literal past the Half range and an array shorter than i
   CHECK(ascii_error(wrap("$array h [half;2][1,1e10]")) == errc::udm_ascii_value);
   // The declared count is the count.
   CHECK(ascii_error(wrap("$array a [int32;2][1,2]")) == errc::ok);
-  auto fewer = u::read_ascii(wrap("$array a [int32;5][1,2]"));
+  auto fewer = u::open_ascii(wrap("$array a [int32;5][1,2]"));
   REQUIRE(!fewer);
   CHECK(fewer.error().code == errc::udm_ascii_value);
   CHECK(std::string(fewer.error().context.field) == "count");

@@ -15,14 +15,14 @@ TEST_CASE("fixtures parse to their last byte and round-trip byte-exactly") {
   for (const char* name : fixture_names) {
     CAPTURE(name);
     const bytes f = fixture(name);
-    auto doc = u::document::parse(f);
+    auto doc = u::open_document(f);
     REQUIRE_MESSAGE(doc, (doc ? "" : doc.error().describe()));
     CHECK(doc->parsed_bytes() == f.size());
     CHECK(doc->version() == 2);
     CHECK(doc->asset_type() == "PMDL");
     CHECK(doc->asset_version() == 1);
     CHECK(doc->asset_data().is_element());
-    auto out = u::write_binary(u::to_tree(doc->root()), {doc->version()});
+    auto out = u::write_binary(u::tree_from_view(doc->root()), {doc->version()});
     REQUIRE(out);
     CHECK(same(*out, f));
   }
@@ -30,7 +30,7 @@ TEST_CASE("fixtures parse to their last byte and round-trip byte-exactly") {
 
 TEST_CASE("fixture content: cube navigation, typed getters, struct arrays, LZ4 arrays") {
   const bytes f = fixture("cube");
-  auto doc = u::document::parse(f);
+  auto doc = u::open_document(f);
   REQUIRE(doc);
   const u::property_view data = doc->asset_data();
   auto sub = data.find("meshGroups/reference/meshes/0/subMeshes/0/assetData");
@@ -85,7 +85,7 @@ TEST_CASE("every one of the 36 types is written and read back") {
   const u::property tree = every_type_tree();
   auto written = u::write_binary(tree);
   REQUIRE_MESSAGE(written, (written ? "" : written.error().describe()));
-  auto doc = u::document::parse(*written);
+  auto doc = u::open_document(*written);
   REQUIRE_MESSAGE(doc, (doc ? "" : doc.error().describe()));
   CHECK(doc->parsed_bytes() == written->size());
   CHECK(doc->asset_type() == "TEST");
@@ -165,7 +165,7 @@ TEST_CASE("every one of the 36 types is written and read back") {
   CHECK(d["arrayOfArrays"][0].as_array<std::int32_t>().value()[1] == 2);
   CHECK(d["arrayOfLz4Arrays"][0].as_array<std::int32_t>().value()[0] == 1);
   // The copy is the same tree, and writing it again gives the same bytes.
-  const u::property copy = u::to_tree(doc->root());
+  const u::property copy = u::tree_from_view(doc->root());
   CHECK(copy == tree);
   auto again = u::write_binary(copy);
   REQUIRE(again);
@@ -231,7 +231,7 @@ TEST_CASE("the writer reads what it wrote back: LZ4 data no reader accepts is it
     CHECK(u::write_binary(with(bad), {.verify = false}));  // what the check is for
   }
   // A tree read from text: the text reader keeps LZ4 data as given.
-  auto text = u::read_ascii("\"assetData\"\n{\n$lz4 z [18446744073709551615][AAAA]\n}\n$string assetType \"T\"\n"
+  auto text = u::open_ascii("\"assetData\"\n{\n$lz4 z [18446744073709551615][AAAA]\n}\n$string assetType \"T\"\n"
                             "$uint32 assetVersion 1\n");
   REQUIRE(text);
   CHECK(u::write_binary(*text).error().code == errc::udm_limit);
@@ -261,7 +261,7 @@ TEST_CASE("UDM-MAGIC, UDM-VERSION, UDM-TRUNC on the header") {
 
 TEST_CASE("UDM-ROOT: root type and the asset header") {
   CHECK(parse_error(file(string_prop("x").payload, 2, 1)) == errc::udm_bad_root);
-  const u::read_options strict{};
+  const u::open_options strict{};
   CHECK(parse_error(file(element({})), strict) == errc::udm_bad_root);
   CHECK(parse_error(asset_file({}), strict) == errc::ok);
   // assetVersion of the wrong type
@@ -274,7 +274,7 @@ TEST_CASE("UDM-TYPE: unknown type bytes") {
   for (int t : {36, 100, 255}) {
     CAPTURE(t);
     const bytes f = file(element({{"x", prop{static_cast<std::uint8_t>(t), {}}}}));
-    auto e = u::document::parse(f, relaxed());
+    auto e = u::open_document(f, relaxed());
     REQUIRE(!e);
     CHECK(e.error().code == errc::udm_unknown_type);
     CHECK(e.error().subject() == "x");
@@ -392,7 +392,7 @@ TEST_CASE("UDM-DEPTH: nesting over the limit, including a 100k-deep file") {
   CHECK(parse_error(nested(254)) == errc::ok);  // 255 levels incl. the root
   CHECK(parse_error(nested(300)) == errc::udm_depth);
   const bytes deep_file = nested(100000);
-  auto deep = u::document::parse(deep_file, relaxed());
+  auto deep = u::open_document(deep_file, relaxed());
   REQUIRE(!deep);
   CHECK(deep.error().code == errc::udm_depth);
   CHECK(deep.error().context.limit == 256);
@@ -481,7 +481,7 @@ TEST_CASE("UDM-TRAILING and UDM-DUP-KEY") {
   f.push_back(std::byte{0});
   CHECK(parse_error(f) == errc::udm_trailing_bytes);
   const bytes dup_file = file(element({{"a", u32_prop(1)}, {"b", u32_prop(2)}, {"a", u32_prop(3)}}));
-  auto dup = u::document::parse(dup_file, relaxed());
+  auto dup = u::open_document(dup_file, relaxed());
   REQUIRE(!dup);
   CHECK(dup.error().code == errc::udm_duplicate_key);
   CHECK(dup.error().subject() == "a");
@@ -491,7 +491,7 @@ TEST_CASE("every truncation of every fixture is an error value, never a crash") 
   for (const char* name : fixture_names) {
     const bytes f = fixture(name);
     for (std::size_t n = 0; n < f.size(); n += 7) {
-      auto d = u::document::parse(byte_span(f.data(), n));
+      auto d = u::open_document(byte_span(f.data(), n));
       CHECK(!d);
     }
   }
@@ -515,7 +515,7 @@ TEST_CASE("key lookup on an element with 1M children is not quadratic") {
   p.put<std::uint64_t>(body.size());
   p.bytes(body);
   const bytes big = file(payload);  // the document views it: keep it alive
-  auto doc = u::document::parse(big, relaxed());
+  auto doc = u::open_document(big, relaxed());
   REQUIRE(doc);
   CHECK(doc->root().size() == n);
   for (std::uint32_t i = 0; i < n; i += 997) CHECK(doc->root()["k" + std::to_string(i)].kind() == u::type::nil);
@@ -533,7 +533,7 @@ TEST_CASE("values are read in place at any alignment") {
     bytes buffer(f.size() + shift);
     std::memcpy(buffer.data() + shift, f.data(), f.size());
     const byte_span view(buffer.data() + shift, f.size());
-    auto doc = u::document::parse(view, relaxed());
+    auto doc = u::open_document(view, relaxed());
     REQUIRE(doc);
     CHECK(doc->root()["f"].as<float>().value() == 1.5f);
     auto v = doc->root()["v"].as_array<double>();

@@ -57,8 +57,8 @@ prop nil_struct_array(std::uint32_t count, int members) {
   return p;
 }
 
-error parse_failure(const bytes& f, const u::read_options& o) {
-  auto d = u::document::parse(f, o);
+error parse_failure(const bytes& f, const u::open_options& o) {
+  auto d = u::open_document(f, o);
   REQUIRE_MESSAGE(!d, "the document was accepted");
   return d.error();
 }
@@ -74,8 +74,8 @@ TEST_CASE("budget: an LZ4 array of empty strings is charged for its nodes before
   untold::store_le_unchecked<std::uint32_t>(raw.data(), n);
   const bytes f = asset_file({{"s", lz4_array(1, n, lz4(raw), raw.size())}});
   CHECK(f.size() < 2000);
-  u::read_options o;
-  CHECK(u::document::parse(f, o));  // the default floor (64 MiB) holds them
+  u::open_options o;
+  CHECK(u::open_document(f, o));  // the default floor (64 MiB) holds them
   o.limits.memory_floor = 1 << 20;
   const error e = parse_failure(f, o);
   CHECK(e.code == errc::udm_limit);
@@ -93,7 +93,7 @@ TEST_CASE("budget: declared LZ4 sizes are charged across the document before any
   const bytes garbage(8192, std::byte{0xFF});
   const bytes zeros = lz4(bytes(n));
   const bytes f = asset_file({{"a", lz4_array(4, n, garbage)}, {"b", lz4_array(4, n, zeros)}});
-  u::read_options o;
+  u::open_options o;
   o.limits.memory_floor = 0;
   o.limits.memory_per_input_byte = static_cast<std::uint32_t>(3 * std::uint64_t{n} / 2 / f.size());
   const error e = parse_failure(f, o);
@@ -108,7 +108,7 @@ TEST_CASE("budget: declared LZ4 sizes are charged across the document before any
 TEST_CASE("budget: items that take no bytes cost work (Nil arrays, structs of Nil members)") {
   // Audit: a 60-byte Nil array of 16M items made dump take 1.37 GB; a 1.5 KB
   // array of 16M structs of Nil members ran past 30 s in dump and convert.
-  const u::read_options defaults;
+  const u::open_options defaults;
   const bytes nils = asset_file({{"n", trivial_array(0, (1u << 24) - 1)}});
   CHECK(nils.size() < 100);
   error e = parse_failure(nils, defaults);
@@ -123,10 +123,10 @@ TEST_CASE("budget: items that take no bytes cost work (Nil arrays, structs of Ni
   CHECK(parse_failure(lz4_nils, defaults).code == errc::udm_limit);
   // Items with bytes are within the budget by their bytes: 1M floats parse.
   const bytes floats = asset_file({{"f", trivial_array(11, 1u << 20, 4u << 20)}});
-  CHECK(u::document::parse(floats, defaults));
+  CHECK(u::open_document(floats, defaults));
   // A small Nil array is fine.
   const bytes few_nils = asset_file({{"n", trivial_array(0, 1000)}});
-  CHECK(u::document::parse(few_nils, defaults));
+  CHECK(u::open_document(few_nils, defaults));
 }
 
 TEST_CASE("budget: the ASCII reader charges its tree, so text cannot grow 100x in memory") {
@@ -134,10 +134,10 @@ TEST_CASE("budget: the ASCII reader charges its tree, so text cannot grow 100x i
   std::string text = "$array a [string;100000][";
   for (int i = 0; i < 100000; ++i) text += i == 0 ? "a" : ",a";
   text += "]";
-  CHECK(u::read_ascii(text));
-  u::ascii_read_options o;
+  CHECK(u::open_ascii(text));
+  u::ascii_open_options o;
   o.limits.memory_floor = 0;  // 64 B per byte of text: less than a node per 2 bytes
-  auto r = u::read_ascii(text, o);
+  auto r = u::open_ascii(text, o);
   REQUIRE(!r);
   CHECK(r.error().code == errc::udm_limit);
   CHECK(r.error().context.offset > 0);
@@ -148,12 +148,12 @@ TEST_CASE("budget: the ASCII reader charges its tree, so text cannot grow 100x i
   o = {};
   o.limits.work_floor = 100000;
   o.limits.work_per_input_byte = 0;
-  r = u::read_ascii(nils, o);
+  r = u::open_ascii(nils, o);
   REQUIRE(!r);
   CHECK(r.error().code == errc::udm_limit);
 }
 
-TEST_CASE("budget: to_tree and the writers charge the budget they are given") {
+TEST_CASE("budget: tree_from_view and the writers charge the budget they are given") {
   u::property data = u::make_element();
   u::property nils;
   nils.kind = u::type::array;
@@ -200,11 +200,11 @@ TEST_CASE("budget: to_tree and the writers charge the budget they are given") {
   untold::budget short_of_one(lim, 0);
   CHECK(u::write_binary(many, {.budget = &short_of_one}).error().code == errc::udm_limit);
 
-  // to_tree: every node is charged before it is copied.
-  auto doc = u::document::parse(*bin, relaxed());
+  // tree_from_view: every node is charged before it is copied.
+  auto doc = u::open_document(*bin, relaxed());
   REQUIRE(doc);
   untold::budget copy(untold::limits{}, 0);
-  auto copied = u::to_tree(doc->root(), copy);
+  auto copied = u::tree_from_view(doc->root(), copy);
   REQUIRE(copied);
   CHECK(*copied == many);
   CHECK(copy.work().used == 1001);
@@ -212,13 +212,13 @@ TEST_CASE("budget: to_tree and the writers charge the budget they are given") {
   lim = {};
   lim.memory_floor = 100 * sizeof(u::child);
   untold::budget small(lim, 0);
-  auto refused = u::to_tree(doc->root(), small);
+  auto refused = u::tree_from_view(doc->root(), small);
   REQUIRE(!refused);
   CHECK(std::string(refused.error().context.field) == "tree nodes");
 }
 
 TEST_CASE("budget: the stages of one input share it") {
-  // A parse, then to_tree on the same budget: together they may not exceed it.
+  // A parse, then tree_from_view on the same budget: together they may not exceed it.
   u::property data = u::make_element();
   for (int i = 0; i < 20000; ++i) data.add("k" + std::to_string(i), u::make_nil());
   const bytes f = u::write_binary(u::make_asset("T", 1, std::move(data))).value();
@@ -226,14 +226,14 @@ TEST_CASE("budget: the stages of one input share it") {
   lim.memory_floor = 0;
   lim.memory_per_input_byte = 20;
   untold::budget alone(lim, f.size());
-  u::read_options o;
+  u::open_options o;
   o.limits = lim;
   o.budget = &alone;
-  auto doc = u::document::parse(f, o);
+  auto doc = u::open_document(f, o);
   REQUIRE(doc);
   const std::uint64_t parse_memory = alone.memory().used;
   CHECK(parse_memory >= 20000 * sizeof(u::detail::node));
   // The tree needs more than what the parse left: refused on the shared budget.
   CHECK(alone.memory().cap - parse_memory < 20000 * sizeof(u::child));
-  CHECK(u::to_tree(doc->root(), alone).error().code == errc::udm_limit);
+  CHECK(u::tree_from_view(doc->root(), alone).error().code == errc::udm_limit);
 }

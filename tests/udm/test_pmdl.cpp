@@ -122,9 +122,9 @@ TEST_CASE("fixtures: extraction and import with the source's vertex and index co
     const std::string name = e.name;
     CAPTURE(name);
     const bytes f = fixture(e.name);
-    auto doc = u::document::parse(f);
+    auto doc = u::open_document(f);
     REQUIRE(doc);
-    auto model = u::read_pmdl(*doc);
+    auto model = u::pmdl_from_document(*doc);
     REQUIRE_MESSAGE(model, (model ? "" : model.error().describe()));
     REQUIRE(model->sub_meshes.size() == e.sub_meshes);
     auto scene = u::import_pmdl(f);
@@ -173,9 +173,9 @@ TEST_CASE("fixtures: extraction and import with the source's vertex and index co
 
 TEST_CASE("a skinned model: bones in parent order, weights, skin palette, uint32 indices, uv sets") {
   const bytes f = u::write_binary(skinned_model()).value();
-  auto doc = u::document::parse(f);
+  auto doc = u::open_document(f);
   REQUIRE(doc);
-  auto model = u::read_pmdl(*doc);
+  auto model = u::pmdl_from_document(*doc);
   REQUIRE(model);
   REQUIRE(model->bones.size() == 3);
   CHECK(model->bones[0].name == "root");
@@ -229,9 +229,9 @@ TEST_CASE("a skinned model: bones in parent order, weights, skin palette, uint32
 TEST_CASE("UDM-PMDL: models a loader cannot use") {
   // Not a model.
   const bytes other = asset_file({});
-  auto doc = u::document::parse(other);
+  auto doc = u::open_document(other);
   REQUIRE(doc);
-  CHECK(u::read_pmdl(*doc).error().code == errc::udm_pmdl);
+  CHECK(u::pmdl_from_document(*doc).error().code == errc::udm_pmdl);
   auto with = [](auto edit) {
     u::property tree = skinned_model();
     edit(*tree.find("assetData"));
@@ -279,9 +279,9 @@ TEST_CASE("UDM-PMDL: models a loader cannot use") {
 
 TEST_CASE("extract_positions matches the importer") {
   const bytes f = fixture("error");
-  auto doc = u::document::parse(f);
+  auto doc = u::open_document(f);
   REQUIRE(doc);
-  auto model = u::read_pmdl(*doc);
+  auto model = u::pmdl_from_document(*doc);
   REQUIRE(model);
   const u::pmdl_sub_mesh& s = model->sub_meshes[0];
   std::vector<float> out(3 * s.vertex_count());
@@ -309,7 +309,7 @@ u::property& sub_mesh_array(u::property& data, const char* name) {
 }
 }  // namespace
 
-TEST_CASE("UDM-PMDL-JOINT: a weight naming a bone the skeleton lacks fails read_pmdl and the import") {
+TEST_CASE("UDM-PMDL-JOINT: a weight naming a bone the skeleton lacks fails pmdl_from_document and the import") {
   // Audit: joint 7 of 2 bones and joint -5 passed validate and cook, which
   // dropped those influences. -1 is Pragma's unused slot and stays valid.
   for (const std::int32_t id : {3, 7, -5, -2, 0x7FFFFFFF}) {
@@ -318,9 +318,9 @@ TEST_CASE("UDM-PMDL-JOINT: a weight naming a bone the skeleton lacks fails read_
       u::property& w = sub_mesh_array(d, "vertexWeights");
       u::store_value(w.bytes.data() + 2 * 32, u::vec4i{0, id, -1, -1});  // vertex 2
     });
-    auto doc = u::document::parse(f);
+    auto doc = u::open_document(f);
     REQUIRE(doc);
-    auto model = u::read_pmdl(*doc);
+    auto model = u::pmdl_from_document(*doc);
     REQUIRE(!model);
     const error& e = model.error();
     CHECK(e.code == errc::udm_pmdl_joint);
@@ -370,9 +370,9 @@ TEST_CASE("UDM-PMDL-FINITE: NaN or infinite positions, weights, poses and keys f
   for (const bad_value& c : cases) {
     CAPTURE(c.field);
     const bytes f = skinned_with(c.edit);
-    auto doc = u::document::parse(f);
+    auto doc = u::open_document(f);
     REQUIRE(doc);
-    CHECK(u::read_pmdl(*doc));  // the structure is fine: a value rule (validate --deep)
+    CHECK(u::pmdl_from_document(*doc));  // the structure is fine: a value rule (validate --deep)
     auto scene = u::import_pmdl(*doc);
     REQUIRE(!scene);
     CHECK(scene.error().code == errc::udm_pmdl_finite);
@@ -381,9 +381,9 @@ TEST_CASE("UDM-PMDL-FINITE: NaN or infinite positions, weights, poses and keys f
   }
   // The records name the vertex.
   const bytes f = skinned_with(cases[1].edit);
-  auto doc = u::document::parse(f);
+  auto doc = u::open_document(f);
   REQUIRE(doc);
-  auto model = u::read_pmdl(*doc);
+  auto model = u::pmdl_from_document(*doc);
   REQUIRE(model);
   CHECK(u::check_pmdl_values(*model).error().context.record_index == 3);
   // A NaN key in a mapped channel.
@@ -416,9 +416,9 @@ TEST_CASE("budget: the import shares the parse's budget, so a small file cannot 
   u::pmdl_import_options o;
   o.limits.memory_floor = 0;
   o.limits.memory_per_input_byte = static_cast<std::uint32_t>(3 * decoded / 2 / f.size());
-  u::read_options ro;
+  u::open_options ro;
   ro.limits = o.limits;
-  CHECK(u::document::parse(f, ro));  // the parse alone fits
+  CHECK(u::open_document(f, ro));  // the parse alone fits
   auto scene = u::import_pmdl(f, o);
   REQUIRE(!scene);
   CHECK(scene.error().code == errc::udm_limit);

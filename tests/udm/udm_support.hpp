@@ -113,14 +113,14 @@ inline bytes asset_file(const std::vector<std::pair<std::string, prop>>& data) {
   return file(element({{"assetData", element_prop(data)}, {"assetType", string_prop("TEST")}, {"assetVersion", u32_prop(1)}}));
 }
 
-inline untold::udm::read_options relaxed() {
-  untold::udm::read_options o;
+inline untold::udm::open_options relaxed() {
+  untold::udm::open_options o;
   o.require_asset_header = false;
   return o;
 }
 
-inline untold::errc parse_error(const bytes& f, const untold::udm::read_options& o = relaxed()) {
-  auto d = untold::udm::document::parse(f, o);
+inline untold::errc parse_error(const bytes& f, const untold::udm::open_options& o = relaxed()) {
+  auto d = untold::udm::open_document(f, o);
   if (d) return untold::errc::ok;
   return d.error().code;
 }

@@ -133,7 +133,7 @@ bytes deep_scene() {
   return std::move(*file);
 }
 
-const untold::open_options no_deep{.verify_hash = false}, deep{.verify_hash = false, .deep_checks = true};
+const untold::open_options no_deep{.verify_hash = false}, deep{.deep_checks = true, .verify_hash = false};
 
 /// Byte offset in `f` of byte `offset` of the payload of chunk `type`.
 std::size_t payload_at(const bytes& f, untold::chunk_type type, std::uint64_t offset) {

@@ -346,7 +346,7 @@ TEST_CASE("block digests: round trip; the payloads equal a file without them") {
       CHECK(e->size() == a->edge_indices(m).size());
     }
     CHECK(untold::verify_all(*a).has_value());
-    CHECK(untold::open(with, {.integrity = untold::integrity::full, .deep_checks = true}).has_value());
+    CHECK(untold::open(with, {.deep_checks = true, .integrity = untold::integrity::full}).has_value());
     CHECK(untold::open(with, {.integrity = untold::integrity::none}).has_value());
   }
 }
@@ -804,7 +804,7 @@ TEST_CASE("stale block digests: a chunk-unaware rewrite that recomputes the cont
 
   for (const auto mode : {untold::integrity::lazy, untold::integrity::full}) {
     CAPTURE(static_cast<int>(mode));
-    auto a = untold::open(f, {.integrity = mode, .deep_checks = mode == untold::integrity::full});
+    auto a = untold::open(f, {.deep_checks = mode == untold::integrity::full, .integrity = mode});
     REQUIRE_MESSAGE(a.has_value(), a.error().describe());
     CHECK(a->block_digests() == untold::digest_status::stale);
     CHECK_FALSE(untold::has_block_digests(*a));   // ignored: the contentHash was verified instead

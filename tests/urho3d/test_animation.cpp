@@ -64,7 +64,7 @@ TEST_CASE("urho3d animation: hand-made UANI and UAN2 read and round-trip byte-ex
     CAPTURE(id);
     CAPTURE(version);
     const hand_ani h = make_ani(id, version);
-    auto a = u3::read_animation(h.file, {.deep_checks = true});
+    auto a = u3::open_animation(h.file, {.deep_checks = true});
     REQUIRE_MESSAGE(a.has_value(), a.error().describe());
     CHECK(a->name == "Walk");
     CHECK(a->length == 1.5f);
@@ -108,13 +108,13 @@ TEST_CASE("urho3d animation: one crafted file per rule") {
   SUBCASE("U3D-MAGIC") {
     bytes b = h.file;
     b[3] = std::byte{'X'};
-    U3D_CHECK_ERR(u3::read_animation(b), errc::u3d_bad_magic);
+    U3D_CHECK_ERR(u3::open_animation(b), errc::u3d_bad_magic);
   }
-  SUBCASE("U3D-VERSION") { U3D_CHECK_ERR(u3::read_animation(make_ani("UAN2", 4).file), errc::u3d_bad_version); }
+  SUBCASE("U3D-VERSION") { U3D_CHECK_ERR(u3::open_animation(make_ani("UAN2", 4).file), errc::u3d_bad_version); }
   SUBCASE("U3D-TRUNC / U3D-COUNT / U3D-STRING at every length") {
     for (std::size_t n = 0; n < h.file.size(); ++n) {
       const bytes cut(h.file.begin(), h.file.begin() + static_cast<std::ptrdiff_t>(n));
-      auto a = u3::read_animation(cut);
+      auto a = u3::open_animation(cut);
       REQUIRE_FALSE(a.has_value());
       const errc e = a.error().code;
       CHECK_MESSAGE((e == errc::u3d_truncated || e == errc::u3d_count_too_large || e == errc::u3d_missing_nul ||
@@ -125,45 +125,45 @@ TEST_CASE("urho3d animation: one crafted file per rule") {
   SUBCASE("U3D-COUNT") {
     bytes b = h.file;
     put_u32(b, h.key_count, 0x00100000u);
-    U3D_CHECK_ERR(u3::read_animation(b), errc::u3d_count_too_large);
+    U3D_CHECK_ERR(u3::open_animation(b), errc::u3d_count_too_large);
   }
   SUBCASE("R-LIMITS: keyframes") {
     u3::animation_options o;
     o.limits.max_records = 2;
-    U3D_CHECK_ERR(u3::read_animation(h.file, o), errc::limit_exceeded);
+    U3D_CHECK_ERR(u3::open_animation(h.file, o), errc::limit_exceeded);
   }
   SUBCASE("U3D-TRACK-MASK") {
     bytes b = h.file;
     b[h.track_mask] = std::byte{8};
-    U3D_CHECK_ERR(u3::read_animation(b), errc::u3d_track_mask);
+    U3D_CHECK_ERR(u3::open_animation(b), errc::u3d_track_mask);
   }
   SUBCASE("U3D-VARIANT-TYPE") {
     bytes b = h.file;
     b[h.variant_type] = std::byte{15};  // VariantMap: not sized here
-    U3D_CHECK_ERR(u3::read_animation(b), errc::u3d_variant_type);
+    U3D_CHECK_ERR(u3::open_animation(b), errc::u3d_variant_type);
   }
   SUBCASE("U3D-INTERPOLATION") {
     bytes b = h.file;
     b[h.variant_interp] = std::byte{4};
-    U3D_CHECK_ERR(u3::read_animation(b), errc::u3d_interpolation);
+    U3D_CHECK_ERR(u3::open_animation(b), errc::u3d_interpolation);
   }
   SUBCASE("U3D-FINITE and U3D-KEY-ORDER (deep only)") {
     bytes nan = h.file;
     put_f32(nan, h.first_key + 8, std::numeric_limits<float>::quiet_NaN());
-    CHECK(u3::read_animation(nan).has_value());
-    U3D_CHECK_ERR(u3::read_animation(nan, {.deep_checks = true}), errc::u3d_not_finite);
+    CHECK(u3::open_animation(nan).has_value());
+    U3D_CHECK_ERR(u3::open_animation(nan, {.deep_checks = true}), errc::u3d_not_finite);
     bytes order = h.file;
     put_f32(order, h.first_key, 2.0f);  // key 0 at 2 s, key 1 at 1.5 s
-    CHECK(u3::read_animation(order).has_value());
-    U3D_CHECK_ERR(u3::read_animation(order, {.deep_checks = true}), errc::u3d_key_order);
+    CHECK(u3::open_animation(order).has_value());
+    U3D_CHECK_ERR(u3::open_animation(order, {.deep_checks = true}), errc::u3d_key_order);
   }
   SUBCASE("U3D-TRAILING") {
     bytes b = h.file;
     b.push_back(std::byte{0});
-    U3D_CHECK_ERR(u3::read_animation(b), errc::u3d_trailing_bytes);
+    U3D_CHECK_ERR(u3::open_animation(b), errc::u3d_trailing_bytes);
   }
   SUBCASE("the writer refuses variant tracks a UANI cannot hold") {
-    auto a = u3::read_animation(h.file);
+    auto a = u3::open_animation(h.file);
     REQUIRE(a);
     a->kind = u3::animation_kind::uani;
     U3D_CHECK_ERR(u3::write_animation(*a), errc::invalid_argument);

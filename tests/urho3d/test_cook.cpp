@@ -15,7 +15,7 @@ TEST_CASE("urho3d cook: every fixture becomes a .untold that deep-validates, wit
   for (const auto& p : model_fixtures()) {
     CAPTURE(p.string());
     const bytes file = load(p);
-    auto m = u3::read_model(file);
+    auto m = u3::open_model(file);
     REQUIRE(m);
     auto s = u3::import_files(file, {}, p.stem().string());
     REQUIRE(s);

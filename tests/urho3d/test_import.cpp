@@ -25,7 +25,7 @@ TEST_CASE("urho3d import: every fixture imports with the source's counts") {
   for (const auto& p : model_fixtures()) {
     CAPTURE(p.string());
     const bytes file = load(p);
-    auto m = u3::read_model(file);
+    auto m = u3::open_model(file);
     REQUIRE(m);
     auto s = u3::import_files(file, {}, p.stem().string());
     REQUIRE_MESSAGE(s.has_value(), s.error().describe());
@@ -72,7 +72,7 @@ TEST_CASE("urho3d import: every fixture imports with the source's counts") {
 
 TEST_CASE("urho3d import: Z mirrored, winding reversed") {
   const bytes file = load(data_dir() / "Models/Box.mdl");
-  auto m = u3::read_model(file);
+  auto m = u3::open_model(file);
   REQUIRE(m);
   auto s = u3::import_model(*m);
   REQUIRE(s);
@@ -92,13 +92,13 @@ TEST_CASE("urho3d import: Z mirrored, winding reversed") {
 TEST_CASE("urho3d import: skeleton, skin, morphs and an animation from the hand-made model") {
   // Bone 1 is the root and bone 0 its child: the importer must reorder.
   const tiny t = make_tiny({.bone1_parent = 1, .bone0_parent = 1});
-  auto m = u3::read_model(t.file, {.deep_checks = true});
+  auto m = u3::open_model(t.file, {.deep_checks = true});
   REQUIRE(m);
   gen ani;
   ani.id("UANI").cstr("Wave").f32(1).u32(2);
   ani.cstr("root").u8(3).u32(1).f32(0).f32(1).f32(2).f32(3).f32(0.5f).f32(0.5f).f32(0.5f).f32(0.5f);
   ani.cstr("nobody").u8(4).u32(1).f32(0).f32(1).f32(1).f32(1);
-  auto a = u3::read_animation(ani.b);
+  auto a = u3::open_animation(ani.b);
   REQUIRE(a);
   auto s = u3::import_model(*m, std::span(&*a, 1), "tiny");
   REQUIRE_MESSAGE(s.has_value(), s.error().describe());
@@ -146,16 +146,16 @@ TEST_CASE("urho3d import: bad input is an error, not a crash") {
 
 TEST_CASE("urho3d import and deep checks: work stays linear (R-LIMITS)") {
   const tiny t = make_tiny();
-  auto m = u3::read_model(t.file);
+  auto m = u3::open_model(t.file);
   REQUIRE(m);
   SUBCASE("thousands of LODs over one draw range") {
     u3::model many = *m;
     many.geometries[0].lods.assign(30000, many.geometries[0].lods[0]);  // 90000 indices drawn, 3 stored
     auto bytes = u3::write_model(many);
     REQUIRE(bytes);
-    auto again = u3::read_model(*bytes);
+    auto again = u3::open_model(*bytes);
     REQUIRE(again);  // structurally fine
-    U3D_CHECK_ERR(u3::read_model(*bytes, {.deep_checks = true}), errc::limit_exceeded);
+    U3D_CHECK_ERR(u3::open_model(*bytes, {.deep_checks = true}), errc::limit_exceeded);
     U3D_CHECK_ERR(u3::import_model(*again), errc::limit_exceeded);
     many.geometries[0].lods.resize(20000);  // 60000 <= 8 x 3 + 65536
     CHECK(u3::validate_model_deep(many).has_value());
@@ -171,7 +171,7 @@ TEST_CASE("urho3d import and deep checks: work stays linear (R-LIMITS)") {
 TEST_CASE("urho3d import: a vertex a morph lists twice moves by the sum of its deltas, as in Urho3D") {
   // AnimatedModel::ApplyMorph adds every listed delta (vertex += delta x weight).
   const tiny t = make_tiny();
-  auto m = u3::read_model(t.file, {.deep_checks = true});
+  auto m = u3::open_model(t.file, {.deep_checks = true});
   REQUIRE(m);
   gen entries;  // vertex 2 up by 1, then vertex 2 up by 2 and back by 0.5
   entries.u32(2).f32(0).f32(1).f32(0);
@@ -245,7 +245,7 @@ TEST_CASE("urho3d import: finite bone values whose rest matrix overflows are U3D
   // E-INVALID-ARGUMENT, found by fuzz_urho3d_model).
   tiny t = make_tiny();
   put_f32(t.file, t.bone0_parent + 4 + 12 + 4, 1e20f);  // bone "root": rotation x
-  REQUIRE(u3::read_model(t.file, {.deep_checks = true}).has_value());
+  REQUIRE(u3::open_model(t.file, {.deep_checks = true}).has_value());
   auto s = u3::import_files(t.file, {}, "tiny");
   REQUIRE_FALSE(s);
   CHECK(s.error().code == errc::u3d_not_finite);

@@ -21,7 +21,7 @@ TEST_CASE("urho3d model: every fixture parses to its last byte, deep-validates a
   for (const auto& p : files) {
     CAPTURE(p.string());
     const bytes file = load(p);
-    auto m = u3::read_model(file, {.deep_checks = true});
+    auto m = u3::open_model(file, {.deep_checks = true});
     REQUIRE_MESSAGE(m.has_value(), m.error().describe());
     CHECK(!m->vertex_buffers.empty());
     CHECK(!m->geometries.empty());
@@ -38,7 +38,7 @@ TEST_CASE("urho3d model: every fixture parses to its last byte, deep-validates a
 
 TEST_CASE("urho3d model: fixture facts") {
   auto box = load(data_dir() / "Models/Box.mdl");
-  auto m = u3::read_model(box);
+  auto m = u3::open_model(box);
   REQUIRE(m);
   CHECK(m->kind == u3::model_kind::umdl);
   REQUIRE(m->vertex_buffers.size() == 1);
@@ -51,7 +51,7 @@ TEST_CASE("urho3d model: fixture facts") {
   CHECK(vb.data.data() >= box.data());
   CHECK(vb.data.data() + vb.data.size() <= box.data() + box.size());
 
-  auto lines = u3::read_model(load(data_dir() / "Models/LinePrimitives/Basis.mdl"));
+  auto lines = u3::open_model(load(data_dir() / "Models/LinePrimitives/Basis.mdl"));
   REQUIRE(lines);
   CHECK(lines->geometries[0].lods[0].primitive == u3::primitive_type::line_list);
 }
@@ -61,7 +61,7 @@ TEST_CASE("urho3d model: the hand-made model reads, deep-validates and round-tri
   for (const tiny_options& o : {tiny_options{}, tiny_options{.id = "UMD3", .version = 2},
                                 tiny_options{.id = "UMD3", .version = 1}, tiny_options{.centers = false}}) {
     const tiny t = make_tiny(o);
-    auto m = u3::read_model(t.file, {.deep_checks = true});
+    auto m = u3::open_model(t.file, {.deep_checks = true});
     REQUIRE_MESSAGE(m.has_value(), m.error().describe());
     CHECK(m->bones.size() == 2);
     CHECK(m->bones[1].collision_mask == 3);
@@ -84,7 +84,7 @@ TEST_CASE("urho3d model: truncation at every field is an error") {
   for (std::size_t n = 0; n < t.file.size(); ++n) {
     if (n == t.end_of_bbox) continue;  // a file without geometry centres: valid
     const bytes cut(t.file.begin(), t.file.begin() + static_cast<std::ptrdiff_t>(n));
-    auto m = u3::read_model(cut);
+    auto m = u3::open_model(cut);
     REQUIRE_FALSE(m.has_value());
     const errc e = m.error().code;
     CHECK_MESSAGE((e == errc::u3d_truncated || e == errc::u3d_count_too_large || e == errc::u3d_missing_nul ||
@@ -103,109 +103,109 @@ TEST_CASE("urho3d model: one crafted file per rejection rule") {
   SUBCASE("U3D-MAGIC") {
     bytes b = base.file;
     b[0] = std::byte{'X'};
-    U3D_CHECK_ERR(u3::read_model(b), errc::u3d_bad_magic);
-    U3D_CHECK_ERR(u3::read_model(bytes{}), errc::u3d_bad_magic);
+    U3D_CHECK_ERR(u3::open_model(b), errc::u3d_bad_magic);
+    U3D_CHECK_ERR(u3::open_model(bytes{}), errc::u3d_bad_magic);
   }
   SUBCASE("U3D-MAGIC-NONE: a 2011 model without identifier") {
     bytes b(base.file.begin() + 4, base.file.end());
-    auto r = u3::read_model(b);
+    auto r = u3::open_model(b);
     REQUIRE_FALSE(r);
     CHECK(r.error().code == errc::u3d_no_identifier);
     CHECK(r.error().describe().find("missing magic") != std::string::npos);
   }
   SUBCASE("U3D-VERSION") {
-    U3D_CHECK_ERR(u3::read_model(make_tiny({.id = "UMD3", .version = 9}).file), errc::u3d_bad_version);
-    U3D_CHECK_ERR(u3::read_model(make_tiny({.id = "UMD3", .version = 0}).file), errc::u3d_bad_version);
+    U3D_CHECK_ERR(u3::open_model(make_tiny({.id = "UMD3", .version = 9}).file), errc::u3d_bad_version);
+    U3D_CHECK_ERR(u3::open_model(make_tiny({.id = "UMD3", .version = 0}).file), errc::u3d_bad_version);
   }
   SUBCASE("U3D-COUNT: counts that cannot fit are rejected before allocation") {
-    U3D_CHECK_ERR(u3::read_model(mutated(base.vb_count, 0x00FFFFFFu)), errc::u3d_count_too_large);
-    U3D_CHECK_ERR(u3::read_model(mutated(base.elements, 0x00FFFFFFu)), errc::u3d_count_too_large);
-    U3D_CHECK_ERR(u3::read_model(mutated(base.bone_count, 1000000u)), errc::u3d_count_too_large);
-    U3D_CHECK_ERR(u3::read_model(mutated(base.index_data - 8, 0x7FFFFFFFu)), errc::u3d_count_too_large);
-    U3D_CHECK_ERR(u3::read_model(mutated(base.vb_count, 0xFFFFFFFFu)), errc::limit_exceeded);  // above max_records
+    U3D_CHECK_ERR(u3::open_model(mutated(base.vb_count, 0x00FFFFFFu)), errc::u3d_count_too_large);
+    U3D_CHECK_ERR(u3::open_model(mutated(base.elements, 0x00FFFFFFu)), errc::u3d_count_too_large);
+    U3D_CHECK_ERR(u3::open_model(mutated(base.bone_count, 1000000u)), errc::u3d_count_too_large);
+    U3D_CHECK_ERR(u3::open_model(mutated(base.index_data - 8, 0x7FFFFFFFu)), errc::u3d_count_too_large);
+    U3D_CHECK_ERR(u3::open_model(mutated(base.vb_count, 0xFFFFFFFFu)), errc::limit_exceeded);  // above max_records
   }
   SUBCASE("R-LIMITS: the caller's record limit") {
     u3::model_options o;
     o.limits.max_records = 1;
-    U3D_CHECK_ERR(u3::read_model(base.file, o), errc::limit_exceeded);  // 4 elements > 1
+    U3D_CHECK_ERR(u3::open_model(base.file, o), errc::limit_exceeded);  // 4 elements > 1
   }
   SUBCASE("U3D-STRING") {
     gen g;
     g.id("UMD2").u32(0).u32(0).u32(0).u32(1).str("no-nul");
-    U3D_CHECK_ERR(u3::read_model(g.b), errc::u3d_missing_nul);
+    U3D_CHECK_ERR(u3::open_model(g.b), errc::u3d_missing_nul);
   }
   SUBCASE("U3D-ELEMENT-TYPE") {
-    U3D_CHECK_ERR(u3::read_model(mutated(base.elements + 4, 0x0007)), errc::u3d_element_type);
-    U3D_CHECK_ERR(u3::read_model(mutated(base.elements + 4, 0x01000003)), errc::u3d_element_type);
+    U3D_CHECK_ERR(u3::open_model(mutated(base.elements + 4, 0x0007)), errc::u3d_element_type);
+    U3D_CHECK_ERR(u3::open_model(mutated(base.elements + 4, 0x01000003)), errc::u3d_element_type);
   }
   SUBCASE("U3D-ELEMENT-SEMANTIC") {
-    U3D_CHECK_ERR(u3::read_model(mutated(base.elements + 4, 0x0903)), errc::u3d_element_semantic);
+    U3D_CHECK_ERR(u3::open_model(mutated(base.elements + 4, 0x0903)), errc::u3d_element_semantic);
   }
   SUBCASE("U3D-ELEMENT-MASK") {
     bytes box = load(data_dir() / "Models/Box.mdl");
     put_u32(box, 12, get_u32(box, 12) | 0x4000);
-    U3D_CHECK_ERR(u3::read_model(box), errc::u3d_element_mask);
+    U3D_CHECK_ERR(u3::open_model(box), errc::u3d_element_mask);
   }
   SUBCASE("U3D-VERTEX-SIZE: vertices without a layout") {
-    U3D_CHECK_ERR(u3::read_model(make_tiny({.element_count = 0}).file), errc::u3d_vertex_size);
+    U3D_CHECK_ERR(u3::open_model(make_tiny({.element_count = 0}).file), errc::u3d_vertex_size);
   }
   SUBCASE("U3D-MORPH-RANGE") {
-    U3D_CHECK_ERR(u3::read_model(mutated(base.morph_range + 4, 4)), errc::u3d_morph_range);
+    U3D_CHECK_ERR(u3::open_model(mutated(base.morph_range + 4, 4)), errc::u3d_morph_range);
   }
-  SUBCASE("U3D-INDEX-SIZE") { U3D_CHECK_ERR(u3::read_model(mutated(base.ib_size, 3)), errc::u3d_index_size); }
-  SUBCASE("U3D-LOD-COUNT") { U3D_CHECK_ERR(u3::read_model(mutated(base.lod_count, 0)), errc::u3d_lod_count); }
-  SUBCASE("U3D-PRIMITIVE") { U3D_CHECK_ERR(u3::read_model(mutated(base.lod + 4, 6)), errc::u3d_primitive_type); }
+  SUBCASE("U3D-INDEX-SIZE") { U3D_CHECK_ERR(u3::open_model(mutated(base.ib_size, 3)), errc::u3d_index_size); }
+  SUBCASE("U3D-LOD-COUNT") { U3D_CHECK_ERR(u3::open_model(mutated(base.lod_count, 0)), errc::u3d_lod_count); }
+  SUBCASE("U3D-PRIMITIVE") { U3D_CHECK_ERR(u3::open_model(mutated(base.lod + 4, 6)), errc::u3d_primitive_type); }
   SUBCASE("U3D-BUFFER-REF") {
-    U3D_CHECK_ERR(u3::read_model(mutated(base.lod + 8, 1)), errc::u3d_buffer_ref);
-    U3D_CHECK_ERR(u3::read_model(mutated(base.lod + 12, 1)), errc::u3d_buffer_ref);
+    U3D_CHECK_ERR(u3::open_model(mutated(base.lod + 8, 1)), errc::u3d_buffer_ref);
+    U3D_CHECK_ERR(u3::open_model(mutated(base.lod + 12, 1)), errc::u3d_buffer_ref);
   }
   SUBCASE("U3D-DRAW-RANGE") {
-    U3D_CHECK_ERR(u3::read_model(mutated(base.lod + 16, 1)), errc::u3d_draw_range);
-    U3D_CHECK_ERR(u3::read_model(mutated(base.lod + 16, 0xFFFFFFFFu)), errc::u3d_draw_range);
+    U3D_CHECK_ERR(u3::open_model(mutated(base.lod + 16, 1)), errc::u3d_draw_range);
+    U3D_CHECK_ERR(u3::open_model(mutated(base.lod + 16, 0xFFFFFFFFu)), errc::u3d_draw_range);
   }
   SUBCASE("U3D-INDEX-VALUE (deep only)") {
     bytes b = base.file;
     b[base.index_data + 4] = std::byte{3};
-    CHECK(u3::read_model(b).has_value());
-    U3D_CHECK_ERR(u3::read_model(b, {.deep_checks = true}), errc::u3d_index_value);
+    CHECK(u3::open_model(b).has_value());
+    U3D_CHECK_ERR(u3::open_model(b, {.deep_checks = true}), errc::u3d_index_value);
   }
-  SUBCASE("U3D-BONE-MAPPING") { U3D_CHECK_ERR(u3::read_model(mutated(base.mapping, 2)), errc::u3d_bone_mapping); }
+  SUBCASE("U3D-BONE-MAPPING") { U3D_CHECK_ERR(u3::open_model(mutated(base.mapping, 2)), errc::u3d_bone_mapping); }
   SUBCASE("U3D-BLEND-INDEX (deep only)") {
     bytes b = base.file;
     b[base.positions + 40] = std::byte{2};  // vertex 0, first index (weight 0.75), mapping has 2 entries
-    CHECK(u3::read_model(b).has_value());
-    U3D_CHECK_ERR(u3::read_model(b, {.deep_checks = true}), errc::u3d_blend_index);
+    CHECK(u3::open_model(b).has_value());
+    U3D_CHECK_ERR(u3::open_model(b, {.deep_checks = true}), errc::u3d_blend_index);
     bytes zero_weight = base.file;
     zero_weight[base.positions + 42] = std::byte{200};  // third index has weight 0: ignored
-    CHECK(u3::read_model(zero_weight, {.deep_checks = true}).has_value());
+    CHECK(u3::open_model(zero_weight, {.deep_checks = true}).has_value());
   }
   SUBCASE("U3D-BONE-PARENT: out of range and cycles") {
-    U3D_CHECK_ERR(u3::read_model(mutated(base.bone1_parent, 2)), errc::u3d_bone_parent);
-    auto r = u3::read_model(make_tiny({.bone1_parent = 0, .bone0_parent = 1}).file);  // 0 -> 1 -> 0
+    U3D_CHECK_ERR(u3::open_model(mutated(base.bone1_parent, 2)), errc::u3d_bone_parent);
+    auto r = u3::open_model(make_tiny({.bone1_parent = 0, .bone0_parent = 1}).file);  // 0 -> 1 -> 0
     REQUIRE_FALSE(r);
     CHECK(r.error().code == errc::u3d_bone_parent);
     // A root that is not bone 0 (bone 1 self-parented, bone 0 its child) is fine.
-    CHECK(u3::read_model(make_tiny({.bone1_parent = 1, .bone0_parent = 1}).file).has_value());
+    CHECK(u3::open_model(make_tiny({.bone1_parent = 1, .bone0_parent = 1}).file).has_value());
   }
   SUBCASE("several self-parented roots are fine") {
-    auto r = u3::read_model(make_tiny({.bone1_parent = 1}).file);
+    auto r = u3::open_model(make_tiny({.bone1_parent = 1}).file);
     CHECK_MESSAGE(r.has_value(), r.error().describe());
   }
   SUBCASE("U3D-COLLISION") {
     bytes b = base.file;
     b[base.bone1_mask] = std::byte{7};
-    U3D_CHECK_ERR(u3::read_model(b), errc::u3d_collision_mask);
+    U3D_CHECK_ERR(u3::open_model(b), errc::u3d_collision_mask);
   }
   SUBCASE("U3D-MORPH-BUFFER") {
-    U3D_CHECK_ERR(u3::read_model(mutated(base.morph_buffer, 1)), errc::u3d_morph_buffer);
-    U3D_CHECK_ERR(u3::read_model(make_tiny({.two_morph_buffers = true}).file), errc::u3d_morph_buffer);
+    U3D_CHECK_ERR(u3::open_model(mutated(base.morph_buffer, 1)), errc::u3d_morph_buffer);
+    U3D_CHECK_ERR(u3::open_model(make_tiny({.two_morph_buffers = true}).file), errc::u3d_morph_buffer);
   }
   SUBCASE("U3D-MORPH-MASK") {
-    U3D_CHECK_ERR(u3::read_model(mutated(base.morph_mask, 0)), errc::u3d_morph_mask);
-    U3D_CHECK_ERR(u3::read_model(mutated(base.morph_mask, 4)), errc::u3d_morph_mask);
+    U3D_CHECK_ERR(u3::open_model(mutated(base.morph_mask, 0)), errc::u3d_morph_mask);
+    U3D_CHECK_ERR(u3::open_model(mutated(base.morph_mask, 4)), errc::u3d_morph_mask);
   }
   SUBCASE("U3D-MORPH-VERTEX") {
-    auto r = u3::read_model(mutated(base.morph_vertex, 3));
+    auto r = u3::open_model(mutated(base.morph_vertex, 3));
     REQUIRE_FALSE(r);
     CHECK(r.error().code == errc::u3d_morph_vertex);
     CHECK(r.error().subject() == "smile");
@@ -213,20 +213,20 @@ TEST_CASE("urho3d model: one crafted file per rejection rule") {
   SUBCASE("U3D-FINITE (deep only)") {
     bytes b = base.file;
     put_f32(b, base.positions + 4, std::numeric_limits<float>::quiet_NaN());
-    CHECK(u3::read_model(b).has_value());
-    U3D_CHECK_ERR(u3::read_model(b, {.deep_checks = true}), errc::u3d_not_finite);
+    CHECK(u3::open_model(b).has_value());
+    U3D_CHECK_ERR(u3::open_model(b, {.deep_checks = true}), errc::u3d_not_finite);
     // The error shows the float with its bits and where it lies, not "value 0".
-    const auto r = u3::read_model(b, {.deep_checks = true});
+    const auto r = u3::open_model(b, {.deep_checks = true});
     CHECK(r.error().context.offset == base.positions + 4);
     CHECK(r.error().describe().find("field position, value nan (bits 0x7fc00000)") != std::string::npos);
     bytes bone = base.file;
     put_f32(bone, base.bone0_parent + 4, std::numeric_limits<float>::infinity());
-    U3D_CHECK_ERR(u3::read_model(bone, {.deep_checks = true}), errc::u3d_not_finite);
-    CHECK(u3::read_model(bone, {.deep_checks = true}).error().describe().find("value inf (bits 0x7f800000)") !=
+    U3D_CHECK_ERR(u3::open_model(bone, {.deep_checks = true}), errc::u3d_not_finite);
+    CHECK(u3::open_model(bone, {.deep_checks = true}).error().describe().find("value inf (bits 0x7f800000)") !=
           std::string::npos);
     bytes weight = base.file;  // vertex 1's first blend weight (the writer of cook refused it)
     put_f32(weight, base.positions + 44 + 24, -std::numeric_limits<float>::infinity());
-    const auto w = u3::read_model(weight, {.deep_checks = true});
+    const auto w = u3::open_model(weight, {.deep_checks = true});
     REQUIRE_FALSE(w);
     CHECK(w.error().code == errc::u3d_not_finite);
     CHECK(std::string_view(w.error().context.field) == "blendWeight");
@@ -234,27 +234,27 @@ TEST_CASE("urho3d model: one crafted file per rejection rule") {
   SUBCASE("R-LIMITS: a bone deeper than limits.max_depth") {
     untold::limits shallow;
     shallow.max_depth = 0;  // the child (depth 1) is one level too deep
-    const auto r = u3::read_model(base.file, {.limits = shallow});
+    const auto r = u3::open_model(base.file, {.limits = shallow});
     REQUIRE_FALSE(r);
     CHECK(r.error().code == errc::limit_exceeded);
     CHECK(std::string_view(r.error().context.field) == "boneDepth");
     CHECK(r.error().subject() == "child");
     shallow.max_depth = 1;
-    CHECK(u3::read_model(base.file, {.limits = shallow}).has_value());
+    CHECK(u3::open_model(base.file, {.limits = shallow}).has_value());
   }
   SUBCASE("U3D-TRAILING") {
     bytes b = base.file;
     b.insert(b.end(), {std::byte{0}, std::byte{0}, std::byte{0}, std::byte{0}});
-    U3D_CHECK_ERR(u3::read_model(b), errc::u3d_trailing_bytes);
+    U3D_CHECK_ERR(u3::open_model(b), errc::u3d_trailing_bytes);
     bytes partial = base.file;
     partial.resize(base.end_of_bbox + 8);  // part of a centre
-    U3D_CHECK_ERR(u3::read_model(partial), errc::u3d_truncated);
+    U3D_CHECK_ERR(u3::open_model(partial), errc::u3d_truncated);
   }
 }
 
 TEST_CASE("urho3d model: the writer refuses inconsistent input") {
   const tiny t = make_tiny();
-  auto m = u3::read_model(t.file);
+  auto m = u3::open_model(t.file);
   REQUIRE(m);
   u3::model bad = *m;
   bad.vertex_buffers[0].vertex_count = 4;
@@ -289,15 +289,15 @@ bytes uv_model(float uv, float distance) {
 
 TEST_CASE("urho3d model: a NaN texture coordinate or LOD distance is U3D-FINITE (deep only)") {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  REQUIRE(u3::read_model(uv_model(0.25f, 0), {.deep_checks = true}).has_value());
+  REQUIRE(u3::open_model(uv_model(0.25f, 0), {.deep_checks = true}).has_value());
   const bytes bad_uv = uv_model(nan, 0);
-  CHECK(u3::read_model(bad_uv).has_value());  // structurally fine
-  const auto uv = u3::read_model(bad_uv, {.deep_checks = true});
+  CHECK(u3::open_model(bad_uv).has_value());  // structurally fine
+  const auto uv = u3::open_model(bad_uv, {.deep_checks = true});
   REQUIRE_FALSE(uv);
   CHECK(uv.error().code == errc::u3d_not_finite);
   CHECK(std::string_view(uv.error().context.field) == "texcoord");
   CHECK(uv.error().context.offset == 32 + 20 + 12);  // vertex 1's u
-  const auto lod = u3::read_model(uv_model(0.25f, -std::numeric_limits<float>::infinity()), {.deep_checks = true});
+  const auto lod = u3::open_model(uv_model(0.25f, -std::numeric_limits<float>::infinity()), {.deep_checks = true});
   REQUIRE_FALSE(lod);
   CHECK(lod.error().code == errc::u3d_not_finite);
   CHECK(std::string_view(lod.error().context.field) == "lod.distance");
@@ -310,11 +310,11 @@ TEST_CASE("urho3d model: the engine's own 2011 files with NaN geometry centres a
   for (const char* name : {"Box.mdl", "CloudPlane.mdl"}) {
     CAPTURE(name);
     const bytes file = load(data_dir() / "Models/History2011" / name);
-    auto m = u3::read_model(file, {.deep_checks = true});
+    auto m = u3::open_model(file, {.deep_checks = true});
     REQUIRE_MESSAGE(m.has_value(), m.error().describe());
     REQUIRE(m->geometry_centers.size() == 1);
     CHECK(std::isnan(m->geometry_centers[0][0]));
     CHECK(u3::non_finite_centers(*m) == 1);
   }
-  CHECK(u3::non_finite_centers(*u3::read_model(load(data_dir() / "Models/Box.mdl"))) == 0);
+  CHECK(u3::non_finite_centers(*u3::open_model(load(data_dir() / "Models/Box.mdl"))) == 0);
 }

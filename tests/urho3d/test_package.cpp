@@ -95,7 +95,7 @@ TEST_CASE("urho3d package: hand-made UPAK and ULZ4 read, extract, verify") {
       CAPTURE(lz4);
       CAPTURE(block);
       const hand_pak h = make_pak(lz4, block);
-      auto p = u3::read_package(h.file, {.verify_checksums = true});
+      auto p = u3::open_package(h.file, {.deep_checks = true});
       REQUIRE_MESSAGE(p.has_value(), p.error().describe());
       CHECK(p->kind == (lz4 ? u3::package_kind::ulz4 : u3::package_kind::upak));
       REQUIRE(p->entries.size() == 2);
@@ -122,7 +122,7 @@ TEST_CASE("urho3d package: the writer builds the hand-made UPAK byte for byte; U
   for (std::uint32_t block : {32768u, 16u}) {
     auto ulz4 = u3::write_package(in, {.compress = true, .block_size = block});
     REQUIRE_MESSAGE(ulz4.has_value(), ulz4.error().describe());
-    auto p = u3::read_package(*ulz4, {.verify_checksums = true});
+    auto p = u3::open_package(*ulz4, {.deep_checks = true});
     REQUIRE_MESSAGE(p.has_value(), p.error().describe());
     CHECK(*u3::extract(*p, "Data/Models/b.bin") == b);
     // Read back and write again: the same bytes.
@@ -136,28 +136,28 @@ TEST_CASE("urho3d package: the writer builds the hand-made UPAK byte for byte; U
   }
   // The hand-made ULZ4 (literal blocks) decodes to what the writer stored.
   const hand_pak hand_file = make_pak(true);  // the package views these bytes: keep them alive
-  auto hand = u3::read_package(hand_file.file);
+  auto hand = u3::open_package(hand_file.file);
   REQUIRE(hand);
   CHECK(*u3::extract(*hand, "Data/Models/b.bin") == b);
   // Empty packages and empty entries.
   auto empty = u3::write_package({}, {.compress = true});
   REQUIRE(empty);
-  CHECK(u3::read_package(*empty, {.verify_checksums = true}).has_value());
+  CHECK(u3::open_package(*empty, {.deep_checks = true}).has_value());
   const std::vector<u3::package_input> zero = {{"empty", {}}, {"one", a}};
   auto z = u3::write_package(zero, {.compress = true});
   REQUIRE(z);
-  auto zp = u3::read_package(*z, {.verify_checksums = true});
+  auto zp = u3::open_package(*z, {.deep_checks = true});
   REQUIRE(zp);
   CHECK(u3::extract(*zp, "empty")->empty());
 }
 
 TEST_CASE("urho3d package: one crafted file per rule") {
   const hand_pak up = make_pak(false), lz = make_pak(true, 7);
-  SUBCASE("U3D-MAGIC") { U3D_CHECK_ERR(u3::read_package(text("UPAC1234")), errc::u3d_bad_magic); }
+  SUBCASE("U3D-MAGIC") { U3D_CHECK_ERR(u3::open_package(text("UPAC1234")), errc::u3d_bad_magic); }
   SUBCASE("truncation at every length") {
     for (const hand_pak* h : {&up, &lz})
       for (std::size_t n = 0; n < h->file.size(); ++n) {
-        auto r = u3::read_package(bytes(h->file.begin(), h->file.begin() + static_cast<std::ptrdiff_t>(n)));
+        auto r = u3::open_package(bytes(h->file.begin(), h->file.begin() + static_cast<std::ptrdiff_t>(n)));
         // A cut that removes exactly the trailing size leaves a valid package without one.
         if (n == h->file.size() - 4) {
           CHECK(r.has_value());
@@ -169,13 +169,13 @@ TEST_CASE("urho3d package: one crafted file per rule") {
   SUBCASE("U3D-COUNT and R-LIMITS") {
     bytes b = up.file;
     put_u32(b, 4, 1000);
-    U3D_CHECK_ERR(u3::read_package(b), errc::u3d_count_too_large);
+    U3D_CHECK_ERR(u3::open_package(b), errc::u3d_count_too_large);
     u3::package_options o;
     o.limits.max_chunks = 1;
-    U3D_CHECK_ERR(u3::read_package(up.file, o), errc::limit_exceeded);
+    U3D_CHECK_ERR(u3::open_package(up.file, o), errc::limit_exceeded);
     o = {};
     o.limits.max_chunk_bytes = 100;
-    U3D_CHECK_ERR(u3::read_package(up.file, o), errc::limit_exceeded);
+    U3D_CHECK_ERR(u3::open_package(up.file, o), errc::limit_exceeded);
   }
   SUBCASE("U3D-PAK-NAME") {
     for (std::string_view bad : {"../evil", "/etc/passwd", "a\\b", "C:x", "a//b", "a/./b", ""}) {
@@ -183,27 +183,27 @@ TEST_CASE("urho3d package: one crafted file per rule") {
       gen g;
       g.id("UPAK").u32(1).u32(0).cstr(bad).u32(0).u32(0).u32(0);
       put_u32(g.b, g.size() - 12, static_cast<std::uint32_t>(g.size()));
-      U3D_CHECK_ERR(u3::read_package(g.b), errc::u3d_pak_name);
+      U3D_CHECK_ERR(u3::open_package(g.b), errc::u3d_pak_name);
     }
     gen dup;
     dup.id("UPAK").u32(2).u32(0).cstr("x").u32(0).u32(0).u32(0).cstr("x").u32(0).u32(0).u32(0);
     put_u32(dup.b, 14, static_cast<std::uint32_t>(dup.size()));
     put_u32(dup.b, 28, static_cast<std::uint32_t>(dup.size()));
-    U3D_CHECK_ERR(u3::read_package(dup.b), errc::u3d_pak_name);
+    U3D_CHECK_ERR(u3::open_package(dup.b), errc::u3d_pak_name);
   }
   SUBCASE("U3D-PAK-RANGE") {
     bytes b = up.file;
     put_u32(b, up.entry_fields[1] + 4, 100000);  // size past the end
-    U3D_CHECK_ERR(u3::read_package(b), errc::u3d_pak_range);
+    U3D_CHECK_ERR(u3::open_package(b), errc::u3d_pak_range);
     b = up.file;
     put_u32(b, up.entry_fields[0], 4);  // offset inside the header
-    U3D_CHECK_ERR(u3::read_package(b), errc::u3d_pak_range);
+    U3D_CHECK_ERR(u3::open_package(b), errc::u3d_pak_range);
   }
   SUBCASE("U3D-PAK-OVERLAP") {
     bytes b = up.file;
     put_u32(b, up.entry_fields[1], get_u32(b, up.entry_fields[0]) + 2);
     put_u32(b, up.entry_fields[1] + 4, 3);
-    auto r = u3::read_package(b);
+    auto r = u3::open_package(b);
     REQUIRE_FALSE(r);
     // Shrinking entry 1 leaves its old bytes as trailing data before the size; overlap is found first.
     CHECK(r.error().code == errc::u3d_pak_overlap);
@@ -213,41 +213,41 @@ TEST_CASE("urho3d package: one crafted file per rule") {
     bytes b = lz.file;
     b[first_block] = std::byte{0};  // uncompressed length 0
     b[first_block + 1] = std::byte{0};
-    U3D_CHECK_ERR(u3::read_package(b), errc::u3d_pak_block);
+    U3D_CHECK_ERR(u3::open_package(b), errc::u3d_pak_block);
     b = lz.file;
     b[first_block] = std::byte{6};  // claims 6 bytes, the literals hold 7
-    auto p = u3::read_package(b);
+    auto p = u3::open_package(b);
     REQUIRE_FALSE(p);  // the block chain no longer ends where the next entry starts
     b = lz.file;
     b[first_block + 4] = std::byte{0x50};  // token: 5 literals instead of 7
-    auto q = u3::read_package(b);
+    auto q = u3::open_package(b);
     REQUIRE(q);
     U3D_CHECK_ERR(u3::extract(*q, "Data/a.txt"), errc::u3d_pak_block);
   }
   SUBCASE("U3D-PAK-CHECKSUM: entry (named) and package") {
     bytes b = up.file;
     put_u32(b, up.entry_fields[1] + 8, 12345);
-    auto p = u3::read_package(b);
+    auto p = u3::open_package(b);
     REQUIRE(p);  // structure is fine; the checksum is checked on extraction
     auto e = u3::extract(*p, "Data/Models/b.bin");
     REQUIRE_FALSE(e);
     CHECK(e.error().code == errc::u3d_pak_checksum);
     CHECK(e.error().subject() == "Data/Models/b.bin");
-    U3D_CHECK_ERR(u3::read_package(b, {.verify_checksums = true}), errc::u3d_pak_checksum);
+    U3D_CHECK_ERR(u3::open_package(b, {.deep_checks = true}), errc::u3d_pak_checksum);
     bytes data = lz.file;
     data[data.size() - 6] ^= std::byte{1};  // a literal of the last entry
-    U3D_CHECK_ERR(u3::read_package(data, {.verify_checksums = true}), errc::u3d_pak_checksum);
+    U3D_CHECK_ERR(u3::open_package(data, {.deep_checks = true}), errc::u3d_pak_checksum);
     bytes pkg = up.file;
     put_u32(pkg, 8, 1);
-    U3D_CHECK_ERR(u3::read_package(pkg, {.verify_checksums = true}), errc::u3d_pak_checksum);
+    U3D_CHECK_ERR(u3::open_package(pkg, {.deep_checks = true}), errc::u3d_pak_checksum);
   }
   SUBCASE("U3D-PAK-SIZE and U3D-TRAILING") {
     bytes b = up.file;
     put_u32(b, b.size() - 4, 7);
-    U3D_CHECK_ERR(u3::read_package(b), errc::u3d_pak_size);
+    U3D_CHECK_ERR(u3::open_package(b), errc::u3d_pak_size);
     b = up.file;
     b.push_back(std::byte{0});
-    U3D_CHECK_ERR(u3::read_package(b), errc::u3d_trailing_bytes);
+    U3D_CHECK_ERR(u3::open_package(b), errc::u3d_trailing_bytes);
   }
   SUBCASE("the writer refuses unsafe names") {
     const bytes a = text("x");
@@ -271,7 +271,7 @@ TEST_CASE("urho3d package: extracting one entry reads no other entry's data") {
   // Destroy the first entry's first block (a token claiming 15+ literals): only that entry fails.
   const std::size_t first_block = get_u32(h.file, h.entry_fields[0]);
   h.file[first_block + 4] = std::byte{0xF0};
-  auto p = u3::read_package(h.file);
+  auto p = u3::open_package(h.file);
   REQUIRE(p);
   CHECK_FALSE(u3::extract(*p, "Data/a.txt").has_value());
   auto b = u3::extract(*p, "Data/Models/b.bin");
@@ -282,11 +282,11 @@ TEST_CASE("urho3d package: extracting one entry reads no other entry's data") {
 TEST_CASE("urho3d package: an empty ULZ4 entry pointing past the end is U3D-PAK-RANGE") {
   gen g;
   g.id("ULZ4").u32(1).u32(0).cstr("e").u32(1000).u32(0).u32(0);
-  U3D_CHECK_ERR(u3::read_package(g.b), errc::u3d_pak_range);
+  U3D_CHECK_ERR(u3::open_package(g.b), errc::u3d_pak_range);
   gen ok;  // at the end of the file: fine
   ok.id("ULZ4").u32(1).u32(0).cstr("e").u32(0).u32(0).u32(0);
   put_u32(ok.b, 14, static_cast<std::uint32_t>(ok.size()));
-  CHECK(u3::read_package(ok.b).has_value());
+  CHECK(u3::open_package(ok.b).has_value());
 }
 
 TEST_CASE("urho3d package: a block declaring more than LZ4 can decode from its bytes is refused unread") {
@@ -300,7 +300,7 @@ TEST_CASE("urho3d package: a block declaring more than LZ4 can decode from its b
   put_u32(g.b, 17, static_cast<std::uint32_t>(data));
   for (int b = 0; b < 4096; ++b) g.u16(65535).u16(1).u8(0x5A);
   g.u16(4096).u16(1).u8(0x5A);
-  auto r = u3::read_package(g.b);
+  auto r = u3::open_package(g.b);
   REQUIRE_FALSE(r);
   CHECK(r.error().code == errc::u3d_pak_block);
   CHECK(r.error().context.offset == data);
@@ -315,7 +315,7 @@ TEST_CASE("urho3d package: extraction grows its buffer as blocks decode") {
   g.id("ULZ4").u32(1).u32(0).cstr("e").u32(0).u32(40000).u32(0);
   put_u32(g.b, 14, static_cast<std::uint32_t>(g.size()));
   for (int b = 0; b < 40; ++b) g.u16(1000).u16(8).u32(0xFFFFFFFFu).u32(0xFFFFFFFFu);
-  auto p = u3::read_package(g.b);
+  auto p = u3::open_package(g.b);
   REQUIRE_MESSAGE(p.has_value(), p.error().describe());
   std::vector<std::byte> out;
   U3D_CHECK_ERR(u3::extract_entry(*p, p->entries[0], out), errc::u3d_pak_block);
@@ -327,7 +327,7 @@ TEST_CASE("urho3d package: verify_package holds one entry at a time within the i
   const std::vector<u3::package_input> in = {{"a.bin", big}, {"b.bin", big}};
   auto pak = u3::write_package(in, {.compress = true});
   REQUIRE(pak);
-  auto p = u3::read_package(*pak);
+  auto p = u3::open_package(*pak);
   REQUIRE(p);
   untold::limits lim;
   lim.memory_per_input_byte = 0;
@@ -344,7 +344,7 @@ TEST_CASE("urho3d package: U3D-PAK-PATH, one entry's name is a directory of anot
   const std::vector<u3::package_input> in = {{"a", x}, {"a/b", x}, {"ab/c", x}};
   auto pak = u3::write_package(in);
   REQUIRE(pak);
-  auto p = u3::read_package(*pak, {.verify_checksums = true});
+  auto p = u3::open_package(*pak, {.deep_checks = true});
   REQUIRE(p);  // the engine keys entries by name: a valid package
   std::vector<const u3::package_entry*> all, safe;
   for (const auto& e : p->entries) all.push_back(&e);

@@ -52,11 +52,11 @@ TEST_CASE("urho3d seeds: writer-made and hand-made files for the fuzz corpus") {
   for (const auto& seed : seeds) {
     CAPTURE(seed.first);
     const untold::byte_span s = seed.second;
-    if (u3::is_model(s)) CHECK(u3::read_model(s, {.deep_checks = true}).has_value());
-    if (u3::is_animation(s)) CHECK(u3::read_animation(s, {.deep_checks = true}).has_value());
-    if (u3::is_package(s)) CHECK(u3::read_package(s, {.verify_checksums = true}).has_value());
-    if (u3::is_shader(s)) CHECK(u3::read_shader(s).has_value());
-    if (u3::is_script(s)) CHECK(u3::read_script(s).has_value());
+    if (u3::is_model(s)) CHECK(u3::open_model(s, {.deep_checks = true}).has_value());
+    if (u3::is_animation(s)) CHECK(u3::open_animation(s, {.deep_checks = true}).has_value());
+    if (u3::is_package(s)) CHECK(u3::open_package(s, {.deep_checks = true}).has_value());
+    if (u3::is_shader(s)) CHECK(u3::open_shader(s).has_value());
+    if (u3::is_script(s)) CHECK(u3::open_script(s).has_value());
   }
   if (const char* dir = std::getenv("UNTOLD_U3D_SEED_DIR"); dir != nullptr && *dir != '\0') {
     for (const auto& [name, b] : seeds) {

@@ -33,7 +33,7 @@ TEST_CASE("urho3d shader: hand-made SM3 and SM4 caches read and round-trip; the 
   for (std::uint16_t model : {3, 4})
     for (std::uint16_t type : {0, 1}) {
       const bytes file = hand_shader(type, model);
-      auto sh = u3::read_shader(file);
+      auto sh = u3::open_shader(file);
       REQUIRE_MESSAGE(sh.has_value(), sh.error().describe());
       CHECK(sh->type == type);
       CHECK(sh->model == model);
@@ -69,7 +69,7 @@ TEST_CASE("urho3d shader: hand-made SM3 and SM4 caches read and round-trip; the 
 TEST_CASE("urho3d shader: one crafted file per rule") {
   const bytes file = hand_shader(1, 4);
   for (std::size_t n = 0; n < file.size(); ++n) {
-    auto r = u3::read_shader(bytes(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(n)));
+    auto r = u3::open_shader(bytes(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(n)));
     REQUIRE_FALSE(r);
     const errc e = r.error().code;
     CHECK((e == errc::u3d_truncated || e == errc::u3d_count_too_large || e == errc::u3d_missing_nul ||
@@ -77,30 +77,30 @@ TEST_CASE("urho3d shader: one crafted file per rule") {
   }
   bytes b = file;
   b[4] = std::byte{2};
-  U3D_CHECK_ERR(u3::read_shader(b), errc::u3d_shader_type);
+  U3D_CHECK_ERR(u3::open_shader(b), errc::u3d_shader_type);
   b = file;
   b[6] = std::byte{5};
-  U3D_CHECK_ERR(u3::read_shader(b), errc::u3d_shader_model);
+  U3D_CHECK_ERR(u3::open_shader(b), errc::u3d_shader_model);
   b = file;
   put_u32(b, 12, 0x00FFFFFF);
-  U3D_CHECK_ERR(u3::read_shader(b), errc::u3d_count_too_large);
+  U3D_CHECK_ERR(u3::open_shader(b), errc::u3d_count_too_large);
   put_u32(b, 12, 0x7FFFFFFF);
-  U3D_CHECK_ERR(u3::read_shader(b), errc::limit_exceeded);
+  U3D_CHECK_ERR(u3::open_shader(b), errc::limit_exceeded);
   b = file;
   b.push_back(std::byte{1});
-  U3D_CHECK_ERR(u3::read_shader(b), errc::u3d_trailing_bytes);
+  U3D_CHECK_ERR(u3::open_shader(b), errc::u3d_trailing_bytes);
   b = file;
   b[0] = std::byte{'u'};
-  U3D_CHECK_ERR(u3::read_shader(b), errc::u3d_bad_magic);
+  U3D_CHECK_ERR(u3::open_shader(b), errc::u3d_bad_magic);
 }
 
 TEST_CASE("urho3d script: ASBC recognised, bytecode view, round trip") {
   gen g;
   g.id("ASBC").u8(1).u8(2).u8(3);
-  auto sc = u3::read_script(g.b);
+  auto sc = u3::open_script(g.b);
   REQUIRE(sc);
   CHECK(sc->bytecode.size() == 3);
   CHECK(u3::write_script(*sc) == g.b);
-  U3D_CHECK_ERR(u3::read_script(bytes{std::byte{'A'}}), errc::u3d_bad_magic);
+  U3D_CHECK_ERR(u3::open_script(bytes{std::byte{'A'}}), errc::u3d_bad_magic);
   CHECK_FALSE(u3::is_script(bytes{}));
 }

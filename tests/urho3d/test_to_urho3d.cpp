@@ -167,7 +167,7 @@ TEST_CASE("to_urho3d: every Urho3D fixture survives .mdl -> scene -> .mdl -> sce
     check_same(t.first, t.second);
     CHECK(t.files.animations.empty());
     // One material-list line per geometry, in geometry order.
-    auto m = u3::read_model(t.files.model, {.deep_checks = true});
+    auto m = u3::open_model(t.files.model, {.deep_checks = true});
     REQUIRE(m);
     CHECK(static_cast<std::size_t>(std::count(t.files.material_list.begin(), t.files.material_list.end(), '\n')) ==
           m->geometries.size());
@@ -190,7 +190,7 @@ TEST_CASE("to_urho3d: a skinned, morphed model and its clip survive the Urho3D r
   REQUIRE(t.files.animations.size() == 1);
   CHECK(t.files.animations[0].first == "Wave.ani");
   // The written clip reads back with deep checks, its tracks by bone name.
-  auto ani = u3::read_animation(t.files.animations[0].second, {.deep_checks = true});
+  auto ani = u3::open_animation(t.files.animations[0].second, {.deep_checks = true});
   REQUIRE_MESSAGE(ani, ani.error().describe());
   CHECK(ani->name == "Wave");
   REQUIRE(ani->tracks.size() == 2);
@@ -201,7 +201,7 @@ TEST_CASE("to_urho3d: a skinned, morphed model and its clip survive the Urho3D r
   CHECK(ani->tracks[1].key(1).position == u3::float3{1, 2.5f, 3});  // Z mirrored twice
   CHECK(ani->tracks[1].key(1).rotation == u3::quat_wxyz{1, 0, 0, 0});
   // Every written file passes the strict readers with deep checks (the writer checked too).
-  auto mdl = u3::read_model(t.files.model, {.deep_checks = true});
+  auto mdl = u3::open_model(t.files.model, {.deep_checks = true});
   REQUIRE_MESSAGE(mdl, mdl.error().describe());
   CHECK(mdl->bones.size() == 2);
   CHECK(mdl->morphs.size() == 1);
@@ -219,7 +219,7 @@ TEST_CASE("to_urho3d: the fuzz seeds with skins, morphs and rbfx morph weights r
   for (const auto& m : weighted.first.meshes)
     for (const auto& t : m.morphs) any_weight = any_weight || t.default_weight != 0;
   if (any_weight) {
-    auto m = u3::read_model(weighted.files.model);
+    auto m = u3::open_model(weighted.files.model);
     REQUIRE(m);
     CHECK(m->has_morph_weights());  // UMD3 version 2, where the weights need it
   }
@@ -330,7 +330,7 @@ TEST_CASE("to_urho3d: channels with different key times are sampled at their uni
   REQUIRE(out->animations.size() == 2);
   CHECK(out->animations[0].first == "clip_1.ani");
   CHECK(out->animations[1].first == "clip_1_1.ani");
-  auto ani = u3::read_animation(out->animations[0].second, {.deep_checks = true});
+  auto ani = u3::open_animation(out->animations[0].second, {.deep_checks = true});
   REQUIRE(ani);
   REQUIRE(ani->tracks.size() == 1);
   REQUIRE(ani->tracks[0].keyframe_count == 3);  // 0, 0.5, 1

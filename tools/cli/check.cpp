@@ -80,7 +80,7 @@ int run_check_pack(const std::string& path, bool deep, bool as_json) {
     complain("check: " + escaped(path) + ": " + file.error().describe());
     return exit_io;
   }
-  ua::read_options options = assetc_read_options(deep);
+  ua::open_options options = assetc_open_options(deep);
   budget spend(options.limits, file->bytes().size());
   options.budget = &spend;
   check_printer printer(path, deep, as_json);
@@ -140,7 +140,7 @@ int run_check(const std::string& dir, bool deep, bool as_json) {
     }
     return it->second.bytes();
   };
-  ua::read_options options = assetc_read_options(deep);
+  ua::open_options options = assetc_open_options(deep);
   budget spend(options.limits, tree_bytes);
   options.budget = &spend;
   check_printer printer(dir, deep, as_json);

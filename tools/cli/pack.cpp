@@ -31,7 +31,7 @@ int run_pack_info(const std::string& path, bool as_json) {
     complain("pack info: " + escaped(path) + ": " + file.error().describe());
     return exit_io;
   }
-  auto p = ua::open_hpack(file->bytes(), assetc_read_options());
+  auto p = ua::open_hpack(file->bytes(), assetc_open_options());
   if (!p) {
     if (as_json) print(to_text(json{{"file", path}, {"valid", false}, {"error", error_json(p.error())}}));
     else complain("pack info: " + escaped(path) + ": " + p.error().describe());

@@ -69,7 +69,7 @@ void print_json(const json& j) { print(to_text(j)); }
 int pak_list(const pak_args& a, const common_flags& flags) {
   auto bytes = read_all(a.file);
   if (!bytes) return exit_io;
-  auto p = u3::read_package(*bytes);
+  auto p = u3::open_package(*bytes);
   if (!p) {
     if (flags.json) print_json(invalid(base(a.file), p.error()));
     else complain(quote_path(a.file) + ": " + p.error().describe());
@@ -77,7 +77,7 @@ int pak_list(const pak_args& a, const common_flags& flags) {
   }
   if (flags.json) {
     document_stream out(print);
-    (void)find_format("urho3d-package")->dump(a.file, *bytes, out);  // valid: read_package accepted it above
+    (void)find_format("urho3d-package")->dump(a.file, *bytes, out);  // valid: open_package accepted it above
     return exit_ok;
   }
   std::printf("%s: %s, %zu entries, %llu bytes uncompressed\n", escaped(a.file).c_str(),
@@ -203,7 +203,7 @@ int pak_extract(const pak_args& a, const common_flags& flags) {
   // 1. The whole package, before anything is written: structure and names,
   // every entry's blocks and checksum, the package checksum, the limits.
   untold::budget budget(lim, bytes->size());
-  auto p = u3::read_package(*bytes, {.limits = lim, .verify_checksums = true, .budget = &budget});
+  auto p = u3::open_package(*bytes, {.limits = lim, .deep_checks = true, .budget = &budget});
   if (!p) return fail(p.error());
   std::vector<const u3::package_entry*> wanted;
   if (a.names.empty()) {

@@ -55,21 +55,21 @@ int run_convert(const convert_args& a, const common_flags& flags) {
   if (input_binary) {
     std::uint64_t document_bytes = 0;
     {
-      u::read_options ro;
+      u::open_options ro;
       ro.budget = &charged;
-      auto doc = u::document::parse(bytes, ro);
+      auto doc = u::open_document(bytes, ro);
       if (!doc) return invalid_input(doc.error());
       document_bytes = charged.memory().used;
       version = doc->version();
-      auto t = u::to_tree(doc->root(), charged);
+      auto t = u::tree_from_view(doc->root(), charged);
       if (!t) return invalid_input(t.error());
       tree = std::move(*t);
     }
     charged.release_memory(document_bytes);  // the document is gone; the tree stays
   } else {
-    u::ascii_read_options ao;
+    u::ascii_open_options ao;
     ao.budget = &charged;
-    auto t = u::read_ascii(as_text(bytes), ao);
+    auto t = u::open_ascii(as_text(bytes), ao);
     if (!t) return invalid_input(t.error());
     tree = std::move(*t);
   }
@@ -94,7 +94,7 @@ int run_convert(const convert_args& a, const common_flags& flags) {
   } else {
     auto text = u::write_ascii(tree, {.sort_keys = a.sort_keys, .budget = &charged});
     if (!text) return invalid_input(text.error());
-    if (auto back = u::read_ascii(*text); !back) return invalid_input(back.error());
+    if (auto back = u::open_ascii(*text); !back) return invalid_input(back.error());
     out.resize(text->size());
     std::memcpy(out.data(), text->data(), text->size());
   }

@@ -825,8 +825,8 @@ void verify_outputs(const fs::path& output, const std::vector<std::string>& path
     }
     files.emplace(p, std::move(*bytes));
   }
-  ac::read_options deep;
-  deep.deep = true;
+  ac::open_options deep;
+  deep.deep_checks = true;
   for (const auto& [p, bytes] : files) {
     const std::string ext = lower_ext(fs::path(p));
     std::optional<std::string> problem;
@@ -1067,7 +1067,7 @@ build_result build_unguarded(const build_options& options) {
         out.pack_file = target;
         out.pack_bytes = pack->size();
         if (options.verify) {
-          auto opened = ac::open_hpack(*pack, ac::read_options{.limits = {}, .deep = true});
+          auto opened = ac::open_hpack(*pack, ac::open_options{.limits = {}, .deep_checks = true});
           if (!opened) out.errors.push_back("verify: " + target.filename().string() + ": " + opened.error().describe());
           else if (opened->entries().size() != all_outputs.size())
             out.errors.push_back("verify: the pack does not hold every output");

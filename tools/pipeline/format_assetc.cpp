@@ -18,10 +18,10 @@
 
 namespace untold::tools {
 
-assetc::read_options assetc_read_options(bool deep) {
-  assetc::read_options o;
+assetc::open_options assetc_open_options(bool deep) {
+  assetc::open_options o;
   o.limits.max_chunks = 1u << 20;
-  o.deep = deep;
+  o.deep_checks = deep;
   return o;
 }
 
@@ -86,7 +86,7 @@ json hmesh_summary(const ua::hmesh& m) {
 
 json hmesh_info(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hmesh", file);
-  auto m = ua::open_hmesh(file, assetc_read_options());
+  auto m = ua::open_hmesh(file, assetc_open_options());
   if (!m) return invalid(std::move(j), m);
   j.update(hmesh_summary(*m));
   return j;
@@ -94,7 +94,7 @@ json hmesh_info(const std::string& path, byte_span file) {
 
 std::optional<json> hmesh_dump(const std::string& path, byte_span file, document_stream& out) {
   json head = base(path, "assetc-hmesh", file);
-  auto m = ua::open_hmesh(file, assetc_read_options());
+  auto m = ua::open_hmesh(file, assetc_open_options());
   if (!m) return invalid(std::move(head), m);
   head.update(hmesh_summary(*m));
   out.open(nullptr, '{');
@@ -158,7 +158,7 @@ json hmat_summary(const ua::hmat& h) {
 
 json hmat_info(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hmat", file);
-  auto h = ua::open_hmat(file, assetc_read_options());
+  auto h = ua::open_hmat(file, assetc_open_options());
   if (!h) return invalid(std::move(j), h);
   j.update(hmat_summary(*h));
   return j;
@@ -166,7 +166,7 @@ json hmat_info(const std::string& path, byte_span file) {
 
 std::optional<json> hmat_dump(const std::string& path, byte_span file, document_stream& out) {
   json j = base(path, "assetc-hmat", file);
-  auto h = ua::open_hmat(file, assetc_read_options());
+  auto h = ua::open_hmat(file, assetc_open_options());
   if (!h) return invalid(std::move(j), h);
   j.update(hmat_summary(*h));
   constexpr const char* alpha_names[] = {"opaque", "mask", "blend", "invalid"};
@@ -210,7 +210,7 @@ json hman_summary(const ua::hman& h) {
 
 json hman_info(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hman", file);
-  auto h = ua::open_hman(file, assetc_read_options());
+  auto h = ua::open_hman(file, assetc_open_options());
   if (!h) return invalid(std::move(j), h);
   j.update(hman_summary(*h));
   return j;
@@ -218,7 +218,7 @@ json hman_info(const std::string& path, byte_span file) {
 
 std::optional<json> hman_dump(const std::string& path, byte_span file, document_stream& out) {
   json head = base(path, "assetc-hman", file);
-  auto h = ua::open_hman(file, assetc_read_options());
+  auto h = ua::open_hman(file, assetc_open_options());
   if (!h) return invalid(std::move(head), h);
   head.update(hman_summary(*h));
   out.open(nullptr, '{');
@@ -251,7 +251,7 @@ json hpack_summary(const ua::hpack& p) {
 
 json hpack_info(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hpack", file);
-  auto p = ua::open_hpack(file, assetc_read_options());
+  auto p = ua::open_hpack(file, assetc_open_options());
   if (!p) return invalid(std::move(j), p);
   j.update(hpack_summary(*p));
   return j;
@@ -260,7 +260,7 @@ json hpack_info(const std::string& path, byte_span file) {
 std::optional<json> hpack_dump(const std::string& path, byte_span file, document_stream& out) {
   json head = hpack_info(path, file);
   if (!head["valid"].get<bool>()) return head;
-  const auto p = ua::open_hpack(file, assetc_read_options());
+  const auto p = ua::open_hpack(file, assetc_open_options());
   out.open(nullptr, '{');
   out.members(head);
   out.list("entryTable", p->entries(), [](const ua::pack_entry& e) {
@@ -283,7 +283,7 @@ json hanim_summary(const ua::hanim& a) {
 
 json hanim_info(const std::string& path, byte_span file) {
   json j = base(path, "assetc-hanim", file);
-  auto a = ua::open_hanim(file, assetc_read_options());
+  auto a = ua::open_hanim(file, assetc_open_options());
   if (!a) return invalid(std::move(j), a);
   j.update(hanim_summary(*a));
   return j;
@@ -291,7 +291,7 @@ json hanim_info(const std::string& path, byte_span file) {
 
 std::optional<json> hanim_dump(const std::string& path, byte_span file, document_stream& out) {
   json head = base(path, "assetc-hanim", file);
-  auto a = ua::open_hanim(file, assetc_read_options());
+  auto a = ua::open_hanim(file, assetc_open_options());
   if (!a) return invalid(std::move(head), a);
   head.update(hanim_summary(*a));
   out.open(nullptr, '{');
@@ -330,7 +330,7 @@ std::optional<json> hanim_dump(const std::string& path, byte_span file, document
 template <auto Open>
 json validate_with(const std::string& path, byte_span file, bool deep, std::string_view format) {
   json j{{"file", path}, {"format", format}, {"valid", true}};
-  auto r = Open(file, assetc_read_options(deep));
+  auto r = Open(file, assetc_open_options(deep));
   if (!r) {
     j["valid"] = false;
     j["error"] = error_json(r.error());

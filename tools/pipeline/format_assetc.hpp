@@ -11,6 +11,6 @@ namespace untold::tools {
 /// but room for an offline tool's tables (a pack of a whole game may hold
 /// far more than the default 1024 entries, limits::max_chunks); `deep` adds
 /// the value-level checks.
-[[nodiscard]] assetc::read_options assetc_read_options(bool deep = false);
+[[nodiscard]] assetc::open_options assetc_open_options(bool deep = false);
 
 }  // namespace untold::tools

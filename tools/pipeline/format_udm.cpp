@@ -41,17 +41,17 @@ std::string_view as_text(byte_span b) { return {reinterpret_cast<const char*>(b.
 /// `storage`), every stage charging `charged`.
 result<u::document> open_any(byte_span file, std::vector<std::byte>& storage, budget& charged,
                              const limits& lim = {}) {
-  u::read_options ro;
+  u::open_options ro;
   ro.limits = lim;
   ro.budget = &charged;
-  if (u::is_binary_udm(file)) return u::document::parse(file, ro);
+  if (u::is_binary_udm(file)) return u::open_document(file, ro);
   const std::uint64_t before = charged.memory().used;
   std::uint64_t tree_bytes = 0;
   {
-    u::ascii_read_options ao;
+    u::ascii_open_options ao;
     ao.limits = lim;
     ao.budget = &charged;
-    auto tree = u::read_ascii(as_text(file), ao);
+    auto tree = u::open_ascii(as_text(file), ao);
     if (!tree) return tree.error();
     tree_bytes = charged.memory().used - before;
     // Not verified here: the document is parsed from these bytes right below.
@@ -60,7 +60,7 @@ result<u::document> open_any(byte_span file, std::vector<std::byte>& storage, bu
     storage = std::move(*bin);
   }
   charged.release_memory(tree_bytes);  // the tree is gone
-  return u::document::parse(storage, ro);
+  return u::open_document(storage, ro);
 }
 
 // ---- JSON of values ------------------------------------------------------------------
@@ -264,7 +264,7 @@ json info(const std::string& path, byte_span file, std::string_view format) {
   j["lz4Blobs"] = s.lz4_blobs;
   j["decompressedBytes"] = s.decompressed_bytes;
   if (doc->asset_type() == "PMDL") {
-    auto model = u::read_pmdl(*doc, &charged);
+    auto model = u::pmdl_from_document(*doc, &charged);
     if (!model) return invalid(std::move(j), model.error());
     std::uint64_t names = 0;
     for (const u::pmdl_sub_mesh& s : model->sub_meshes) names += s.group.size();
@@ -295,7 +295,7 @@ json validate(const std::string& path, byte_span file, bool deep, std::string_vi
     // of the format; deep: its values too (finite), and it must import.
     if (deep) {
       if (auto scene = u::import_pmdl(*doc, {.budget = &charged}); !scene) return invalid(std::move(j), scene.error());
-    } else if (auto model = u::read_pmdl(*doc, &charged); !model) {
+    } else if (auto model = u::pmdl_from_document(*doc, &charged); !model) {
       return invalid(std::move(j), model.error());
     }
   }

@@ -88,7 +88,7 @@ json model_counts(const u3::model& m) {
 
 json model_info(const std::string& path, byte_span file) {
   json j = base(path, "urho3d-model");
-  auto m = u3::read_model(file);
+  auto m = u3::open_model(file);
   if (!m) return invalid(j, m.error());
   j["valid"] = true;
   j.update(model_counts(*m));
@@ -97,7 +97,7 @@ json model_info(const std::string& path, byte_span file) {
 
 json model_validate(const std::string& path, byte_span file, bool deep) {
   json j = base(path, "urho3d-model");
-  auto m = u3::read_model(file, {.deep_checks = deep});
+  auto m = u3::open_model(file, {.deep_checks = deep});
   if (!m) return invalid(j, m.error());
   j["valid"] = true;
   j["deep"] = deep;
@@ -106,7 +106,7 @@ json model_validate(const std::string& path, byte_span file, bool deep) {
 
 std::optional<json> model_dump(const std::string& path, byte_span file, document_stream& out) {
   json head = base(path, "urho3d-model");
-  auto m = u3::read_model(file);
+  auto m = u3::open_model(file);
   if (!m) return invalid(head, m.error());
   head["valid"] = true;
   head["id"] = u3::model_id(m->kind);
@@ -196,7 +196,7 @@ result<convert::scene> model_import(const import_request& request) {
 
 json animation_info(const std::string& path, byte_span file) {
   json j = base(path, "urho3d-animation");
-  auto a = u3::read_animation(file);
+  auto a = u3::open_animation(file);
   if (!a) return invalid(j, a.error());
   j["valid"] = true;
   j["id"] = a->kind == u3::animation_kind::uan2 ? "UAN2" : "UANI";
@@ -211,7 +211,7 @@ json animation_info(const std::string& path, byte_span file) {
 
 json animation_validate(const std::string& path, byte_span file, bool deep) {
   json j = base(path, "urho3d-animation");
-  auto a = u3::read_animation(file, {.deep_checks = deep});
+  auto a = u3::open_animation(file, {.deep_checks = deep});
   if (!a) return invalid(j, a.error());
   j["valid"] = true;
   j["deep"] = deep;
@@ -221,7 +221,7 @@ json animation_validate(const std::string& path, byte_span file, bool deep) {
 std::optional<json> animation_dump(const std::string& path, byte_span file, document_stream& out) {
   json head = animation_info(path, file);
   if (!head["valid"].get<bool>()) return head;
-  auto a = u3::read_animation(file);
+  auto a = u3::open_animation(file);
   out.open(nullptr, '{');
   out.members(head);
   out.open("tracks", '[');
@@ -256,7 +256,7 @@ std::optional<json> animation_dump(const std::string& path, byte_span file, docu
 
 json package_info(const std::string& path, byte_span file) {
   json j = base(path, "urho3d-package");
-  auto p = u3::read_package(file);
+  auto p = u3::open_package(file);
   if (!p) return invalid(j, p.error());
   j["valid"] = true;
   j["id"] = p->kind == u3::package_kind::ulz4 ? "ULZ4" : "UPAK";
@@ -270,7 +270,7 @@ json package_info(const std::string& path, byte_span file) {
 json package_validate(const std::string& path, byte_span file, bool deep) {
   json j = base(path, "urho3d-package");
   // Checksums are part of validity: every entry is decoded and checked (deep or not).
-  auto p = u3::read_package(file, {.verify_checksums = true});
+  auto p = u3::open_package(file, {.deep_checks = true});
   if (!p) return invalid(j, p.error());
   j["valid"] = true;
   j["deep"] = deep;
@@ -280,7 +280,7 @@ json package_validate(const std::string& path, byte_span file, bool deep) {
 std::optional<json> package_dump(const std::string& path, byte_span file, document_stream& out) {
   json head = package_info(path, file);
   if (!head["valid"].get<bool>()) return head;
-  auto p = u3::read_package(file);
+  auto p = u3::open_package(file);
   out.open(nullptr, '{');
   out.members(head);
   out.list("entryList", p->entries, [](const u3::package_entry& e) {
@@ -295,7 +295,7 @@ std::optional<json> package_dump(const std::string& path, byte_span file, docume
 
 json shader_info(const std::string& path, byte_span file) {
   json j = base(path, "urho3d-shader");
-  auto sh = u3::read_shader(file);
+  auto sh = u3::open_shader(file);
   if (!sh) return invalid(j, sh.error());
   j["valid"] = true;
   j["shaderType"] = sh->type == u3::shader_vertex ? "vertex" : "pixel";
@@ -308,7 +308,7 @@ json shader_info(const std::string& path, byte_span file) {
 
 json shader_validate(const std::string& path, byte_span file, bool deep) {
   json j = base(path, "urho3d-shader");
-  auto sh = u3::read_shader(file);
+  auto sh = u3::open_shader(file);
   if (!sh) return invalid(j, sh.error());
   j["valid"] = true;
   j["deep"] = deep;
@@ -318,7 +318,7 @@ json shader_validate(const std::string& path, byte_span file, bool deep) {
 std::optional<json> shader_dump(const std::string& path, byte_span file, document_stream& out) {
   json head = shader_info(path, file);
   if (!head["valid"].get<bool>()) return head;
-  auto sh = u3::read_shader(file);
+  auto sh = u3::open_shader(file);
   if (sh->model == 4) head["elementHash"] = sh->element_hash;
   out.open(nullptr, '{');
   out.members(head);
@@ -335,7 +335,7 @@ std::optional<json> shader_dump(const std::string& path, byte_span file, documen
 
 json script_info(const std::string& path, byte_span file) {
   json j = base(path, "urho3d-script");
-  auto sc = u3::read_script(file);
+  auto sc = u3::open_script(file);
   if (!sc) return invalid(j, sc.error());
   j["valid"] = true;
   j["bytecodeBytes"] = sc->bytecode.size();

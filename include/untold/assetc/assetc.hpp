@@ -9,12 +9,13 @@
 //   hpack.hpp  .hpack v2: open_hpack -> hpack (find by path, entry spans, layout), write_hpack
 //   hanim.hpp  .hanim v1: open_hanim -> hanim (clips, channels, keys), write_hanim
 //   check.hpp  check_files: cross-file integrity over an abstract file lookup
-//   common.hpp read_options {limits, deep}, le_array<T>, fourcc, is_safe_runtime_path
+//   common.hpp open_options {limits, deep_checks, budget}, le_array<T>, fourcc,
+//              is_safe_runtime_path
 //
 // Every reader is safe on untrusted input and reports errors as values with
 // HM-* rule ids (rules/assetc.hpp); no exceptions, no RTTI.
 //
-//   auto mesh = untold::assetc::open_hmesh(bytes, {.deep = true});
+//   auto mesh = untold::assetc::open_hmesh(bytes, {.deep_checks = true});
 //   if (!mesh) puts(mesh.error().describe().c_str());
 //   for (const auto& s : mesh->submeshes()) draw(mesh->vertices().bytes(), mesh->indices().bytes(), s);
 #pragma once

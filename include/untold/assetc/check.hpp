@@ -6,7 +6,7 @@
 // the library needs no filesystem: a directory, a pack or memory all work).
 //
 // Reports, for every file and not only the first problem:
-//   - the file's own rules (open_hmesh/.../open_hpack, with read_options);
+//   - the file's own rules (open_hmesh/.../open_hpack, with open_options);
 //   - HM-CHECK-MATERIALS  a .hmesh and its sibling .hmat (same stem) differ
 //                         in material count;
 //   - HM-CHECK-TEXTURE    a non-zero .hmat texture ref is in no .hman;
@@ -26,7 +26,7 @@
 // handed to a sink as they are found (the streaming form, what `untold
 // check` uses), so memory does not grow with their number; the collecting
 // form keeps them in the report. The cross-file index (every manifest hash)
-// is charged to read_options::budget (HM-LIMITS), which a caller that reads
+// is charged to open_options::budget (HM-LIMITS), which a caller that reads
 // a whole directory shares across its files.
 #pragma once
 
@@ -94,7 +94,7 @@ using problem_sink = std::function<void(std::string_view file, const error& err)
 /// only serve as manifest targets. Precondition: `read` and `on_problem`
 /// are callable.
 [[nodiscard]] inline check_report check_files(std::span<const std::string> paths, const file_lookup& read,
-                                              const read_options& options, const problem_sink& on_problem) {
+                                              const open_options& options, const problem_sink& on_problem) {
   check_report report;
   std::vector<std::string_view> sorted(paths.begin(), paths.end());
   std::sort(sorted.begin(), sorted.end());
@@ -233,7 +233,7 @@ using problem_sink = std::function<void(std::string_view file, const error& err)
 /// The same, keeping every problem in the report (small sets: tests, the
 /// build's verification).
 [[nodiscard]] inline check_report check_files(std::span<const std::string> paths, const file_lookup& read,
-                                              const read_options& options = {}) {
+                                              const open_options& options = {}) {
   std::vector<check_problem> problems;
   check_report report = check_files(paths, read, options, [&problems](std::string_view file, const error& e) {
     problems.push_back({std::string(file), e});

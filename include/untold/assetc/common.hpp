@@ -24,16 +24,16 @@
 
 namespace untold::assetc {
 
-/// Options of every assetc reader. `deep` adds the value-level checks
+/// Options of every assetc reader. `deep_checks` adds the value-level checks
 /// (index values, local meshlet indices, joint indices, finite floats).
 /// `budget`: the memory and work budget (budget.hpp) the reader charges for
 /// the entries it stores and the items it visits, before it allocates or
 /// loops; null makes one per file from `limits` and the file's size. Stages
 /// that share one input (several files of one `check` run, a reader and
 /// its printer) pass one budget. A refusal is HM-LIMITS.
-struct read_options {
+struct open_options {
   untold::limits limits{};
-  bool deep = false;
+  bool deep_checks = false;
   untold::budget* budget = nullptr;
 };
 
@@ -134,7 +134,7 @@ namespace detail {
 
 /// options.budget, or `own` (made from the limits and the file's size): the
 /// budget one open_* call charges.
-[[nodiscard]] constexpr untold::budget& reader_budget(const read_options& options, untold::budget& own) noexcept {
+[[nodiscard]] constexpr untold::budget& reader_budget(const open_options& options, untold::budget& own) noexcept {
   return untold::budget::own_or_shared(options.budget, own);
 }
 

@@ -13,7 +13,7 @@
 // HM-HANIM-CHANNEL (path > 2, interp > 1) HM-HANIM-COMPONENTS (not 3|4, or not
 // 4 for rotation / 3 for translation and scale) HM-HANIM-TIME (a key time not
 // finite or smaller than the previous one, a duration negative or not
-// finite) HM-TRAILING; with deep also HM-FINITE (a key value).
+// finite) HM-TRAILING; with deep_checks also HM-FINITE (a key value).
 // Joint indices are checked against a skeleton by check.hpp (HM-CHECK-JOINT).
 //
 // Safe on untrusted input: the cursor checks every read; work and memory are
@@ -85,13 +85,13 @@ class hanim {
   [[nodiscard]] std::span<const anim_channel> all_channels() const noexcept { return channels_; }
 
  private:
-  friend result<hanim> open_hanim(byte_span, const read_options&);
+  friend result<hanim> open_hanim(byte_span, const open_options&);
   std::vector<anim_clip> clips_;
   std::vector<anim_channel> channels_;
 };
 
 /// Opens and validates a .hanim (rules above). Safe on untrusted input.
-[[nodiscard]] inline result<hanim> open_hanim(byte_span bytes, const read_options& options = {}) {
+[[nodiscard]] inline result<hanim> open_hanim(byte_span bytes, const open_options& options = {}) {
   if (bytes.size() < 4) return make_error(errc::hm_truncated).at_field("magic").with_value(bytes.size()).at_offset(0);
   if (magic_of(bytes) != hanim_magic) return make_error(errc::hm_bad_magic).at_field("magic")
       .with_value(magic_of(bytes)).at_offset(0);
@@ -178,7 +178,7 @@ class hanim {
           return make_error(errc::hm_anim_time).at_field("time").with_float(t).at_record(channel_index)
               .at_offset(count_at + 4 + i * ch.stride());
         previous = t;
-        if (!options.deep) continue;
+        if (!options.deep_checks) continue;
         for (std::size_t v = 0; v < ch.components; ++v)
           if (!detail::is_finite(ch.value(i, v)))
             return make_error(errc::hm_not_finite).at_field("value").with_float(ch.value(i, v))
@@ -212,8 +212,8 @@ struct anim_clip_input {
 /// The bytes of a .hanim holding `clips` in order (pads and reserved 0).
 /// Errors: invalid_argument when a values span does not hold times x
 /// components floats, a name exceeds 65535 bytes or a count 2^32 - 1; the
-/// HM- rule of open_hanim(deep) otherwise (decreasing or non-finite times,
-/// negative duration, non-finite values). Deterministic.
+/// HM- rule of open_hanim(deep_checks) otherwise (decreasing or non-finite
+/// times, negative duration, non-finite values). Deterministic.
 [[nodiscard]] inline result<std::vector<std::byte>> write_hanim(std::span<const anim_clip_input> clips) {
   if (clips.size() > 0xFFFFFFFFu) return make_error(errc::invalid_argument).at_field("clips").with_value(clips.size());
   std::vector<std::byte> out;
@@ -249,8 +249,8 @@ struct anim_clip_input {
       }
     }
   }
-  read_options check;
-  check.deep = true;
+  open_options check;
+  check.deep_checks = true;
   check.limits.max_records = 0xFFFFFFFFu;
   if (auto opened = open_hanim(out, check); !opened) return opened.error();
   return out;

@@ -13,7 +13,7 @@
 //
 // Safe on untrusted input: a byte_cursor reads every field, the entry vector
 // is sized only after the count is proven to fit in the file and charged to
-// the budget (read_options::budget).
+// the budget (open_options::budget).
 #pragma once
 
 #include <algorithm>
@@ -60,12 +60,12 @@ class hman {
   }
 
  private:
-  friend result<hman> open_hman(byte_span, const read_options&);
+  friend result<hman> open_hman(byte_span, const open_options&);
   std::vector<manifest_entry> entries_;
 };
 
 /// Opens and validates a .hman (rules above). Safe on untrusted input.
-[[nodiscard]] inline result<hman> open_hman(byte_span bytes, const read_options& options = {}) {
+[[nodiscard]] inline result<hman> open_hman(byte_span bytes, const open_options& options = {}) {
   if (bytes.size() < 4) return make_error(errc::hm_truncated).at_field("magic").with_value(bytes.size()).at_offset(0);
   if (magic_of(bytes) != hman_magic) return make_error(errc::hm_bad_magic).at_field("magic")
       .with_value(magic_of(bytes)).at_offset(0);

@@ -6,7 +6,7 @@
 // bare array, viewed in place at any alignment.
 //
 // Rejects (open_hmat): HM-TRUNC HM-MAGIC HM-VERSION HM-LIMITS HM-HMAT-SIZE
-// (size != 16 + 96 x count) HM-HMAT-ALPHA (alpha mode 3); with deep also
+// (size != 16 + 96 x count) HM-HMAT-ALPHA (alpha mode 3); with deep_checks also
 // HM-FINITE (a factor is NaN or infinite).
 //
 // Safe on untrusted input: the size rule is checked with overflow-safe
@@ -95,13 +95,13 @@ class hmat {
   [[nodiscard]] std::size_t size() const noexcept { return rows_.size(); }
 
  private:
-  friend result<hmat> open_hmat(byte_span, const read_options&);
+  friend result<hmat> open_hmat(byte_span, const open_options&);
   std::uint32_t flags_ = 0;
   le_array<material> rows_{};
 };
 
 /// Opens and validates a .hmat (rules above). Safe on untrusted input.
-[[nodiscard]] inline result<hmat> open_hmat(byte_span bytes, const read_options& options = {}) {
+[[nodiscard]] inline result<hmat> open_hmat(byte_span bytes, const open_options& options = {}) {
   if (bytes.size() < 4) return make_error(errc::hm_truncated).at_field("magic").with_value(bytes.size()).at_offset(0);
   if (magic_of(bytes) != hmat_magic) return make_error(errc::hm_bad_magic).at_field("magic")
       .with_value(magic_of(bytes)).at_offset(0);
@@ -130,7 +130,7 @@ class hmat {
     const auto flags = load_le_unchecked<std::uint32_t>(p + 48);
     if (((flags >> 1) & 3u) == 3u) return make_error(errc::hm_alpha_mode).at_field("flags").with_value(flags)
         .at_record(i).at_offset(hmat_header_size + i * hmat_row_size + 48);
-    if (!options.deep) continue;
+    if (!options.deep_checks) continue;
     for (std::size_t f = 0; f < 12; ++f)
       if (!detail::is_finite(load_le_unchecked<float>(p + 4 * f)))
         return make_error(errc::hm_not_finite).at_field("factor").with_value(f).at_record(i)

@@ -11,9 +11,9 @@
 // Rejects (open_hmesh): HM-TRUNC HM-MAGIC HM-VERSION HM-LIMITS HM-CHUNK-ALIGN
 // HM-CHUNK-RANGE HM-DUP-CHUNK HM-MISSING-CHUNK HM-DESC HM-CHUNK-SIZE
 // HM-SUBMESH-RANGE HM-MATERIAL-SLOT HM-MESHLET-RANGE HM-SKEL-PARENT
-// HM-LOD-RANGE; with read_options::deep also HM-INDEX-VALUE HM-MESHLET-INDEX
-// HM-SKIN-JOINT HM-FINITE (positions, bounds, weights, SKEL joint
-// transforms). check_meshlet_coverage (separate, allocates) adds
+// HM-LOD-RANGE; with open_options::deep_checks also HM-INDEX-VALUE
+// HM-MESHLET-INDEX HM-SKIN-JOINT HM-FINITE (positions, bounds, weights, SKEL
+// joint transforms). check_meshlet_coverage (separate, allocates) adds
 // HM-MESHLET-COVER.
 //
 // Safe on untrusted input: every range is checked_range'd against the file,
@@ -21,7 +21,7 @@
 // use, work is linear in the file size (meshlet ranges may not overlap, so
 // the deep meshlet pass touches each MLTR byte once), and the only
 // allocation is one entry per table row (<= limits.max_chunks), charged to
-// read_options::budget with the deep pass's values.
+// open_options::budget with the deep pass's values.
 #pragma once
 
 #include <algorithm>
@@ -391,7 +391,7 @@ class hmesh {
   }
 
  private:
-  friend result<hmesh> open_hmesh(byte_span, const read_options&);
+  friend result<hmesh> open_hmesh(byte_span, const open_options&);
   [[nodiscard]] byte_span span(chunk_id id) const noexcept { return spans_[static_cast<std::size_t>(id)]; }
 
   byte_span file_{};
@@ -405,7 +405,7 @@ class hmesh {
 
 /// Opens and validates a .hmesh (rules in the header comment). The result
 /// views `bytes`. Safe on untrusted input; the bytes may be at any alignment.
-[[nodiscard]] inline result<hmesh> open_hmesh(byte_span bytes, const read_options& options = {}) {
+[[nodiscard]] inline result<hmesh> open_hmesh(byte_span bytes, const open_options& options = {}) {
   hmesh m;
   m.file_ = bytes;
   if (bytes.size() < 4) return make_error(errc::hm_truncated).at_field("magic").with_value(bytes.size()).at_offset(0);
@@ -624,7 +624,7 @@ class hmesh {
     m.lod_count_ = lod_submeshes == 0 ? 0 : lod_count;
   }
 
-  if (!options.deep) return m;
+  if (!options.deep_checks) return m;
 
   // ---- deep: values ----
   UNTOLD_TRY(spend.charge_work(std::uint64_t{d.vertex_count} + m.indices().size() + m.meshlet_vertices().size() +
@@ -797,7 +797,7 @@ struct hmesh_input {
 /// there is a skeleton, LODI LODT when lod_count > 0, then extra_chunks),
 /// each at the next multiple of 16 with zero padding, no padding after the
 /// last one; chunk flags and reserved header fields 0. Deterministic.
-/// The result is checked with open_hmesh(deep): bad input (an index >=
+/// The result is checked with open_hmesh(deep_checks): bad input (an index >=
 /// vertexCount, a slot past the materials, a mismatched array...) is
 /// returned as that HM- error, or invalid_argument for what the file cannot
 /// express (more than 2^32 - 1 elements, a uint16 index width with
@@ -927,8 +927,8 @@ struct hmesh_input {
         break;
     }
   }
-  read_options check;
-  check.deep = true;
+  open_options check;
+  check.deep_checks = true;
   check.limits.max_chunks = 0xFFFFFFFFu;
   check.limits.max_chunk_bytes = ~std::uint64_t{0};
   check.limits.max_total_bytes = ~std::uint64_t{0};

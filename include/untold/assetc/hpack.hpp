@@ -117,7 +117,7 @@ class hpack {
   }
 
  private:
-  friend result<hpack> open_hpack(byte_span, const read_options&);
+  friend result<hpack> open_hpack(byte_span, const open_options&);
   byte_span file_{};
   std::uint32_t flags_ = 0;
   std::uint64_t toc_bytes_ = 0;
@@ -125,7 +125,7 @@ class hpack {
 };
 
 /// Opens and validates a .hpack (rules above). Safe on untrusted input.
-[[nodiscard]] inline result<hpack> open_hpack(byte_span bytes, const read_options& options = {}) {
+[[nodiscard]] inline result<hpack> open_hpack(byte_span bytes, const open_options& options = {}) {
   if (bytes.size() < 4) return make_error(errc::hm_truncated).at_field("magic").with_value(bytes.size()).at_offset(0);
   if (magic_of(bytes) != hpack_magic) return make_error(errc::hm_bad_magic).at_field("magic")
       .with_value(magic_of(bytes)).at_offset(0);

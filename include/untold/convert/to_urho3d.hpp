@@ -46,7 +46,7 @@
 //   model data).
 //
 // Every output is read back by the strict readers with deep checks
-// (urho3d::read_model, read_animation) before success is returned: a file
+// (urho3d::open_model, open_animation) before success is returned: a file
 // they reject is that error. Errors: validate_model's; R-LIMITS when the
 // output exceeds the budget (options.budget, else one made from the scene's
 // size) or a count exceeds limits.max_records; invalid_argument (field
@@ -558,7 +558,7 @@ inline void sample(const animation_channel& c, float t, float* out) {
   if (!mdl) return mdl.error();
   UNTOLD_TRY(budget.charge_output(mdl->size(), "model", errc::limit_exceeded));
   {
-    auto check = urho3d::read_model(*mdl, {.limits = options.limits, .deep_checks = true});
+    auto check = urho3d::open_model(*mdl, {.limits = options.limits, .deep_checks = true});
     if (!check) return check.error();
   }
   out.model = std::move(*mdl);
@@ -668,7 +668,7 @@ inline void sample(const animation_channel& c, float t, float* out) {
     report.changed("cubic-spline channels", where, "key values kept, tangents dropped (linear)", cubic);
     auto bytes = urho3d::write_animation(ani);
     if (!bytes) return bytes.error();
-    auto check = urho3d::read_animation(*bytes, {.limits = options.limits, .deep_checks = true});
+    auto check = urho3d::open_animation(*bytes, {.limits = options.limits, .deep_checks = true});
     if (!check) return check.error();
     const std::string base = detail::file_name(a.name, "animation" + std::to_string(ai));
     std::string file = base;

@@ -21,12 +21,12 @@
 // (std::to_chars), so binary -> ASCII -> binary gives back the same bytes
 // (NaN payloads excepted: a NaN reads back as the canonical quiet NaN).
 // Where this differs from Pragma (docs/udm.md): keys are written in tree
-// order (Pragma sorts them; ascii_options::sort_keys does too), ArrayLz4 is
-// always written compressed, Nil array values are written "nil", escapes in
-// strings are undone on read (Pragma keeps the backslashes), the 3-angle
-// rotation form of transforms is not accepted.
+// order (Pragma sorts them; ascii_write_options::sort_keys does too),
+// ArrayLz4 is always written compressed, Nil array values are written "nil",
+// escapes in strings are undone on read (Pragma keeps the backslashes), the
+// 3-angle rotation form of transforms is not accepted.
 //
-// read_ascii rejects: UDM-ASCII-SYNTAX (unexpected token, unterminated
+// open_ascii rejects: UDM-ASCII-SYNTAX (unexpected token, unterminated
 // string/block, empty text, a NUL byte anywhere), UDM-ASCII-VALUE (number
 // out of range for its type, a finite number a Half cannot hold, wrong
 // component count, an array whose values differ from its declared count,
@@ -64,12 +64,12 @@
 
 namespace untold::udm {
 
-struct ascii_options {
+struct ascii_write_options {
   /// Sort each element's keys by name, as Pragma's ASCII writer does (the
   /// binary written back then differs in key order from the source).
   bool sort_keys = false;
   /// Write assetType/assetVersion beside assetData (Pragma's IncludeHeader);
-  /// off: only the children of assetData, which read_ascii wraps back as
+  /// off: only the children of assetData, which open_ascii wraps back as
   /// assetType "nil", version 1.
   bool include_header = true;
   /// When given: charged for the items written (work) and an upper bound of
@@ -77,7 +77,9 @@ struct ascii_options {
   untold::budget* budget = nullptr;
 };
 
-struct ascii_read_options {
+/// Options of open_ascii. No `deep_checks`: the text parser applies every
+/// rule above on every open; it has no optional pass.
+struct ascii_open_options {
   untold::limits limits{};
   /// The budget the tree is charged to (nodes, strings, values). nullptr:
   /// one of its own from `limits` and the text's size.
@@ -225,10 +227,10 @@ inline void put_struct_value(std::string& out, const struct_layout& l, const std
   out.push_back(']');
 }
 
-inline void put_children(std::string& out, const property& el, const std::string& prefix, const ascii_options& o);
+inline void put_children(std::string& out, const property& el, const std::string& prefix, const ascii_write_options& o);
 
 /// The value text of a non-Element property.
-inline void put_value(std::string& out, const property& p, const std::string& prefix, const ascii_options& o) {
+inline void put_value(std::string& out, const property& p, const std::string& prefix, const ascii_write_options& o) {
   const type t = p.kind;
   if (is_trivial(t)) {
     put_trivial(out, t, p.bytes.data());
@@ -316,7 +318,7 @@ inline void put_value(std::string& out, const property& p, const std::string& pr
 }
 
 inline void put_property(std::string& out, std::string_view key, const property& p, const std::string& prefix,
-                         const ascii_options& o) {
+                         const ascii_write_options& o) {
   if (p.kind == type::element) {
     out.append(prefix);
     put_quoted(out, key);
@@ -337,7 +339,7 @@ inline void put_property(std::string& out, std::string_view key, const property&
 
 /// The children of an element, one per line, indented one tab deeper than
 /// `prefix` (the root's children: not indented).
-inline void put_children(std::string& out, const property& el, const std::string& prefix, const ascii_options& o) {
+inline void put_children(std::string& out, const property& el, const std::string& prefix, const ascii_write_options& o) {
   std::vector<const child*> order;
   order.reserve(el.children.size());
   for (const child& c : el.children) order.push_back(&c);
@@ -410,7 +412,7 @@ inline status measure_layout(const struct_layout& l, ascii_cost& cost, std::uint
 }
 
 /// Adds p's cost (printed under `key` at `depth` tabs) to `cost`. UDM-WRITE
-/// for a NUL byte in a string, reference, key or member name: read_ascii
+/// for a NUL byte in a string, reference, key or member name: open_ascii
 /// refuses NUL bytes, so the text could not be read back.
 inline status measure_ascii(const property& p, std::string_view key, std::uint64_t depth, ascii_cost& cost) {
   if (holds_nul(key)) return bad_tree(errc::udm_bad_tree, "key", 0, key);
@@ -464,8 +466,8 @@ inline status measure_ascii(const property& p, std::string_view key, std::uint64
 /// `root` (an Element) as UDM ASCII text. Deterministic. Errors: those of
 /// write_binary's checks (UDM-ROOT, UDM-WRITE, UDM-STRUCT ...), UDM-WRITE
 /// for a NUL byte in a string, key or member name, UDM-LIMITS from
-/// o.budget; so whatever this writes, read_ascii and write_binary accept.
-[[nodiscard]] inline result<std::string> write_ascii(const property& root, const ascii_options& o = {}) {
+/// o.budget; so whatever this writes, open_ascii and write_binary accept.
+[[nodiscard]] inline result<std::string> write_ascii(const property& root, const ascii_write_options& o = {}) {
   if (root.kind != type::element) return make_error(errc::udm_bad_root, {.field = "type"});
   UNTOLD_TRY(detail::check_tree(root));
   UNTOLD_TRY(detail::check_struct_sizes(root));
@@ -504,7 +506,7 @@ namespace detail {
 
 class ascii_parser {
  public:
-  ascii_parser(std::string_view text, const ascii_read_options& o, budget& charged) noexcept
+  ascii_parser(std::string_view text, const ascii_open_options& o, budget& charged) noexcept
       : s_(text), o_(o), budget_(charged) {}
 
   result<property> run() {
@@ -1002,7 +1004,7 @@ class ascii_parser {
   }
 
   std::string_view s_;
-  const ascii_read_options& o_;
+  const ascii_open_options& o_;
   budget& budget_;
   std::size_t pos_ = 0;
   std::uint64_t properties_ = 0;
@@ -1012,8 +1014,9 @@ class ascii_parser {
 
 /// Parses UDM ASCII text into a tree. Errors carry the byte offset in the
 /// text (context.offset). The result is checked like write_binary's input
-/// (duplicate keys are UDM-DUP-KEY). Preconditions: none (any text).
-[[nodiscard]] inline result<property> read_ascii(std::string_view text, const ascii_read_options& options = {}) {
+/// (duplicate keys are UDM-DUP-KEY). Preconditions: none (any text); safe on
+/// untrusted input.
+[[nodiscard]] inline result<property> open_ascii(std::string_view text, const ascii_open_options& options = {}) {
   budget own(options.limits, text.size());
   detail::ascii_parser p(text, options, budget::own_or_shared(options.budget, own));
   auto root = p.run();
@@ -1030,7 +1033,7 @@ class ascii_parser {
 
 /// True when `head` looks like UDM ASCII: after whitespace and comments, a
 /// '$' property or a quoted/bare key followed by '{'. A cheap sniff for the
-/// CLI; read_ascii decides.
+/// CLI; open_ascii decides.
 [[nodiscard]] inline bool looks_like_ascii_udm(std::string_view head) noexcept {
   std::size_t i = 0;
   for (;;) {

@@ -212,7 +212,8 @@ inline status read_bones(property_view bones, pmdl_model& m, budget* charged) {
 /// Extracts the model structure of a parsed PMDL document (views: valid while
 /// `doc` lives). Errors: UDM-PMDL, UDM-PMDL-JOINT, UDM-GET-TYPE; UDM-LIMITS
 /// when `charged` (the input's budget, if given) is exhausted.
-[[nodiscard]] inline result<pmdl_model> read_pmdl(const document& doc, budget* charged = nullptr) {
+/// Preconditions: none; safe on any document open_document returned.
+[[nodiscard]] inline result<pmdl_model> pmdl_from_document(const document& doc, budget* charged = nullptr) {
   if (doc.asset_type() != "PMDL") return detail::pmdl_error("assetType", doc.asset_type());
   const property_view data = doc.asset_data();
   pmdl_model m;
@@ -302,7 +303,7 @@ inline error not_finite(const char* field, std::string_view subject, float value
 /// every vertex position, uv and vertex weight, every sub-mesh pose and bone
 /// pose. Errors: UDM-PMDL-FINITE with the field, the vertex or bone
 /// (record) and the value (its bits). Linear in the vertices; safe on any
-/// model read_pmdl returned.
+/// model pmdl_from_document returned.
 [[nodiscard]] inline status check_pmdl_values(const pmdl_model& m) {
   for (const pmdl_sub_mesh& s : m.sub_meshes) {
     for (std::size_t i = 0; i < s.vertex_count(); ++i) {
@@ -329,15 +330,17 @@ inline error not_finite(const char* field, std::string_view subject, float value
 
 // ---- import into the neutral scene ---------------------------------------------------------
 
+/// Options of import_pmdl. No `deep_checks`: the import always runs
+/// check_pmdl_values.
 struct pmdl_import_options {
   untold::limits limits{};
-  /// Metres per Pragma unit: pragma::units_to_metres is x 0.025 (a 72-unit
-  /// player is 1.8 m). 1 keeps Pragma units.
-  float metres_per_unit = 0.025f;
   /// The budget the scene is charged to (budget.hpp). nullptr: one of its
   /// own from `limits` and the document's size. Pass the parse's budget so
   /// that both stages share one.
   untold::budget* budget = nullptr;
+  /// Metres per Pragma unit: pragma::units_to_metres is x 0.025 (a 72-unit
+  /// player is 1.8 m). 1 keeps Pragma units.
+  float metres_per_unit = 0.025f;
 };
 
 namespace detail {
@@ -367,13 +370,14 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
 /// normals, tangents with handedness, uv0, extra uv sets, 16/32-bit indices
 /// widened to 32, up to 4 weights), the skeleton and one skin, placeholder
 /// materials by name. Everything not carried is recorded in scene.report.
-/// Errors: those of read_pmdl and check_pmdl_values, UDM-PMDL-FINITE for a
-/// NaN or infinite animation key, UDM-LIMITS when the budget is exhausted.
+/// Errors: those of pmdl_from_document and check_pmdl_values,
+/// UDM-PMDL-FINITE for a NaN or infinite animation key, UDM-LIMITS when the
+/// budget is exhausted.
 /// Preconditions: none.
 [[nodiscard]] inline result<convert::scene> import_pmdl(const document& doc, const pmdl_import_options& options = {}) {
   budget own(options.limits, doc.parsed_bytes());
   budget& charged = budget::own_or_shared(options.budget, own);
-  auto model = read_pmdl(doc, &charged);
+  auto model = pmdl_from_document(doc, &charged);
   if (!model) return model.error();
   UNTOLD_TRY(check_pmdl_values(*model));
   const auto charge = [&charged](std::uint64_t count, std::uint64_t bytes_each, const char* what) {
@@ -569,7 +573,7 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
         const float ws[4] = {w.x, w.y, w.z, w.w};
         for (int k = 0; k < 4; ++k) {
           // Pragma marks an unused slot with bone id -1; any other id names
-          // a bone (read_pmdl checked it: UDM-PMDL-JOINT).
+          // a bone (pmdl_from_document checked it: UDM-PMDL-JOINT).
           const bool used = ids[k] != -1;
           m.joints[i][k] = used ? static_cast<std::uint16_t>(ids[k]) : 0;
           m.weights[i][k] = used ? ws[k] : 0.0f;
@@ -727,15 +731,15 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
   return sc;
 }
 
-/// Parses `file` (binary UDM) and imports it. Errors: document::parse's and
+/// Parses `file` (binary UDM) and imports it. Errors: open_document's and
 /// import_pmdl's. Preconditions: none (any bytes).
 [[nodiscard]] inline result<convert::scene> import_pmdl(byte_span file, const pmdl_import_options& options = {}) {
   budget own(options.limits, file.size());
   budget& charged = budget::own_or_shared(options.budget, own);
-  read_options ro;
+  open_options ro;
   ro.limits = options.limits;
   ro.budget = &charged;
-  auto doc = document::parse(file, ro);
+  auto doc = open_document(file, ro);
   if (!doc) return doc.error();
   pmdl_import_options io = options;
   io.budget = &charged;

@@ -61,16 +61,19 @@ inline constexpr std::size_t header_size = 8;
 /// Pragma's long-string escape: a u8 length of 255 means a u32 length follows.
 inline constexpr std::uint8_t long_string_marker = 255;
 
-struct read_options {
+/// Options of open_document (and decompress_array). No `deep_checks`: the
+/// parse applies every rule above on every open; the value checks of a
+/// PMDL model are check_pmdl_values (pmdl.hpp; import_pmdl runs them).
+struct open_options {
   untold::limits limits{};
-  /// UDM-ROOT: the root must carry assetType/assetVersion/assetData (Pragma
-  /// refuses files without them). Off: any root Element is accepted.
-  bool require_asset_header = true;
   /// The budget this parse charges (budget.hpp): nodes and decoded LZ4 data
   /// as memory, properties and array items as work. nullptr: one of its own
   /// from `limits` and the file's size. Pass one to share it with the stages
-  /// that follow on the same input (to_tree, the writers, import_pmdl).
+  /// that follow on the same input (tree_from_view, the writers, import_pmdl).
   untold::budget* budget = nullptr;
+  /// UDM-ROOT: the root must carry assetType/assetVersion/assetData (Pragma
+  /// refuses files without them). Off: any root Element is accepted.
+  bool require_asset_header = true;
 };
 
 /// True when `head` starts with the binary magic "UDMB".
@@ -302,14 +305,6 @@ struct document_stats {
 /// buffer, which must outlive it, and into buffers it owns.
 class document {
  public:
-  /// Parses and validates `file`. Preconditions: none (any bytes); `file`
-  /// must outlive the document and its views. Errors: the UDM-* rules above;
-  /// UDM-LIMITS also when the budget (options.budget or one made from
-  /// options.limits and file.size()) is exhausted.
-  [[nodiscard]] static result<document> parse(byte_span file, const read_options& options = {});
-  /// A temporary buffer would dangle under the document's views.
-  static result<document> parse(std::vector<std::byte>&& file, const read_options& options = {}) = delete;
-
   document(document&&) noexcept = default;
   document& operator=(document&&) noexcept = default;
   document(const document&) = delete;
@@ -330,6 +325,7 @@ class document {
   friend class property_view;
   friend class struct_layout_view;
   friend class parser;
+  friend result<document> open_document(byte_span, const open_options&);
   document() = default;
 
   std::vector<detail::node> nodes_;
@@ -346,7 +342,7 @@ class document {
 
 class parser {
  public:
-  parser(document& doc, const read_options& options, budget& charged) noexcept
+  parser(document& doc, const open_options& options, budget& charged) noexcept
       : doc_(doc), options_(options), budget_(charged) {}
 
   status run(byte_span file) {
@@ -864,19 +860,26 @@ class parser {
   }
 
   document& doc_;
-  const read_options& options_;
+  const open_options& options_;
   budget& budget_;
   std::vector<frame> stack_;
   std::vector<pending_lz4> pending_;
 };
 
-inline result<document> document::parse(byte_span file, const read_options& options) {
+/// Parses and validates `file` (binary UDM). Preconditions: none (any
+/// bytes); safe on untrusted input; `file` must outlive the document and its
+/// views. Errors: the UDM-* rules above; UDM-LIMITS also when the budget
+/// (options.budget or one made from options.limits and file.size()) is
+/// exhausted.
+[[nodiscard]] inline result<document> open_document(byte_span file, const open_options& options = {}) {
   document doc;
   budget own(options.limits, file.size());
   parser p(doc, options, budget::own_or_shared(options.budget, own));
   if (auto s = p.run(file); !s) return s.error();
   return doc;
 }
+/// A temporary buffer would dangle under the document's views.
+result<document> open_document(std::vector<std::byte>&& file, const open_options& options = {}) = delete;
 
 inline std::string_view document::asset_type() const noexcept {
   auto s = root()["assetType"].as_string();

@@ -1,15 +1,15 @@
 // untold/udm/udm.hpp - Pragma's Unified Data Model in one include.
 //
-//   auto doc = untold::udm::document::parse(bytes);         // binary "UDMB" v1/v2, validated
+//   auto doc = untold::udm::open_document(bytes);           // binary "UDMB" v1/v2, validated
 //   if (!doc) puts(doc.error().describe().c_str());          // "UDM-LZ4 udm_lz4: ... (field ..., offset ...)"
 //   auto sub = doc->asset_data().find("meshGroups/body/meshes/0/subMeshes/0/assetData");
 //   auto verts = (*sub)["vertices"].as_structs();            // zero-copy struct array
 //   auto idx = (*sub)["indices"].as_array<std::uint16_t>();  // typed view, error value on mismatch
 //
-//   untold::udm::property tree = untold::udm::to_tree(doc->root());   // owning, editable
+//   untold::udm::property tree = untold::udm::tree_from_view(doc->root());  // owning, editable
 //   auto bin = untold::udm::write_binary(tree);              // deterministic, byte-exact round trip
 //   auto text = untold::udm::write_ascii(tree);              // Pragma's ASCII form
-//   auto back = untold::udm::read_ascii(*text);
+//   auto back = untold::udm::open_ascii(*text);
 //
 //   auto scene = untold::udm::import_pmdl(bytes);            // PMDL model -> convert::scene
 //

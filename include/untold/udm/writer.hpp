@@ -3,8 +3,9 @@
 //
 // Key order: children are written in the order the tree holds them, which is
 // insertion order for built trees and file order for trees copied from a
-// document (to_tree), so binary -> tree -> binary is byte-exact. Pragma itself
-// writes an unordered map's order (not sorted); its ASCII writer sorts.
+// document (tree_from_view), so binary -> tree -> binary is byte-exact.
+// Pragma itself writes an unordered map's order (not sorted); its ASCII
+// writer sorts.
 // Lengths are written canonically (u8 length below 255, the 255 escape +
 // u32 from 255 on); a file that used the escape for a short string is read
 // fine and normalised on write.
@@ -22,8 +23,8 @@
 // LZ4 data or declared sizes no reader accepts. Input is the caller's tree
 // (trusted); recursion depth is the tree's depth, which for trees read from
 // files is <= limits.max_depth. A tree copied from a file can be large:
-// to_tree(view, budget) and write_options::budget charge the input's budget
-// (budget.hpp) before they copy or write.
+// tree_from_view(view, budget) and write_options::budget charge the input's
+// budget (budget.hpp) before they copy or write.
 #pragma once
 
 #include <algorithm>
@@ -318,25 +319,25 @@ inline status copy_tree(const property_view& v, property& p, budget* charged) {
 
 /// A deep copy of a parsed property (recursion bounded by the document's
 /// depth, <= the limits.max_depth it was parsed with).
-[[nodiscard]] inline property to_tree(const property_view& v) {
+[[nodiscard]] inline property tree_from_view(const property_view& v) {
   property p;
   (void)detail::copy_tree(v, p, nullptr);  // cannot fail without a budget
   return p;
 }
 
-/// As to_tree, charging `charged` (the input's budget, budget.hpp) for every
-/// node before it is copied: about sizeof(child) + its bytes each. Errors:
-/// UDM-LIMITS when the budget is exhausted. Safe on documents parsed from
-/// untrusted input.
-[[nodiscard]] inline result<property> to_tree(const property_view& v, budget& charged) {
+/// As tree_from_view, charging `charged` (the input's budget, budget.hpp) for
+/// every node before it is copied: about sizeof(child) + its bytes each.
+/// Errors: UDM-LIMITS when the budget is exhausted. Safe on documents parsed
+/// from untrusted input.
+[[nodiscard]] inline result<property> tree_from_view(const property_view& v, budget& charged) {
   property p;
   UNTOLD_TRY(detail::copy_tree(v, p, &charged));
   return p;
 }
 
 /// The uncompressed values of an ArrayLz4 as an Array (Element/String
-/// values parsed back into items). Errors as document::parse (UDM-LZ4 ...).
-[[nodiscard]] inline result<property> decompress_array(const property& lz4, const read_options& options = {});
+/// values parsed back into items). Errors as open_document (UDM-LZ4 ...).
+[[nodiscard]] inline result<property> decompress_array(const property& lz4, const open_options& options = {});
 
 // ---- tree -> bytes ---------------------------------------------------------------------------
 
@@ -557,7 +558,7 @@ inline status check_struct_sizes(const property& p) {
 
 struct write_options {
   std::uint32_t version = current_version;  // 1 or 2 (same encoding; the header field only)
-  /// Read the bytes back through the strict reader (document::parse under
+  /// Read the bytes back through the strict reader (open_document under
   /// `limits`, asset header not required) before returning them: LZ4 data
   /// that does not decode, a declared size the limits refuse, anything the
   /// reader rejects is then this call's error instead of a file no reader
@@ -589,7 +590,7 @@ inline void binary_cost(const property& p, std::size_t key_size, std::uint64_t& 
 /// Writes `root` (an Element) as a binary UDM file. Deterministic: same
 /// tree, same bytes. Errors: UDM-ROOT, UDM-WRITE, UDM-STRUCT, UDM-ARRAY-TYPE,
 /// UDM-TYPE, UDM-DUP-KEY, UDM-VERSION; UDM-LIMITS from options.budget; with
-/// options.verify (default), whatever document::parse says of the bytes.
+/// options.verify (default), whatever open_document says of the bytes.
 [[nodiscard]] inline result<std::vector<std::byte>> write_binary(const property& root, const write_options& options = {}) {
   if (root.kind != type::element) return make_error(errc::udm_bad_root, {.field = "type"});
   if (options.version != 1 && options.version != 2)
@@ -610,24 +611,24 @@ inline void binary_cost(const property& p, std::size_t key_size, std::uint64_t& 
   out.put<std::uint8_t>(static_cast<std::uint8_t>(type::element));
   detail::write_payload(out, root);
   if (options.verify) {
-    read_options back;
+    open_options back;
     back.limits = options.limits;
     back.require_asset_header = false;
-    if (auto doc = document::parse(bytes, back); !doc) return doc.error();
+    if (auto doc = open_document(bytes, back); !doc) return doc.error();
   }
   return bytes;
 }
 
-inline result<property> decompress_array(const property& lz4, const read_options& options) {
+inline result<property> decompress_array(const property& lz4, const open_options& options) {
   if (lz4.kind != type::array_lz4) return make_error(errc::udm_type_mismatch, {.field = "ArrayLz4"});
   // Parse it back through the reader: one validated path for LZ4 data.
   property holder = make_element();
   holder.add("a", lz4);
   auto bytes = write_binary(holder, {.verify = false});  // parsed right below
   if (!bytes) return bytes.error();
-  read_options o = options;
+  open_options o = options;
   o.require_asset_header = false;
-  auto doc = document::parse(*bytes, o);
+  auto doc = open_document(*bytes, o);
   if (!doc) return doc.error();
   const property_view v = doc->root()["a"];
   property out;
@@ -638,7 +639,7 @@ inline result<property> decompress_array(const property& lz4, const read_options
   if (is_trivial(out.value_type) || out.value_type == type::struct_) {
     out.bytes.assign(v.raw().begin(), v.raw().end());
   } else {
-    for (property_view c : v) out.items.push_back(to_tree(c));
+    for (property_view c : v) out.items.push_back(tree_from_view(c));
   }
   return out;
 }

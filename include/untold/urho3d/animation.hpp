@@ -8,7 +8,7 @@
 // Keyframe values are bone-local (parent-relative) transforms that replace
 // the bind pose: "absolute" in Urho3D's docs means "not additive".
 //
-// Rejects (read_animation): U3D-MAGIC, U3D-VERSION, U3D-TRUNC, U3D-COUNT,
+// Rejects (open_animation): U3D-MAGIC, U3D-VERSION, U3D-TRUNC, U3D-COUNT,
 // U3D-STRING, U3D-TRACK-MASK, U3D-VARIANT-TYPE, U3D-INTERPOLATION,
 // U3D-TRAILING, R-LIMITS; with deep checks also U3D-FINITE (length, times,
 // bone key values) and U3D-KEY-ORDER (times decreasing within a track).
@@ -176,9 +176,9 @@ namespace detail {
 [[nodiscard]] inline status validate_animation_deep(const animation& a, byte_span file = {});
 
 /// Reads and checks a .ani (see the header comment for the rules).
-/// Preconditions: none. The result views `file`. What it holds is charged
-/// to options.budget (R-LIMITS beyond it).
-[[nodiscard]] inline result<animation> read_animation(byte_span file, const animation_options& options = {}) {
+/// Preconditions: none; safe on untrusted input. The result views `file`.
+/// What it holds is charged to options.budget (R-LIMITS beyond it).
+[[nodiscard]] inline result<animation> open_animation(byte_span file, const animation_options& options = {}) {
   const untold::limits& lim = options.limits;
   untold::budget own(lim, file.size());
   untold::budget& budget = untold::budget::own_or_shared(options.budget, own);
@@ -294,7 +294,7 @@ namespace detail {
 /// U3D-FINITE (length, bone key times and values, variant key times) and
 /// U3D-KEY-ORDER (times decreasing within a track). Errors carry
 /// record_index = track and the track's name; U3D-FINITE carries the float
-/// (with its bits) and, when it lies in `file` (the bytes read_animation
+/// (with its bits) and, when it lies in `file` (the bytes open_animation
 /// read), its offset. Linear.
 [[nodiscard]] inline status validate_animation_deep(const animation& a, byte_span file) {
   auto err = [](errc code, const char* field, std::size_t record, std::uint64_t value, std::string_view name) {
@@ -375,7 +375,7 @@ namespace detail {
   }
   animation_options check;
   check.limits.max_records = ~std::uint32_t{0};
-  auto reread = read_animation(out, check);
+  auto reread = open_animation(out, check);
   if (!reread) return reread.error();
   return out;
 }

@@ -1,8 +1,8 @@
 // untold/urho3d/import.hpp - a Urho3D model (+ animations) as the neutral
 // scene of convert/model.hpp, for `untold cook`.
 //
-// Reads: a model that read_model accepted, and animations that
-// read_animation accepted. Produces one mesh per geometry (its LOD0; further
+// Reads: a model that open_model accepted, and animations that
+// open_animation accepted. Produces one mesh per geometry (its LOD0; further
 // LODs over the same vertex buffer and primitive become mesh::lods, others
 // separate meshes), one placeholder material per geometry slot ("slot N":
 // .mdl files carry no materials), the skeleton (parents reordered so a parent
@@ -20,7 +20,7 @@
 // as cross(normal, tangent) * w, and the mirror flips the cross product
 // once more, so the two sign changes cancel.
 //
-// Rejects: whatever read_model / read_animation reject (import_files runs
+// Rejects: whatever open_model / open_animation reject (import_files runs
 // them with deep checks); U3D-BLEND-INDEX for a weighted blend index outside
 // the geometry's palette; U3D-FINITE for a bone whose finite values make
 // its rest or bind matrix overflow; R-LIMITS past the input's budget (untold/budget.hpp:
@@ -199,8 +199,8 @@ struct import_options {
 };
 
 /// Fills a scene from `m` and `animations` (see the header comment).
-/// Preconditions: `m` came from read_model and each animation from
-/// read_animation (their views alive). `name` names the root node.
+/// Preconditions: `m` came from open_model and each animation from
+/// open_animation (their views alive). `name` names the root node.
 /// Everything the scene holds is charged to options.budget before it is
 /// allocated, and the work of every loop to its work meter.
 /// Errors: R-LIMITS when the LOD draw ranges exceed draw_budget(m), the
@@ -233,7 +233,7 @@ struct import_options {
                                        "translations, morph deltas), quaternions (w,x,y,z) -> (-x,-y,z,w), "
                                        "offset matrices S*M*S, triangle winding reversed");
 
-  // ---- skeleton: parents first, iteratively (read_model proved the chains end at roots)
+  // ---- skeleton: parents first, iteratively (open_model proved the chains end at roots)
   const std::size_t bone_count = m.bones.size();
   std::uint64_t name_bytes = 0;
   for (const bone& b : m.bones) name_bytes += b.name.size();
@@ -253,7 +253,7 @@ struct import_options {
       if (m.bones[b].parent == b) order.push_back(static_cast<std::uint32_t>(b));
     for (std::size_t head = 0; head < order.size(); ++head)
       for (std::uint32_t k = child_start[order[head]]; k < child_start[order[head] + 1]; ++k) order.push_back(children[k]);
-    if (order.size() != bone_count) return make_error(errc::u3d_bone_parent);  // not from read_model
+    if (order.size() != bone_count) return make_error(errc::u3d_bone_parent);  // not from open_model
     convert::skeleton sk;
     sk.name = s.name;
     sk.node = 0;
@@ -689,11 +689,11 @@ struct import_options {
   for (byte_span file : ani_files) input_bytes += file.size();
   untold::budget own(options.limits, input_bytes);
   untold::budget& budget = untold::budget::own_or_shared(options.budget, own);
-  auto m = read_model(mdl, {.limits = options.limits, .deep_checks = true, .budget = &budget});
+  auto m = open_model(mdl, {.limits = options.limits, .deep_checks = true, .budget = &budget});
   if (!m) return m.error();
   std::vector<animation> animations;
   for (byte_span file : ani_files) {
-    auto a = read_animation(file, {.limits = options.limits, .deep_checks = true, .budget = &budget});
+    auto a = open_animation(file, {.limits = options.limits, .deep_checks = true, .budget = &budget});
     if (!a) return a.error();
     animations.push_back(std::move(*a));
   }

@@ -8,7 +8,7 @@
 // 3x4 offset matrix, collision sphere/box), the bounding box and the optional
 // per-geometry centres. Writes the same structure back byte-exactly.
 //
-// Rejects (read_model): U3D-MAGIC, U3D-MAGIC-NONE, U3D-VERSION, U3D-TRUNC,
+// Rejects (open_model): U3D-MAGIC, U3D-MAGIC-NONE, U3D-VERSION, U3D-TRUNC,
 // U3D-COUNT, U3D-STRING, U3D-ELEMENT-TYPE, U3D-ELEMENT-SEMANTIC,
 // U3D-ELEMENT-MASK, U3D-VERTEX-SIZE, U3D-MORPH-RANGE, U3D-INDEX-SIZE,
 // U3D-LOD-COUNT, U3D-PRIMITIVE, U3D-BUFFER-REF, U3D-DRAW-RANGE,
@@ -423,9 +423,10 @@ namespace detail {
 [[nodiscard]] inline status validate_model_deep(const model& m, byte_span file = {});
 
 /// Reads and checks a .mdl (see the header comment for the rules).
-/// Preconditions: none; `file` may hold any bytes. The result views `file`.
+/// Preconditions: none; `file` may hold any bytes (safe on untrusted input).
+/// The result views `file`.
 /// What it holds is charged to options.budget (R-LIMITS beyond it).
-[[nodiscard]] inline result<model> read_model(byte_span file, const model_options& options = {}) {
+[[nodiscard]] inline result<model> open_model(byte_span file, const model_options& options = {}) {
   const untold::limits& lim = options.limits;
   untold::budget own(lim, file.size());
   untold::budget& budget = untold::budget::own_or_shared(options.budget, own);
@@ -642,7 +643,7 @@ namespace detail {
   return m;
 }
 
-/// Value-level checks of a model that read_model accepted (or one built in
+/// Value-level checks of a model that open_model accepted (or one built in
 /// memory whose spans are sized as documented): U3D-INDEX-VALUE (every index
 /// in a LOD's draw range < its vertex buffer's vertex count), U3D-BLEND-INDEX
 /// (every blend index with a non-zero weight, of the vertices a geometry
@@ -655,7 +656,7 @@ namespace detail {
 /// tools wrote store NaN there (non_finite_centers counts them). Linear in
 /// the file size. Errors carry record_index = geometry / bone / vertex
 /// buffer and field; U3D-FINITE carries the float (value, with its bits)
-/// and, when it lies in `file` (the bytes read_model read), its offset.
+/// and, when it lies in `file` (the bytes open_model read), its offset.
 [[nodiscard]] inline status validate_model_deep(const model& m, byte_span file) {
   auto err = [](errc code, const char* field, std::size_t record, std::uint64_t value) {
     return make_error(code).at_field(field).at_record(record).with_value(value);
@@ -740,7 +741,7 @@ namespace detail {
 /// UMD2/UMD3: its elements). Deterministic; real files round-trip
 /// byte-exactly. Bad input (spans not sized as documented, a UMDL buffer
 /// whose elements are not its mask's, centres not one per geometry, ...) is
-/// invalid_argument; the bytes are then re-read with read_model, so the
+/// invalid_argument; the bytes are then re-read with open_model, so the
 /// writer never returns a file the reader rejects (that error is returned).
 [[nodiscard]] inline result<std::vector<std::byte>> write_model(const model& m) {
   std::vector<std::byte> out;
@@ -832,7 +833,7 @@ namespace detail {
   }
   model_options check;
   check.limits.max_records = ~std::uint32_t{0};
-  auto reread = read_model(out, check);
+  auto reread = open_model(out, check);
   if (!reread) return reread.error();
   return out;
 }

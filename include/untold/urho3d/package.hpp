@@ -10,7 +10,7 @@
 // exact sizes and verifying its checksum. Writes packages deterministically
 // (input order, LZ4HC level 9 like Urho3D's PackageTool, 32 KiB blocks).
 //
-// Rejects (read_package): U3D-MAGIC, U3D-TRUNC, U3D-COUNT, U3D-STRING,
+// Rejects (open_package): U3D-MAGIC, U3D-TRUNC, U3D-COUNT, U3D-STRING,
 // U3D-PAK-NAME, U3D-PAK-RANGE, U3D-PAK-OVERLAP, U3D-PAK-BLOCK (block
 // headers, and a block declaring more than LZ4 can produce from its bytes),
 // U3D-PAK-SIZE, U3D-TRAILING, R-LIMITS; extract_entry and verify_package add
@@ -88,7 +88,9 @@ struct package {
 
 struct package_options {
   untold::limits limits{};
-  bool verify_checksums = false;  // decode every entry and check every checksum (verify_package)
+  /// + U3D-PAK-BLOCK (decoding), U3D-PAK-CHECKSUM: every entry decoded and
+  /// its checksum checked, one at a time (verify_package).
+  bool deep_checks = false;
   untold::budget* budget = nullptr;  // the input's (verify_package); none: one made from `limits`
 };
 
@@ -107,9 +109,10 @@ struct package_options {
 [[nodiscard]] inline status verify_package(const package& p, const untold::limits& lim = {},
                                            untold::budget* budget = nullptr);
 
-/// Reads and checks a package's structure (see the header comment).
-/// Preconditions: none. The result views `file`.
-[[nodiscard]] inline result<package> read_package(byte_span file, const package_options& options = {}) {
+/// Reads and checks a package's structure (see the header comment); with
+/// options.deep_checks also every entry's data. Preconditions: none; safe on
+/// untrusted input. The result views `file`.
+[[nodiscard]] inline result<package> open_package(byte_span file, const package_options& options = {}) {
   const untold::limits& lim = options.limits;
   byte_cursor c(file, u3d_rules);
   package p;
@@ -226,12 +229,12 @@ struct package_options {
   } else if (tail != 0) {
     return make_error(errc::u3d_trailing_bytes).at_field("end").with_value(tail).at_offset(data_end);
   }
-  if (options.verify_checksums) UNTOLD_TRY(verify_package(p, lim, options.budget));
+  if (options.deep_checks) UNTOLD_TRY(verify_package(p, lim, options.budget));
   return p;
 }
 
 /// Decodes entry `e` of `p` into `out` (e.size bytes when it succeeds) and
-/// checks its checksum. Preconditions: `p` came from read_package and its
+/// checks its checksum. Preconditions: `p` came from open_package and its
 /// file is alive; `e` is one of p.entries. `out` grows block by block as
 /// the blocks decode, so a garbage entry fails having allocated about twice
 /// what its valid blocks produced, never what it declares. Errors:
@@ -406,7 +409,7 @@ struct package_write_options {
   s.patch<std::uint32_t>(8, package_sum);
   package_options check;
   check.limits.max_chunks = ~std::uint32_t{0};
-  auto reread = read_package(out, check);
+  auto reread = open_package(out, check);
   if (!reread) return reread.error();
   return out;
 }

@@ -8,9 +8,9 @@
 // view into the file. .asc: recognised, the AngelScript bytecode is a view.
 // Writes both back byte-exactly.
 //
-// Rejects (read_shader): U3D-MAGIC, U3D-TRUNC, U3D-COUNT, U3D-STRING,
+// Rejects (open_shader): U3D-MAGIC, U3D-TRUNC, U3D-COUNT, U3D-STRING,
 // U3D-SHADER-TYPE, U3D-SHADER-MODEL, U3D-TRAILING, R-LIMITS.
-// read_script: U3D-MAGIC only (the bytecode is opaque here).
+// open_script: U3D-MAGIC only (the bytecode is opaque here).
 //
 // Safe on untrusted input: counts are checked against the remaining bytes
 // before allocation; linear. Results view the input buffer.
@@ -49,6 +49,10 @@ struct shader {
   byte_span bytecode;
 };
 
+/// Options of open_shader. No `deep_checks`: the cache holds no values to
+/// check beyond its structure, which every open checks. No `budget`: the
+/// reader holds one small record per parameter and texture unit, each
+/// counted against the bytes left and limits.max_records before allocation.
 struct shader_options {
   untold::limits limits{};
 };
@@ -56,9 +60,9 @@ struct shader_options {
 [[nodiscard]] inline bool is_shader(byte_span head) noexcept { return starts_with_id(head, "USHD"); }
 [[nodiscard]] inline bool is_script(byte_span head) noexcept { return starts_with_id(head, "ASBC"); }
 
-/// Reads and checks a USHD shader cache. Preconditions: none; the result
-/// views `file`.
-[[nodiscard]] inline result<shader> read_shader(byte_span file, const shader_options& options = {}) {
+/// Reads and checks a USHD shader cache. Preconditions: none; safe on
+/// untrusted input. The result views `file`.
+[[nodiscard]] inline result<shader> open_shader(byte_span file, const shader_options& options = {}) {
   if (!is_shader(file)) return make_error(errc::u3d_bad_magic).at_field("id").at_offset(0);
   byte_cursor c(file, u3d_rules);
   (void)c.skip(4, "id");
@@ -165,12 +169,15 @@ struct script {
   byte_span bytecode;
 };
 
-/// Recognises an .asc file. Preconditions: none; the result views `file`.
-[[nodiscard]] inline result<script> read_script(byte_span file) noexcept {
+/// Recognises an .asc file. Preconditions: none; safe on untrusted input.
+/// The result views `file`. No options: nothing is read past the magic.
+[[nodiscard]] inline result<script> open_script(byte_span file) noexcept {
   if (!is_script(file)) return make_error(errc::u3d_bad_magic).at_field("id").at_offset(0);
   return script{file.subspan(4)};
 }
 
+/// Writes an .asc file: "ASBC" and the bytecode. Cannot fail (nothing to
+/// check), so it returns the bytes rather than a result.
 [[nodiscard]] inline std::vector<std::byte> write_script(const script& sc) {
   std::vector<std::byte> out;
   byte_sink s(out);
