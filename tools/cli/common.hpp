@@ -18,6 +18,7 @@
 #include <untold/convert/model.hpp>
 #include <untold/source.hpp>
 
+#include "cook.hpp"
 #include "files.hpp"
 #include "formats.hpp"
 #include "inspect.hpp"
@@ -104,6 +105,11 @@ struct detected {
 /// line per entry, e.g. "  dropped  morph targets x3 in mesh 'Body': ...";
 /// info entries only `with_info` (--verbose). Names are escaped.
 [[nodiscard]] std::string report_text(const convert::conversion_report& r, bool with_info);
+
+/// The JSON of what a cook or conversion wrote, after the command's own
+/// head fields: bytes, entities, meshes, vertices, triangles, materials,
+/// textures, written, warnings, dropped, changed, report.
+[[nodiscard]] json cook_report_json(const cook_report& r);
 
 /// A conversion report's entries as JSON: [{"severity", "what", "where",
 /// "reason", "count"}] (cook, convert, build).

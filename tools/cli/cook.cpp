@@ -173,26 +173,13 @@ int run_cook(const cook_args& args, const common_flags& flags) {
       std::fputs(report_text(r.conversion, false).c_str(), stderr);
   }
   if (flags.json) {
-    json written = json::array();
-    for (const fs::path& w : r.written) written.push_back(w.string());
-    using kind = convert::report_entry::kind;
-    print(to_text(json{{"input", args.input},
-                       {"output", args.output},
-                       {"format", o.format},
-                       {"ok", o.code == exit_ok},
-                       {"error", o.code == exit_ok ? json(nullptr) : json(r.error)},
-                       {"bytes", r.bytes},
-                       {"entities", r.entities},
-                       {"meshes", r.meshes},
-                       {"vertices", r.vertices},
-                       {"triangles", r.triangles},
-                       {"materials", r.materials},
-                       {"textures", r.textures},
-                       {"written", std::move(written)},
-                       {"warnings", r.warnings},
-                       {"dropped", r.conversion.count(kind::dropped)},
-                       {"changed", r.conversion.count(kind::changed)},
-                       {"report", report_json(r.conversion)}}));
+    json j{{"input", args.input},
+           {"output", args.output},
+           {"format", o.format},
+           {"ok", o.code == exit_ok},
+           {"error", o.code == exit_ok ? json(nullptr) : json(r.error)}};
+    j.update(cook_report_json(r));
+    print(to_text(j));
     return o.code;
   }
   if (o.code != exit_ok || flags.quiet) return o.code;

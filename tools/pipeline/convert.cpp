@@ -85,16 +85,14 @@ std::optional<convert_target> convert_target_of(const fs::path& output) {
 }
 
 cook_report convert_file(const convert_options& options) {
+  if (options.output.empty()) return cook_report{}.failed("no output path");
   cook_report r;
-  const auto fail = [&](std::string message, bool io_failure = false) {
-    r.error = std::move(message);
-    r.io_failure = io_failure;
-    return r;
+  const auto fail = [&r](std::string message, bool io_failure = false) {
+    return r.failed(std::move(message), io_failure);
   };
-  const auto progress = [&](std::string_view stage, float fraction) {
+  const auto progress = [&options](std::string_view stage, float fraction) {
     if (options.progress) options.progress(stage, fraction);
   };
-  if (options.output.empty()) return fail("no output path");
   auto bytes = read_file(options.input, options.limits.max_total_bytes);  // larger: R-LIMITS
   if (!bytes) {
     const bool io = bytes.error().code != errc::limit_exceeded;

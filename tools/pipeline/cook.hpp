@@ -26,6 +26,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <untold/bytes.hpp>
@@ -92,6 +93,12 @@ struct cook_report {
   std::uint64_t bytes = 0;  // size of the main output file
 
   explicit operator bool() const noexcept { return error.empty(); }
+  /// Records a failure (`io`: a file system failure); the report to return.
+  cook_report& failed(std::string message, bool io = false) {
+    error = std::move(message);
+    io_failure = io;
+    return *this;
+  }
 };
 
 /// Cooks options.input into options.output (and LOD / animation files, images).
