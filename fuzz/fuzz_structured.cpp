@@ -36,6 +36,7 @@
 #include <untold/compression.hpp>
 #include <untold/content_hash.hpp>
 #include <untold/integrity.hpp>
+#include <untold/integrity_writer.hpp>
 
 extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size);
 

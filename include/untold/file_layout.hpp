@@ -32,6 +32,7 @@
 #include "extensions.hpp"
 #include "format.hpp"
 #include "integrity.hpp"
+#include "integrity_writer.hpp"
 #include "records.hpp"
 #include "scene.hpp"
 #include "validate.hpp"
@@ -216,106 +217,109 @@ class string_pool {
 
 namespace detail {
 
-struct pending_mesh {
-  std::uint32_t entity = none;
-  mesh_record record;
-  std::vector<std::byte> vertices;      // as stored
-  std::vector<std::byte> indices;       // as stored (record.index_type)
-  std::vector<std::byte> edge_indices;  // as stored
-  std::uint32_t edge_index_count = 0;
-  std::uint32_t geometry_of = none;  // the mesh whose bytes this one references
-};
-// A chunk's payload: bytes it owns (encoded tables) or, when `parts` is
-// not empty, those views of the builder's storage in order (geometry,
-// strings, raw chunks: written where they lie, never gathered).
-struct pending_chunk {
-  std::uint32_t type = 0;
-  std::vector<std::byte> payload;
-  std::uint32_t element_count = 0;
-  std::vector<byte_span> parts{};
-  std::uint64_t parts_size = 0;
-
-  [[nodiscard]] std::uint64_t size() const noexcept { return parts.empty() ? payload.size() : parts_size; }
-  void append(byte_span bytes) {
-    if (bytes.empty()) return;
-    parts.push_back(bytes);
-    parts_size += bytes.size();
-  }
-  // Zero bytes up to the next multiple of `alignment` (<= chunk_alignment).
-  void align(std::uint64_t alignment) {
-    if (const std::uint64_t r = parts_size % alignment; r != 0)
-      append(byte_span(detail::zero_padding).first(static_cast<std::size_t>(alignment - r)));
-  }
-};
-struct pending_skeleton {
-  skeleton_record record;  // entity_id: the raw id, used when `entity` is none
-  std::uint32_t entity = none;
-  std::vector<skeleton_joint_record> joints;
-};
-struct pending_skin {
-  std::uint32_t mesh, skeleton, entity, entity_id;  // as in skin_desc
-  std::vector<std::uint32_t> joints;
-  std::vector<std::array<std::uint16_t, 4>> joint_indices;
-  std::vector<float4> joint_weights;
-};
-template <class R>
-struct with_entity {
-  R record;  // entity_id: the raw id, used when `entity` is none
-  std::uint32_t entity = none;
-};
-struct pending_morph {
-  std::uint32_t mesh = none;  // mesh handle
-  morph_target_record record;  // meshRecordIndex and firstEntryIndex filled at finish
-  std::vector<morph_target_entry> entries;
-  std::optional<morph_driver_record> driver;  // targetIndex filled at finish
-};
-struct core_tables {
-  std::vector<pending_chunk> chunks;
-  std::vector<std::uint32_t> mesh_rows;  // per mesh handle: its row in the mesh table
-};
-// A laid-out file: everything but the bytes that stay where they are.
-struct laid_out_file {
-  std::vector<pending_chunk> chunks;                    // owners of the table payloads
-  std::vector<std::vector<std::byte>> owned;            // per row: compressed bytes / the integrity chunk
-  std::vector<std::vector<byte_span>> stored;           // per row: its stored bytes, in pieces
-  std::vector<std::byte> directory;                     // header and chunk table
-  std::vector<chunk_entry> table;
-  std::uint64_t size = 0;
-  file_header header;               // contentHash filled by hash_stored_bytes
-  std::uint32_t block_size = 0;     // of the block digests; 0 = no integrity chunk
-  bool content_hash = false;
-  unsigned threads = 1;
-};
-
-/// What a builder has gathered: records with handles still unresolved,
-/// geometry as stored, and the first input problem.
-struct builder_contents {
-  untold::file_type type = untold::file_type::tile;
-  string_pool strings;
-  std::vector<entity_record> entities;
-  std::vector<pending_mesh> meshes;
-  std::vector<material_record> materials;
-  std::vector<texture_record> textures;
-  std::vector<pending_skeleton> skeletons;
-  std::vector<pending_skin> skins;
-  std::vector<animation_clip_record> clips;
-  std::vector<animation_channel_record> channels;
-  std::vector<translation_keyframe_record> translation_keys;
-  std::vector<rotation_keyframe_record> rotation_keys;
-  std::vector<pending_morph> morphs;
-  std::vector<with_entity<muscle_record>> muscles;  // entity: the skeleton handle
-  std::vector<with_entity<light_record>> lights;
-  std::vector<with_entity<camera_record>> cameras;
-  std::optional<color_management_record> color_management;
-  std::vector<color_grade_lut_record> luts;
-  std::vector<pending_chunk> raw_chunks;
-  error first_error{};
-};
-
-/// The layout work of basic_builder, a class template for the same reason
-/// (its members are instantiated only where files are written).
+/// The layout work of basic_builder, and what a builder gathers: a class
+/// template for the same reason as the builder (its members and nested
+/// types, with their std::vector and std::unordered_map specialisations,
+/// are instantiated only where files are written; as namespace-scope
+/// structs they cost every includer of writer.hpp a third more compile time).
 template <class Deferred = void>
 struct file_layout {
+  struct pending_mesh {
+    std::uint32_t entity = none;
+    mesh_record record;
+    std::vector<std::byte> vertices;      // as stored
+    std::vector<std::byte> indices;       // as stored (record.index_type)
+    std::vector<std::byte> edge_indices;  // as stored
+    std::uint32_t edge_index_count = 0;
+    std::uint32_t geometry_of = none;  // the mesh whose bytes this one references
+  };
+  // A chunk's payload: bytes it owns (encoded tables) or, when `parts` is
+  // not empty, those views of the builder's storage in order (geometry,
+  // strings, raw chunks: written where they lie, never gathered).
+  struct pending_chunk {
+    std::uint32_t type = 0;
+    std::vector<std::byte> payload;
+    std::uint32_t element_count = 0;
+    std::vector<byte_span> parts{};
+    std::uint64_t parts_size = 0;
+
+    [[nodiscard]] std::uint64_t size() const noexcept { return parts.empty() ? payload.size() : parts_size; }
+    void append(byte_span bytes) {
+      if (bytes.empty()) return;
+      parts.push_back(bytes);
+      parts_size += bytes.size();
+    }
+    // Zero bytes up to the next multiple of `alignment` (<= chunk_alignment).
+    void align(std::uint64_t alignment) {
+      if (const std::uint64_t r = parts_size % alignment; r != 0)
+        append(byte_span(detail::zero_padding).first(static_cast<std::size_t>(alignment - r)));
+    }
+  };
+  struct pending_skeleton {
+    skeleton_record record;  // entity_id: the raw id, used when `entity` is none
+    std::uint32_t entity = none;
+    std::vector<skeleton_joint_record> joints;
+  };
+  struct pending_skin {
+    std::uint32_t mesh, skeleton, entity, entity_id;  // as in skin_desc
+    std::vector<std::uint32_t> joints;
+    std::vector<std::array<std::uint16_t, 4>> joint_indices;
+    std::vector<float4> joint_weights;
+  };
+  template <class R>
+  struct with_entity {
+    R record;  // entity_id: the raw id, used when `entity` is none
+    std::uint32_t entity = none;
+  };
+  struct pending_morph {
+    std::uint32_t mesh = none;  // mesh handle
+    morph_target_record record;  // meshRecordIndex and firstEntryIndex filled at finish
+    std::vector<morph_target_entry> entries;
+    std::optional<morph_driver_record> driver;  // targetIndex filled at finish
+  };
+  struct core_tables {
+    std::vector<pending_chunk> chunks;
+    std::vector<std::uint32_t> mesh_rows;  // per mesh handle: its row in the mesh table
+  };
+  // A laid-out file: everything but the bytes that stay where they are.
+  struct laid_out_file {
+    std::vector<pending_chunk> chunks;                    // owners of the table payloads
+    std::vector<std::vector<std::byte>> owned;            // per row: compressed bytes / the integrity chunk
+    std::vector<std::vector<byte_span>> stored;           // per row: its stored bytes, in pieces
+    std::vector<std::byte> directory;                     // header and chunk table
+    std::vector<chunk_entry> table;
+    std::uint64_t size = 0;
+    file_header header;               // contentHash filled by hash_stored_bytes
+    std::uint32_t block_size = 0;     // of the block digests; 0 = no integrity chunk
+    bool content_hash = false;
+    unsigned threads = 1;
+  };
+
+  /// What a builder has gathered: records with handles still unresolved,
+  /// geometry as stored, and the first input problem.
+  struct builder_contents {
+    untold::file_type type = untold::file_type::tile;
+    string_pool strings;
+    std::vector<entity_record> entities;
+    std::vector<pending_mesh> meshes;
+    std::vector<material_record> materials;
+    std::vector<texture_record> textures;
+    std::vector<pending_skeleton> skeletons;
+    std::vector<pending_skin> skins;
+    std::vector<animation_clip_record> clips;
+    std::vector<animation_channel_record> channels;
+    std::vector<translation_keyframe_record> translation_keys;
+    std::vector<rotation_keyframe_record> rotation_keys;
+    std::vector<pending_morph> morphs;
+    std::vector<with_entity<muscle_record>> muscles;  // entity: the skeleton handle
+    std::vector<with_entity<light_record>> lights;
+    std::vector<with_entity<camera_record>> cameras;
+    std::optional<color_management_record> color_management;
+    std::vector<color_grade_lut_record> luts;
+    std::vector<pending_chunk> raw_chunks;
+    error first_error{};
+  };
+
   // Passes the file's bytes to `sink` in order. `hashed_as_zeros`: zeros
   // instead of the header, table and integrity chunk (what
   // hash_stored_bytes writes, possibly at the same time).

@@ -76,6 +76,8 @@
 //   vertex.hpp       PBR_STATIC_V1 and GpuVertex views, encoders
 //   vertex_decode.hpp bulk (SIMD) decode into float arrays (not included here)
 //   gpu_formats.hpp  vertex-input formats per graphics API (docs/gpu.md)
+//   integrity.hpp    the untold.integrity chunk (block digests) and its checks;
+//                    integrity_writer.hpp its writing side (writers only)
 //   writer.hpp       builder; file_layout.hpp (its layout, hashing) and
 //                    write_options.hpp (version, compression, threads)
 #pragma once

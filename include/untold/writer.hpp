@@ -759,12 +759,12 @@ class basic_builder {
   }
 
  private:
-  using contents = detail::builder_contents;
   using layout = detail::file_layout<Deferred>;
-  using pending_mesh = detail::pending_mesh;
-  using pending_skeleton = detail::pending_skeleton;
-  using pending_skin = detail::pending_skin;
-  using pending_morph = detail::pending_morph;
+  using contents = typename layout::builder_contents;
+  using pending_mesh = typename layout::pending_mesh;
+  using pending_skeleton = typename layout::pending_skeleton;
+  using pending_skin = typename layout::pending_skin;
+  using pending_morph = typename layout::pending_morph;
 
   // Appends a channel's keys after checking them (finite fields, times in
   // order; an error names the channel and the key); returns the last key time.

@@ -7,6 +7,7 @@
 #include <untold/compression.hpp>
 #include <untold/content_hash.hpp>
 #include <untold/integrity.hpp>
+#include <untold/integrity_writer.hpp>
 #include <untold/reader.hpp>
 
 namespace untold::tools {
