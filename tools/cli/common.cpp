@@ -170,6 +170,16 @@ std::string report_text(const convert::conversion_report& r, bool with_info) {
   return s;
 }
 
+void complain_about(const cook_report& r, bool failed, bool strict, const common_flags& flags) {
+  if (!flags.quiet)
+    for (const std::string& w : r.warnings) complain("warning: " + w);
+  if (!failed) return;
+  complain(r.error);
+  // --strict: the entries that made it fail belong to the error.
+  if (strict && r.conversion.lost_anything() && !flags.json)
+    std::fputs(report_text(r.conversion, false).c_str(), stderr);
+}
+
 json cook_report_json(const cook_report& r) {
   json written = json::array();
   for (const std::filesystem::path& w : r.written) written.push_back(w.string());

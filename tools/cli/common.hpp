@@ -106,6 +106,11 @@ struct detected {
 /// info entries only `with_info` (--verbose). Names are escaped.
 [[nodiscard]] std::string report_text(const convert::conversion_report& r, bool with_info);
 
+/// What a cook or conversion prints on stderr: its warnings (unless quiet),
+/// and on failure the error and, for a --strict refusal, the entries that
+/// made it fail (text mode).
+void complain_about(const cook_report& r, bool failed, bool strict, const common_flags& flags);
+
 /// The JSON of what a cook or conversion wrote, after the command's own
 /// head fields: bytes, entities, meshes, vertices, triangles, materials,
 /// textures, written, warnings, dropped, changed, report.

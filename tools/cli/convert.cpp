@@ -48,13 +48,7 @@ int run_convert(const convert_args& args, const common_flags& flags) {
     r = convert_file(o);
     if (!r) code = r.io_failure ? exit_io : exit_invalid;
   }
-  if (!flags.quiet)
-    for (const std::string& w : r.warnings) complain("warning: " + w);
-  if (code != exit_ok) {
-    complain(r.error);
-    if (args.strict && r.conversion.lost_anything() && !flags.json)
-      std::fputs(report_text(r.conversion, false).c_str(), stderr);
-  }
+  complain_about(r, code != exit_ok, args.strict, flags);
   if (flags.json) {
     json j{{"input", args.input},
            {"output", args.output},

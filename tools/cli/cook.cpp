@@ -164,14 +164,7 @@ outcome cook_command(const cook_args& args, const common_flags& flags) {
 int run_cook(const cook_args& args, const common_flags& flags) {
   const outcome o = cook_command(args, flags);
   const cook_report& r = o.cooked;
-  if (!flags.quiet)
-    for (const std::string& w : r.warnings) complain("warning: " + w);
-  if (o.code != exit_ok) {
-    complain(r.error);
-    // --strict: the entries that made it fail belong to the error.
-    if (args.strict && r.conversion.lost_anything() && !flags.json)
-      std::fputs(report_text(r.conversion, false).c_str(), stderr);
-  }
+  complain_about(r, o.code != exit_ok, args.strict, flags);
   if (flags.json) {
     json j{{"input", args.input},
            {"output", args.output},
