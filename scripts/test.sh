@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds and runs every test configuration: g++ -O3 (Release, as
-# scripts/demo.sh builds the tool; warnings as errors), clang++ with ASan+UBSan,
+# Builds and runs every test configuration: g++ -O2, the tool in Release
+# (-O3) as scripts/demo.sh builds it (warnings as errors), clang++ with ASan+UBSan,
 # -fno-exceptions -fno-rtti, the CMake consumer projects, and a short libFuzzer
 # run of every fuzz target.
 # Usage: scripts/test.sh [build-root]   (default: build/ci)
@@ -20,19 +20,25 @@ configure_build_test() {  # name, extra cmake args...
 }
 
 # Everything (library, remote, tool, examples, cook sweep, every format's
-# tests and fuzz corpus replay) twice: g++ in Release (-O3, as scripts/demo.sh
-# builds the tool: GCC warns at -O3 about code that is clean at -O2, e.g.
-# -Wrestrict in inlined string concatenation, and the README's first command
-# must build without warnings; no -g, which costs a third of the build), and
-# clang with ASan+UBSan (clang's warnings and the sanitizers in one build).
-# Then the library alone with -fno-exceptions -fno-rtti (the tool needs
-# exceptions for CLI11, assimp and yaml-cpp).
-configure_build_test gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release
+# tests and fuzz corpus replay) twice: g++ optimised (-O2, as RelWithDebInfo
+# but without -g, which costs a third of the build and changes no warning),
+# and clang with ASan+UBSan (clang's warnings and the sanitizers in one
+# build). Then the library alone with -fno-exceptions -fno-rtti (the tool
+# needs exceptions for CLI11, assimp and yaml-cpp).
+configure_build_test gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG"
 # cmake --install with the tool, examples and remote built (the consumers below
 # install the library without them): the installed tool must run.
 echo "=== [t=${SECONDS}s] [gcc] cmake --install (library, remote, tool)"
 cmake --install "$root/gcc" --prefix "$root/gcc-prefix" > "$root/gcc.install.log"
 "$root/gcc-prefix/bin/untold" --version
+# The tool as scripts/demo.sh builds it (Release, -O3), with warnings as
+# errors: GCC warns at -O3 about code that is clean at -O2 (-Wrestrict in
+# inlined string concatenation), and the README's first command must build
+# without warnings.
+echo "=== [t=${SECONDS}s] [demo-release] configure + build the untold tool as scripts/demo.sh does, warnings as errors"
+cmake -S . -B "$root/demo-release" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release \
+  -DUNTOLD_BUILD_TESTS=OFF -DUNTOLD_BUILD_EXAMPLES=OFF -DUNTOLD_DEVELOPER_MODE=ON > "$root/demo-release.configure.log"
+cmake --build "$root/demo-release" -j "$jobs" --target untold_cli
 configure_build_test clang-asan-ubsan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
   -DUNTOLD_SANITIZE=address,undefined
 configure_build_test no-exceptions -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Debug -DUNTOLD_NO_EXCEPTIONS=ON \
