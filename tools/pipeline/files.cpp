@@ -11,7 +11,12 @@
 
 namespace untold::tools {
 
-std::string quote_path(const std::string& path) { return path == "-" ? "standard input" : "'" + escaped(path) + "'"; }
+std::string quote_path(const std::string& path) {
+  if (path == "-") return "standard input";
+  std::string quoted = "'";  // appended: "'" + std::string(...) trips GCC 12's -Wrestrict at -O3
+  quoted.append(escaped(path)).append("'");
+  return quoted;
+}
 
 std::string system_reason(std::uint64_t os_error) {
   return std::system_category().message(static_cast<int>(os_error));
