@@ -40,9 +40,6 @@ std::string lower_extension(const fs::path& p) {
   return e;
 }
 
-/// `path` with its extension replaced by `extension` (".txt").
-fs::path with_extension(fs::path path, const char* extension) { return path.replace_extension(extension); }
-
 /// The scene's counts as the report states them for targets other than .untold.
 void count_scene(cook_report& r, const scene& s) {
   r.entities = static_cast<std::uint32_t>(s.nodes.size());
@@ -171,11 +168,8 @@ cook_report convert_file(const convert_options& options) {
       auto out = to_untold(s, o, r.conversion);
       if (!out) return fail(quote_path(options.input.string()) + ": cannot convert: " + out.error().describe());
       outputs.emplace_back(options.output, std::move(out->file));
-      for (std::size_t k = 0; k < out->lod_files.size(); ++k) {
-        fs::path lod = options.output;
-        lod.replace_extension(".lod" + std::to_string(k + 1) + lod.extension().string());
-        outputs.emplace_back(std::move(lod), std::move(out->lod_files[k]));
-      }
+      for (std::size_t k = 0; k < out->lod_files.size(); ++k)
+        outputs.emplace_back(sibling(options.output, "lod" + std::to_string(k + 1)), std::move(out->lod_files[k]));
       break;
     }
     case convert_target::urho3d: {
@@ -185,7 +179,8 @@ cook_report convert_file(const convert_options& options) {
       for (auto& [file_name, clip] : out->animations) outputs.emplace_back(dir / file_name, std::move(clip));
       const std::string& list = out->material_list;
       const auto* text = reinterpret_cast<const std::byte*>(list.data());
-      outputs.emplace_back(with_extension(options.output, ".txt"), std::vector<std::byte>(text, text + list.size()));
+      outputs.emplace_back(fs::path(options.output).replace_extension(".txt"),
+                           std::vector<std::byte>(text, text + list.size()));
       break;
     }
     case convert_target::glb:

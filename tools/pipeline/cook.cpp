@@ -246,17 +246,13 @@ void place_textures(scene& s, const cook_options& options, cook_report& r, std::
   if (std::find(keep.begin(), keep.end(), 0) != keep.end()) remove_textures(s, keep);
 }
 
-// ---- files ---------------------------------------------------------------------------
+}  // namespace
 
 fs::path sibling(const fs::path& output, const std::string& suffix) {
   fs::path p = output;
   p.replace_filename(output.stem().string() + "." + suffix + output.extension().string());
   return p;
 }
-
-/// Writes one output file (files.hpp: atomically); false with the report's
-/// error set on failure.
-}  // namespace
 
 bool write_bytes(const fs::path& path, std::span<const std::byte> bytes, cook_report& r) {
   if (auto failed = write_output(path, bytes)) {

@@ -122,6 +122,9 @@ struct format_handler;  // formats.hpp
                                        const std::vector<std::filesystem::path>& animation_files,
                                        const cook_options& options);
 
+/// `output` with ".SUFFIX" before its extension: OUT.lod1.untold, OUT.clip0.untold.
+[[nodiscard]] std::filesystem::path sibling(const std::filesystem::path& output, const std::string& suffix);
+
 /// Writes `bytes` to `path` atomically (write_output); on success adds
 /// `path` to r.written, else sets r.error and r.io_failure. False on failure.
 bool write_bytes(const std::filesystem::path& path, std::span<const std::byte> bytes, cook_report& r);
