@@ -86,6 +86,26 @@ TEST_CASE("urho3d animation: hand-made UANI and UAN2 read and round-trip byte-ex
   }
 }
 
+TEST_CASE("urho3d animation: the engine's own Jack_Walk.ani reads, deep-validates and round-trips byte-exactly") {
+  const bytes file = load(data_dir() / "Models/Jack_Walk.ani");
+  auto a = u3::open_animation(file, {.deep_checks = true});
+  REQUIRE_MESSAGE(a.has_value(), a.error().describe());
+  CHECK(a->kind == u3::animation_kind::uani);
+  CHECK(a->name == "Walk");
+  CHECK(a->length == doctest::Approx(1.0667).epsilon(1e-4));
+  REQUIRE(a->tracks.size() == 54);
+  CHECK(a->tracks[0].name == "Bip01");
+  for (const u3::track& t : a->tracks) {
+    CAPTURE(t.name);
+    CHECK(t.keyframe_count == 32);
+    CHECK(t.mask == (u3::channel_position | u3::channel_rotation));
+  }
+  CHECK(a->keyframe_total() == 54 * 32);
+  auto again = u3::write_animation(*a);
+  REQUIRE(again);
+  CHECK(*again == file);
+}
+
 TEST_CASE("urho3d animation: the writer's file equals the hand-made one") {
   // Built from values, not from a parsed file.
   gen hips_keys;

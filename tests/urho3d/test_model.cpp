@@ -16,7 +16,7 @@ using untold::errc;
 
 TEST_CASE("urho3d model: every fixture parses to its last byte, deep-validates and round-trips") {
   const auto files = model_fixtures();
-  REQUIRE(files.size() == 29);  // 27 of 2021, 2 of 2011 with NaN geometry centres (History2011)
+  REQUIRE(files.size() == 30);  // 28 of 2021 (Jack.mdl: skinned), 2 of 2011 with NaN geometry centres (History2011)
   std::size_t with_centers = 0, umd2 = 0;
   for (const auto& p : files) {
     CAPTURE(p.string());
