@@ -71,16 +71,47 @@ tools::gltf_output serialize(const convert::scene& s, const std::string& name = 
   return std::move(*out);
 }
 
-/// The elements of accessor `index`, as T (the accessor's component type).
+/// `count` elements of T at `offset` of buffer view `view`.
+template <class T>
+std::vector<T> view_data(const tinygltf::Model& m, int view, std::size_t offset, std::size_t count) {
+  const tinygltf::BufferView& v = m.bufferViews.at(static_cast<std::size_t>(view));
+  const auto& data = m.buffers.at(static_cast<std::size_t>(v.buffer)).data;
+  std::vector<T> out(count);
+  REQUIRE(v.byteOffset + offset + count * sizeof(T) <= data.size());
+  REQUIRE(offset + count * sizeof(T) <= v.byteLength);
+  std::memcpy(out.data(), data.data() + v.byteOffset + offset, count * sizeof(T));
+  return out;
+}
+
+/// The elements accessor `index` reads, as T (the accessor's component
+/// type): its buffer view's, or zeros without one, with a sparse accessor's
+/// values put at their indices.
 template <class T>
 std::vector<T> accessor_data(const tinygltf::Model& m, int index) {
   const tinygltf::Accessor& a = m.accessors.at(static_cast<std::size_t>(index));
-  const tinygltf::BufferView& v = m.bufferViews.at(static_cast<std::size_t>(a.bufferView));
-  const auto& data = m.buffers.at(static_cast<std::size_t>(v.buffer)).data;
   const std::size_t components = static_cast<std::size_t>(tinygltf::GetNumComponentsInType(static_cast<std::uint32_t>(a.type)));
-  std::vector<T> out(a.count * components);
-  REQUIRE(v.byteOffset + a.byteOffset + out.size() * sizeof(T) <= data.size());
-  std::memcpy(out.data(), data.data() + v.byteOffset + a.byteOffset, out.size() * sizeof(T));
+  std::vector<T> out = a.bufferView >= 0 ? view_data<T>(m, a.bufferView, a.byteOffset, a.count * components)
+                                         : std::vector<T>(a.count * components, T{});
+  if (a.sparse.isSparse) {
+    const auto n = static_cast<std::size_t>(a.sparse.count);
+    std::vector<std::uint32_t> at;
+    if (a.sparse.indices.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT) {
+      const auto narrow = view_data<std::uint16_t>(m, a.sparse.indices.bufferView,
+                                                   static_cast<std::size_t>(a.sparse.indices.byteOffset), n);
+      at.assign(narrow.begin(), narrow.end());
+    } else {
+      REQUIRE(a.sparse.indices.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT);
+      at = view_data<std::uint32_t>(m, a.sparse.indices.bufferView, static_cast<std::size_t>(a.sparse.indices.byteOffset), n);
+    }
+    const auto values = view_data<T>(m, a.sparse.values.bufferView, static_cast<std::size_t>(a.sparse.values.byteOffset),
+                                     n * components);
+    for (std::size_t i = 0; i < n; ++i) {
+      REQUIRE(at[i] < a.count);
+      REQUIRE((i == 0 || at[i] > at[i - 1]));  // glTF: strictly increasing
+      std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(i * components), components,
+                  out.begin() + static_cast<std::ptrdiff_t>(at[i] * components));
+    }
+  }
   return out;
 }
 
@@ -266,6 +297,48 @@ TEST_CASE("gltf export: morph targets keep their names, default weights and weig
   for (const tinygltf::Animation& a : m.animations)
     for (const tinygltf::AnimationChannel& c : a.channels) weights_channel |= c.target_path == "weights";
   CHECK(weights_channel);
+}
+
+TEST_CASE("gltf export: morph deltas are sparse when few vertices move, and absent when none do") {
+  // A 3000-vertex strip with three targets: one moving 3 vertices (sparse, uint16 indices), one moving
+  // every vertex (dense), one moving none (no buffer view).
+  convert::scene s;
+  convert::mesh mesh;
+  mesh.name = "strip";
+  const std::size_t v = 3000;
+  for (std::size_t i = 0; i < v; ++i) mesh.positions.insert(mesh.positions.end(), {static_cast<float>(i % 2), static_cast<float>(i / 2), 0});
+  for (std::size_t i = 0; i + 2 < v; i += 2) mesh.indices.insert(mesh.indices.end(), {std::uint32_t(i), std::uint32_t(i + 1), std::uint32_t(i + 2)});
+  convert::morph_target few{"few", 0, std::vector<float>(3 * v, 0.0f), {}, {}};
+  few.position_deltas[3 * 7 + 1] = 0.5f;
+  few.position_deltas[3 * 100 + 2] = -1.0f;
+  few.position_deltas[3 * 2999 + 0] = 2.0f;
+  convert::morph_target all{"all", 0, std::vector<float>(3 * v, 0.25f), {}, {}};
+  convert::morph_target none{"none", 0, std::vector<float>(3 * v, 0.0f), {}, {}};
+  mesh.morphs = {few, all, none};
+  s.meshes.push_back(mesh);
+  s.nodes.push_back({"root", convert::no_ref, {}, {0}});
+  const auto out = serialize(s);
+  const tinygltf::Model m = load_glb(out.files[0].bytes);
+  const auto& targets = m.meshes.at(0).primitives.at(0).targets;
+  REQUIRE(targets.size() == 3);
+  const tinygltf::Accessor& sparse = m.accessors[static_cast<std::size_t>(targets[0].at("POSITION"))];
+  CHECK(sparse.bufferView == -1);
+  CHECK(sparse.sparse.isSparse);
+  CHECK(sparse.sparse.count == 3);
+  CHECK(sparse.sparse.indices.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT);
+  CHECK(sparse.minValues == std::vector<double>{0, 0, -1});
+  CHECK(sparse.maxValues == std::vector<double>{2, 0.5, 0});
+  const tinygltf::Accessor& dense = m.accessors[static_cast<std::size_t>(targets[1].at("POSITION"))];
+  CHECK(dense.bufferView >= 0);
+  CHECK(!dense.sparse.isSparse);
+  const tinygltf::Accessor& zero = m.accessors[static_cast<std::size_t>(targets[2].at("POSITION"))];
+  CHECK(zero.bufferView == -1);
+  CHECK(!zero.sparse.isSparse);
+  CHECK(zero.minValues == std::vector<double>{0, 0, 0});
+  for (std::size_t t = 0; t < 3; ++t) CHECK(accessor_data<float>(m, targets[t].at("POSITION")) == mesh.morphs[t].position_deltas);
+  // The binary buffer: positions, 4497 uint16 indices (+2 padding), the sparse target's 3 indices (+2) and
+  // 3 deltas, the dense target; nothing for the third.
+  CHECK(m.buffers.at(0).data.size() == v * 12 + 8996 + 8 + 36 + v * 12);
 }
 
 TEST_CASE("gltf export: .gltf + .bin holds the same document and bytes as the .glb") {

@@ -188,6 +188,8 @@ cook_report convert_file(const convert_options& options) {
       gltf_export_options o;
       o.container = options.target == convert_target::glb ? gltf_container::glb : gltf_container::gltf;
       o.image_directory = options.input.parent_path();
+      o.limits = options.limits;
+      o.budget = &budget;
       auto out = gltf_serialize(s, options.output.filename().string(), o);
       if (!out) return fail(quote_path(options.input.string()) + ": cannot convert: " + out.error().describe());
       r.conversion.entries.insert(r.conversion.entries.end(), out->report.entries.begin(), out->report.entries.end());

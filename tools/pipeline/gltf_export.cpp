@@ -32,10 +32,17 @@ constexpr std::uint64_t max_glb_bytes = std::numeric_limits<std::uint32_t>::max(
 /// Bytes of every accessor and embedded image, each view 4-byte aligned.
 class buffer_builder {
  public:
-  explicit buffer_builder(tinygltf::Model& model) : model_(model) {}
+  buffer_builder(tinygltf::Model& model, untold::budget& budget) : model_(model), budget_(budget) {}
 
   /// A buffer view over `bytes` (target 0: none, e.g. animation data and images).
+  /// Charged to the budget first: once it is exhausted nothing more is
+  /// added and `outcome` holds R-LIMITS (the caller checks it after each stage).
   int add_view(const void* data, std::size_t size, int target) {
+    if (!outcome) return 0;
+    if (auto charged = budget_.charge_memory(size + 3, "glTF binary buffer", errc::limit_exceeded); !charged) {
+      outcome = charged;
+      return 0;
+    }
     while (bytes_.size() % 4 != 0) bytes_.push_back(0);
     tinygltf::BufferView view;
     view.buffer = 0;
@@ -59,6 +66,7 @@ class buffer_builder {
   }
 
   std::uint64_t non_finite = 0;
+  status outcome{};
 
   /// A float accessor of `count` elements of `components` floats (type: TINYGLTF_TYPE_*).
   int add_floats(std::span<const float> given, int type, std::size_t components, int target, bool min_max) {
@@ -92,11 +100,65 @@ class buffer_builder {
     return static_cast<int>(model_.accessors.size() - 1);
   }
 
+  /// A VEC3 float accessor of `vertices` morph target deltas (`given`:
+  /// dense, or empty for none): without a buffer view when every delta is
+  /// zero (glTF reads such an accessor as zeros), sparse (the moved vertices'
+  /// indices and deltas) when that is smaller than the dense array, else
+  /// dense. A source with many targets that each move a few vertices of a
+  /// large mesh (Urho3D morphs list their vertices) stays its own size.
+  int add_deltas(std::span<const float> given, std::size_t vertices, bool min_max) {
+    const std::span<const float> values = finite(given);
+    std::vector<std::uint32_t> moved;
+    for (std::size_t i = 0; i < values.size() / 3; ++i)
+      if (values[3 * i] != 0 || values[3 * i + 1] != 0 || values[3 * i + 2] != 0)
+        moved.push_back(static_cast<std::uint32_t>(i));
+    const bool narrow = vertices <= 0xFFFF;
+    // A sparse accessor also costs two buffer views and its "sparse" object in the JSON.
+    constexpr std::size_t sparse_json_bytes = 256;
+    const std::size_t sparse_bytes = moved.size() * ((narrow ? 2 : 4) + 12) + sparse_json_bytes;
+    if (!moved.empty() && sparse_bytes >= values.size_bytes())
+      return add_floats(values, TINYGLTF_TYPE_VEC3, 3, TINYGLTF_TARGET_ARRAY_BUFFER, min_max);
+    tinygltf::Accessor a;
+    a.componentType = TINYGLTF_COMPONENT_TYPE_FLOAT;
+    a.count = vertices;
+    a.type = TINYGLTF_TYPE_VEC3;
+    std::vector<float> packed;
+    if (!moved.empty()) {
+      a.sparse.isSparse = true;
+      a.sparse.count = static_cast<int>(moved.size());
+      a.sparse.indices.byteOffset = 0;
+      if (narrow) {
+        const std::vector<std::uint16_t> indices(moved.begin(), moved.end());
+        a.sparse.indices.bufferView = add_view(indices.data(), indices.size() * 2, 0);
+        a.sparse.indices.componentType = TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT;
+      } else {
+        a.sparse.indices.bufferView = add_view(moved.data(), moved.size() * 4, 0);
+        a.sparse.indices.componentType = TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT;
+      }
+      packed.reserve(3 * moved.size());
+      for (std::uint32_t i : moved) packed.insert(packed.end(), values.begin() + 3 * i, values.begin() + 3 * i + 3);
+      a.sparse.values.bufferView = add_view(packed.data(), packed.size() * sizeof(float), 0);
+      a.sparse.values.byteOffset = 0;
+    }
+    if (min_max) {  // over the values the accessor reads: the listed deltas, and zero for the others
+      const double start = moved.size() < vertices ? 0.0 : std::numeric_limits<double>::infinity();
+      a.minValues.assign(3, start);
+      a.maxValues.assign(3, moved.size() < vertices ? 0.0 : -start);
+      for (std::size_t i = 0; i < packed.size(); ++i) {
+        a.minValues[i % 3] = std::min<double>(a.minValues[i % 3], packed[i]);
+        a.maxValues[i % 3] = std::max<double>(a.maxValues[i % 3], packed[i]);
+      }
+    }
+    model_.accessors.push_back(std::move(a));
+    return static_cast<int>(model_.accessors.size() - 1);
+  }
+
   [[nodiscard]] std::size_t size() const noexcept { return bytes_.size(); }
   std::vector<unsigned char> take() { return std::move(bytes_); }
 
  private:
   tinygltf::Model& model_;
+  untold::budget& budget_;
   std::vector<unsigned char> bytes_;
   std::vector<float> scratch_;
 };
@@ -210,21 +272,32 @@ std::string sniff_mime(std::span<const std::byte> bytes) {
 class exporter {
  public:
   exporter(const convert::scene& s, const std::string& output_name, const gltf_export_options& o)
-      : scene_(s), options_(o), output_name_(output_name), buffer_(model_) {
+      : scene_(s),
+        options_(o),
+        output_name_(output_name),
+        own_budget_(o.limits, convert::payload_bytes(s)),
+        budget_(untold::budget::own_or_shared(o.budget, own_budget_)),
+        buffer_(model_, budget_) {
     stem_ = std::filesystem::path(output_name).stem().string();
   }
 
   result<gltf_output> run() {
+    // The document's objects (TinyGLTF's structs, then its JSON tree and text
+    // when serialised) are charged before any is made: a small source with
+    // many small meshes (Urho3D geometries, ...) becomes a large document.
+    const std::uint64_t objects = document_objects();
+    UNTOLD_TRY(budget_.charge_memory(untold::budget::product(objects, memory_per_object), "glTF document",
+                                     errc::limit_exceeded));
+    UNTOLD_TRY(budget_.charge_output(untold::budget::product(objects, text_per_object), "glTF document",
+                                     errc::limit_exceeded));
     model_.asset.version = "2.0";
     model_.asset.generator = "untold";
-    images();
-    materials();
-    meshes();
-    nodes();
-    skins();
-    animations();
-    cameras_and_lights();
-    scene_roots();
+    for (void (exporter::*stage)() : {&exporter::images, &exporter::materials, &exporter::meshes, &exporter::nodes,
+                                      &exporter::skins, &exporter::animations, &exporter::cameras_and_lights,
+                                      &exporter::scene_roots}) {
+      (this->*stage)();
+      if (!buffer_.outcome) return buffer_.outcome.error();
+    }
     report_.changed("non-finite values", "", "glTF accessors hold finite floats only: NaN and infinity written as 0",
                     buffer_.non_finite + non_finite_json_);
     if (buffer_.size() > max_glb_bytes - 1024)
@@ -241,6 +314,40 @@ class exporter {
   }
 
  private:
+  // -- the document's size, for the budget
+  /// A glTF object's memory while written: TinyGLTF's struct and its node in
+  /// the JSON tree TinyGLTF serialises through (measured: about 2.4 KB per
+  /// object on a document of 90,000 small accessors, views, meshes,
+  /// materials and nodes); and its text (about 100 bytes).
+  static constexpr std::uint64_t memory_per_object = 3072, text_per_object = 128;
+
+  /// An upper bound of the objects the document will hold: per mesh, the
+  /// mesh, its primitive, an accessor and a view per stream and per morph
+  /// target attribute (sparse: two views); per texture an image, texture and
+  /// sampler; per joint a node; per channel a channel, sampler, two
+  /// accessors and two views.
+  [[nodiscard]] std::uint64_t document_objects() const noexcept {
+    const auto sum = untold::budget::sum;
+    const auto product = untold::budget::product;
+    std::uint64_t n = sum(sum(scene_.nodes.size(), scene_.materials.size()), product(scene_.textures.size(), 3));
+    n = sum(n, sum(scene_.skins.size(), sum(scene_.cameras.size(), scene_.lights.size())));
+    for (const convert::mesh& m : scene_.meshes) {
+      std::uint64_t streams = 1 + m.extra_uvs.size();  // positions, extra uv sets
+      for (const std::vector<float>* stream : {&m.normals, &m.tangents, &m.uv0, &m.uv1, &m.colors})
+        streams += stream->empty() ? 0 : 1;
+      streams += (m.joints.empty() ? 0 : 2) + (m.indices.empty() ? 0 : 1);
+      std::uint64_t attributes = 1;  // per target: each attribute any target moves
+      for (const convert::morph_target& t : m.morphs)
+        attributes = std::max<std::uint64_t>(attributes, (t.position_deltas.empty() ? 0u : 1u) +
+                                                             (t.normal_deltas.empty() ? 0u : 1u) +
+                                                             (t.tangent_deltas.empty() ? 0u : 1u));
+      n = sum(n, sum(2 + 2 * streams, product(m.morphs.size(), 3 * attributes)));
+    }
+    for (const convert::skeleton& k : scene_.skeletons) n = sum(n, k.joints.size());
+    for (const convert::animation& a : scene_.animations) n = sum(n, sum(1, product(a.channels.size(), 6)));
+    return n;
+  }
+
   // -- JSON numbers: NaN and infinity have no JSON form; counted with the accessors' ones
   double number(float v, double fallback) {
     if (untold::detail::is_finite(v)) return v;
@@ -525,13 +632,11 @@ class exporter {
       any_tangent |= !t.tangent_deltas.empty();
     }
     if (!any_position && !any_normal && !any_tangent) any_position = true;  // a target with no attribute is invalid
-    const std::vector<float> zeros(3 * v, 0.0f);
     tinygltf::Value::Array names;
     for (const convert::morph_target& t : m.morphs) {
       std::map<std::string, int> target;
       const auto add = [&](const char* name, const std::vector<float>& deltas, bool min_max) {
-        target[name] = buffer_.add_floats(deltas.empty() ? zeros : deltas, TINYGLTF_TYPE_VEC3, 3,
-                                          TINYGLTF_TARGET_ARRAY_BUFFER, min_max);
+        target[name] = buffer_.add_deltas(deltas, v, min_max);
       };
       if (any_position) add("POSITION", t.position_deltas, true);
       if (any_normal && !m.normals.empty()) add("NORMAL", t.normal_deltas, false);
@@ -820,9 +925,15 @@ class exporter {
   result<gltf_output> serialize() {
     tinygltf::TinyGLTF writer;
     writer.SetImageWriter(nullptr, nullptr);  // images are written here, never by TinyGLTF
+    // The serialised stream and the output bytes each hold the binary buffer again.
+    const std::size_t bin_length = model_.buffers.empty() ? 0 : model_.buffers[0].data.size();
+    UNTOLD_TRY(budget_.charge_memory(untold::budget::product(bin_length, 2), "glTF serialisation", errc::limit_exceeded));
+    UNTOLD_TRY(budget_.charge_output(bin_length, "glTF binary buffer", errc::limit_exceeded));
     std::ostringstream glb;
     if (!writer.WriteGltfSceneToStream(&model_, glb, false, true))
       return make_error(errc::invalid_argument).at_field("gltf.serialize");
+    model_.buffers.clear();  // serialised: the buffer's bytes are in the stream now
+    model_.buffers.shrink_to_fit();
     const std::string bytes = std::move(glb).str();
     gltf_output out;
     out.report = std::move(report_);
@@ -838,7 +949,6 @@ class exporter {
       std::memcpy(&json_length, bytes.data() + 12, 4);
       nlohmann::json doc = nlohmann::json::parse(bytes.substr(20, json_length));
       const std::size_t bin_start = 20 + std::size_t{json_length} + 8;
-      const std::size_t bin_length = model_.buffers.empty() ? 0 : model_.buffers[0].data.size();
       if (bin_length != 0) doc["buffers"][0]["uri"] = stem_ + ".bin";
       std::string text = doc.dump(options_.pretty ? 2 : -1);
       if (options_.pretty) text += '\n';
@@ -853,6 +963,8 @@ class exporter {
   const convert::scene& scene_;
   const gltf_export_options& options_;
   std::string output_name_, stem_;
+  untold::budget own_budget_;
+  untold::budget& budget_;
   tinygltf::Model model_;
   buffer_builder buffer_;
   convert::conversion_report report_;

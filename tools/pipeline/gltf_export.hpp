@@ -38,8 +38,10 @@
 #include <string>
 #include <vector>
 
+#include <untold/budget.hpp>
 #include <untold/convert/model.hpp>
 #include <untold/error.hpp>
+#include <untold/limits.hpp>
 
 namespace untold::tools {
 
@@ -62,6 +64,12 @@ struct gltf_export_options {
   std::filesystem::path image_directory{};
   /// Indent a .gltf's JSON (2 spaces); else compact. A .glb is always compact.
   bool pretty = false;
+  /// What the writer may hold and write: the binary buffer, its serialised
+  /// copy and the output are charged to `budget` (the input's, shared with
+  /// the importer, as `untold convert` does), else to one made from
+  /// `limits` for the scene's payload (convert::payload_bytes).
+  untold::limits limits{};
+  untold::budget* budget = nullptr;
 };
 
 /// One output file, in memory.
@@ -86,7 +94,8 @@ struct gltf_export_result {
 /// The glTF files of `scene`, in memory. `output_name` is the main file's
 /// name (e.g. "model.glb"); the .bin and image files are named after its
 /// stem. Errors: E-INVALID-ARGUMENT when validate_model rejects the scene,
-/// R-LIMITS when the binary data exceeds glTF's 4 GiB (uint32 lengths).
+/// R-LIMITS when the binary data exceeds glTF's 4 GiB (uint32 lengths) or
+/// the budget (options.budget / options.limits).
 /// Precondition: none on the scene (it is validated first). Reads image
 /// files under options.image_directory (only names that pass
 /// is_safe_relative_path).

@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "../budget.hpp"
 #include "../error.hpp"
 #include "../format.hpp"
 #include "../records.hpp"
@@ -352,6 +353,31 @@ namespace detail {
 }
 
 }  // namespace detail
+
+/// The bytes a scene's streams hold (vertex streams, indices, skin data,
+/// morph deltas, LOD indices, keys), saturating: what a writer given no
+/// budget makes its own for (budget.hpp), so that its allocations stay a
+/// bounded multiple of the scene it was given. Linear in the scene's lists.
+[[nodiscard]] inline std::uint64_t payload_bytes(const scene& s) noexcept {
+  const auto product = untold::budget::product;
+  const auto sum = untold::budget::sum;
+  std::uint64_t bytes = 0;
+  for (const mesh& m : s.meshes) {
+    bytes = sum(bytes, product(sum(sum(m.positions.size(), m.normals.size()), sum(m.tangents.size(), m.colors.size())),
+                               sizeof(float)));
+    bytes = sum(bytes, product(sum(m.uv0.size(), m.uv1.size()), sizeof(float)));
+    for (const auto& uvs : m.extra_uvs) bytes = sum(bytes, product(uvs.size(), sizeof(float)));
+    bytes = sum(bytes, product(sum(m.indices.size(), product(m.joints.size(), 6)), 4));
+    for (const morph_target& t : m.morphs)
+      bytes = sum(bytes, product(sum(sum(t.position_deltas.size(), t.normal_deltas.size()), t.tangent_deltas.size()),
+                                 sizeof(float)));
+    for (const lod_level& l : m.lods) bytes = sum(bytes, product(l.indices.size(), 4));
+  }
+  for (const animation& a : s.animations)
+    for (const animation_channel& c : a.channels)
+      bytes = sum(bytes, product(sum(c.values.size(), c.times.size()), sizeof(float)));
+  return bytes;
+}
 
 // ---- checks -------------------------------------------------------------------------
 
