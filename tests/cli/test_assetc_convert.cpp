@@ -69,10 +69,10 @@ TEST_CASE("convert: what untold build wrote survives .hmesh -> scene -> .hmesh")
   const fs::path root = built_tree("assetc_convert_round_trip");
   const fs::path out = root / "out";
   fs::create_directories(out);
-  for (const char* model : {"box", "engine", "skin"}) {
+  for (const char* model : {"box/BoxTextured", "engine", "skin"}) {
     CAPTURE(model);
     const fs::path source = root / "runtime/models" / (std::string(model) + ".hmesh");
-    const fs::path target = out / (std::string(model) + ".hmesh");
+    const fs::path target = out / (fs::path(model).filename().string() + ".hmesh");
     const run_result run = run_untold("convert -q " + quoted(source) + " " + quoted(target));
     REQUIRE_MESSAGE(run.exit_code == 0, run.err);
     const bytes_t a_bytes = read(source), b_bytes = read(target);
@@ -109,15 +109,16 @@ TEST_CASE("convert: what untold build wrote survives .hmesh -> scene -> .hmesh")
     if (fs::exists(anim)) CHECK(read(anim) == read(fs::path(target).replace_extension(".hanim")));
   }
   // The box's texture: the same KTX2 bytes under the output's name, in its manifest; the set passes check.
-  CHECK(read(out / "box/tex_0.ktx2") == read(root / "runtime/models/box/tex_0.ktx2"));
-  const bytes_t hman_bytes = read(out / "box.hman");
+  CHECK(read(out / "BoxTextured/tex_0.ktx2") == read(root / "runtime/models/box/BoxTextured/tex_0.ktx2"));
+  const bytes_t hman_bytes = read(out / "BoxTextured.hman");
   auto manifest = ac::open_hman(hman_bytes, deep());
   REQUIRE(manifest);
   REQUIRE(manifest->size() == 1);
-  CHECK(manifest->entries()[0].path == "box/tex_0.ktx2");
-  CHECK(manifest->entries()[0].hash == ac::hash_ref("box/tex_0"));
+  CHECK(manifest->entries()[0].path == "BoxTextured/tex_0.ktx2");
+  CHECK(manifest->entries()[0].hash == ac::hash_ref("BoxTextured/tex_0"));
   std::map<std::string, bytes_t> files;
-  for (const char* f : {"box.hmesh", "box.hmat", "box.hman", "box/tex_0.ktx2"}) files[f] = read(out / f);
+  for (const char* f : {"BoxTextured.hmesh", "BoxTextured.hmat", "BoxTextured.hman", "BoxTextured/tex_0.ktx2"})
+    files[f] = read(out / f);
   std::vector<std::string> paths;
   for (const auto& [p, b] : files) paths.push_back(p);
   const ac::check_report check = ac::check_files(
@@ -130,11 +131,11 @@ TEST_CASE("convert: what untold build wrote survives .hmesh -> scene -> .hmesh")
       deep());
   CHECK(check.problems.empty());
   // A second convert of the output (its own manifest beside it) is a fixed point.
-  const run_result again = run_untold("convert -q " + quoted(out / "box.hmesh") + " " + quoted(out / "again/box.hmesh") +
-                                      " --mkdir");
+  const run_result again = run_untold("convert -q " + quoted(out / "BoxTextured.hmesh") + " " +
+                                      quoted(out / "again/BoxTextured.hmesh") + " --mkdir");
   REQUIRE_MESSAGE(again.exit_code == 0, again.err);
-  CHECK(read(out / "again/box.hmesh") == read(out / "box.hmesh"));
-  CHECK(read(out / "again/box.hman") == read(out / "box.hman"));
+  CHECK(read(out / "again/BoxTextured.hmesh") == read(out / "BoxTextured.hmesh"));
+  CHECK(read(out / "again/BoxTextured.hman") == read(out / "BoxTextured.hman"));
 }
 
 TEST_CASE("convert: a skinned, animated .hmesh to glTF and back") {

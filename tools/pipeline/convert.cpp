@@ -209,8 +209,11 @@ cook_report convert_file(const convert_options& options) {
   if (options.strict && r.conversion.lost_anything()) return fail(strict_refusal(options.input, r.conversion));
 
   progress("write", 0);
-  for (const auto& [path, file] : outputs)
+  for (const auto& [path, file] : outputs) {
+    std::error_code ec;  // side files in a directory of their own (assetc's OUT/tex_N.ktx2); a failure shows in the write
+    if (path.parent_path() != dir) fs::create_directories(path.parent_path(), ec);
     if (!write_bytes(path, file, r)) return r;
+  }
   progress("write", 1);
   r.bytes = outputs.front().second.size();
   if (options.target == convert_target::untold) count_output(r, outputs.front().second);
