@@ -136,109 +136,18 @@ struct context {
   bool fell_back = false;
 };
 
-// ---- geometry -------------------------------------------------------------------------
+// ---- geometry (the hooks of convert::to_assetc) -----------------------------------------
 
-struct v3 {
-  float x = 0, y = 0, z = 0;
-};
-v3 sub(v3 a, v3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-v3 mul(v3 a, float s) { return {a.x * s, a.y * s, a.z * s}; }
-float dot(v3 a, v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-v3 normalised(v3 v, v3 fallback) {
-  const float l = std::sqrt(dot(v, v));
-  return std::isfinite(l) && l > 1e-20f ? mul(v, 1.0f / l) : fallback;
-}
-v3 any_tangent(v3 n) {
-  const v3 axis = std::fabs(n.x) < 0.9f ? v3{1, 0, 0} : v3{0, 1, 0};
-  return normalised(sub(axis, mul(n, dot(n, axis))), {1, 0, 0});
-}
-
-
-bool is_identity(const mat4& m) { return m == identity_matrix; }
-
-/// One submesh on its way to the file: its own vertices, local indices.
-struct sub_build {
-  std::vector<float> pos, nrm, tan, uv;
-  std::vector<std::uint32_t> idx;
-  std::vector<ac::skin_vertex> skin;  // empty: static
-  std::uint32_t source_material = no_ref;
-  bool has_tangents = true;
-  std::size_t vertex_count() const { return pos.size() / 3; }
-};
-
-/// Copies the referenced vertices of `m`, transformed by `world` (identity:
-/// untouched); a mirroring transform flips the winding to stay CCW.
-sub_build gather(const convert::mesh& m, const mat4& world, const convert::skin* skin) {
-  sub_build b;
-  b.source_material = m.material;
-  const std::size_t n = m.vertex_count();
-  std::vector<std::uint32_t> remap(n, no_ref);
-  std::vector<std::uint32_t> order;
-  for (std::uint32_t i : m.indices) {
-    if (remap[i] == no_ref) {
-      remap[i] = static_cast<std::uint32_t>(order.size());
-      order.push_back(i);
-    }
-    b.idx.push_back(remap[i]);
-  }
-  const bool identity = is_identity(world);
-  // Normals transform by the cofactor matrix (inverse transpose times det).
-  const mat4& w = world;
-  const float c00 = w[5] * w[10] - w[6] * w[9], c01 = w[6] * w[8] - w[4] * w[10], c02 = w[4] * w[9] - w[5] * w[8];
-  const float c10 = w[2] * w[9] - w[1] * w[10], c11 = w[0] * w[10] - w[2] * w[8], c12 = w[1] * w[8] - w[0] * w[9];
-  const float c20 = w[1] * w[6] - w[2] * w[5], c21 = w[2] * w[4] - w[0] * w[6], c22 = w[0] * w[5] - w[1] * w[4];
-  const float det = w[0] * c00 + w[4] * c10 + w[8] * c20;
-  const float sign = det < 0 ? -1.0f : 1.0f;
-  b.has_tangents = !m.tangents.empty();
-  for (std::uint32_t src : order) {
-    v3 p{m.positions[3 * src], m.positions[3 * src + 1], m.positions[3 * src + 2]};
-    v3 nn{0, 0, 1};
-    if (!m.normals.empty()) nn = {m.normals[3 * src], m.normals[3 * src + 1], m.normals[3 * src + 2]};
-    v3 t{0, 0, 0};
-    float hand = 1;
-    if (!m.tangents.empty()) {
-      t = {m.tangents[4 * src], m.tangents[4 * src + 1], m.tangents[4 * src + 2]};
-      hand = m.tangents[4 * src + 3] < 0 ? -1.0f : 1.0f;
-    }
-    if (!identity) {
-      p = {w[0] * p.x + w[4] * p.y + w[8] * p.z + w[12], w[1] * p.x + w[5] * p.y + w[9] * p.z + w[13],
-           w[2] * p.x + w[6] * p.y + w[10] * p.z + w[14]};
-      nn = mul(v3{c00 * nn.x + c01 * nn.y + c02 * nn.z, c10 * nn.x + c11 * nn.y + c12 * nn.z,
-                  c20 * nn.x + c21 * nn.y + c22 * nn.z},
-               sign);
-      t = {w[0] * t.x + w[4] * t.y + w[8] * t.z, w[1] * t.x + w[5] * t.y + w[9] * t.z, w[2] * t.x + w[6] * t.y + w[10] * t.z};
-      hand *= sign;
-    }
-    nn = normalised(nn, {0, 0, 1});
-    t = m.tangents.empty() ? any_tangent(nn) : normalised(sub(t, mul(nn, dot(nn, t))), any_tangent(nn));
-    b.pos.insert(b.pos.end(), {p.x, p.y, p.z});
-    b.nrm.insert(b.nrm.end(), {nn.x, nn.y, nn.z});
-    b.tan.insert(b.tan.end(), {t.x, t.y, t.z, hand});
-    if (!m.uv0.empty()) b.uv.insert(b.uv.end(), {m.uv0[2 * src], m.uv0[2 * src + 1]});
-    else b.uv.insert(b.uv.end(), {0.0f, 0.0f});
-    if (skin != nullptr) {
-      ac::skin_vertex sv;
-      for (std::size_t k = 0; k < 4; ++k) {
-        const std::uint16_t palette = m.joints[src][k];
-        sv.joints[k] = static_cast<std::uint16_t>(palette < skin->joints.size() ? skin->joints[palette] : 0);
-        sv.weights[k] = m.weights[src][k];
-      }
-      b.skin.push_back(sv);
-    }
-  }
-  if (det < 0)
-    for (std::size_t i = 0; i + 2 < b.idx.size(); i += 3) std::swap(b.idx[i + 1], b.idx[i + 2]);
-  return b;
-}
-
-/// Vertex cache then vertex fetch order (meshoptimizer).
-void optimise(sub_build& b) {
+/// Vertex cache then vertex fetch order (meshoptimizer); the LOD levels are
+/// remapped with the vertices.
+void optimise(convert::assetc_submesh& b) {
   const std::size_t n = b.vertex_count();
-  if (b.idx.empty()) return;
-  meshopt_optimizeVertexCache(b.idx.data(), b.idx.data(), b.idx.size(), n);
+  if (b.indices.empty()) return;
+  meshopt_optimizeVertexCache(b.indices.data(), b.indices.data(), b.indices.size(), n);
   std::vector<unsigned int> remap(n);
-  const std::size_t unique = meshopt_optimizeVertexFetchRemap(remap.data(), b.idx.data(), b.idx.size(), n);
-  meshopt_remapIndexBuffer(b.idx.data(), b.idx.data(), b.idx.size(), remap.data());
+  const std::size_t unique = meshopt_optimizeVertexFetchRemap(remap.data(), b.indices.data(), b.indices.size(), n);
+  meshopt_remapIndexBuffer(b.indices.data(), b.indices.data(), b.indices.size(), remap.data());
+  for (auto& level : b.lods) meshopt_remapIndexBuffer(level.data(), level.data(), level.size(), remap.data());
   auto apply = [&](auto& stream, std::size_t components) {
     if (stream.empty()) return;
     using T = typename std::decay_t<decltype(stream)>::value_type;
@@ -246,42 +155,25 @@ void optimise(sub_build& b) {
     meshopt_remapVertexBuffer(out.data(), stream.data(), n, sizeof(T) * components, remap.data());
     stream = std::move(out);
   };
-  apply(b.pos, 3);
-  apply(b.nrm, 3);
-  apply(b.tan, 4);
-  apply(b.uv, 2);
+  apply(b.positions, 3);
+  apply(b.normals, 3);
+  apply(b.tangents, 4);
+  apply(b.uvs, 2);
   apply(b.skin, 1);
 }
 
-ac::mesh_bounds bounds_of(std::span<const float> pos) {
-  ac::mesh_bounds bb;
-  if (pos.empty()) return bb;
-  bb.min = {pos[0], pos[1], pos[2]};
-  bb.max = bb.min;
-  for (std::size_t i = 0; i + 2 < pos.size(); i += 3)
-    for (std::size_t c = 0; c < 3; ++c) {
-      bb.min[c] = std::min(bb.min[c], pos[i + c]);
-      bb.max[c] = std::max(bb.max[c], pos[i + c]);
-    }
-  for (std::size_t c = 0; c < 3; ++c) bb.center[c] = 0.5f * (bb.min[c] + bb.max[c]);
-  float r2 = 0;
-  for (std::size_t i = 0; i + 2 < pos.size(); i += 3) {
-    const float dx = pos[i] - bb.center[0], dy = pos[i + 1] - bb.center[1], dz = pos[i + 2] - bb.center[2];
-    r2 = std::max(r2, dx * dx + dy * dy + dz * dz);
-  }
-  bb.radius = std::sqrt(r2);
-  return bb;
+/// LODs: the one policy of `cook` (simplify.hpp); assetc keeps a stalled
+/// level as a row with index count 0.
+std::vector<std::vector<std::uint32_t>> build_lods(const convert::assetc_submesh& b) {
+  lod_options lod_policy;
+  lod_policy.ratios.assign(lod_ratios.begin(), lod_ratios.end());
+  std::vector<std::vector<std::uint32_t>> out;
+  for (simplified_level& level : simplify_levels(b.indices, b.positions, b.vertex_count(), lod_policy))
+    out.push_back(std::move(level.indices));
+  return out;
 }
 
-std::string describe(const error& e) { return e.describe(); }
-
 // ---- mesh sources ---------------------------------------------------------------------
-
-struct texture_use {
-  bool srgb = false;
-  texture_mode mode = texture_mode::color;
-  bool first = true;
-};
 
 void compile_mesh(context& ctx, job& j) {
   asset_result& r = j.result;
@@ -307,364 +199,33 @@ void compile_mesh(context& ctx, job& j) {
   }
 
   const std::string stem = strip_ext(j.rel);
-  const std::string source_ref = ac::source_ref(j.rel);
-
-  // Skeleton of the first skin; its other skins (same skeleton) are fine too.
-  const std::uint32_t skeleton = sc.skins.empty() ? no_ref : sc.skins[0].skeleton;
-  std::set<std::uint32_t> other_skeletons;
-  for (const convert::skin& s : sc.skins)
-    if (s.skeleton != skeleton) other_skeletons.insert(s.skeleton);
-  rep.dropped("skeletons beyond the first skin's", "", "a .hmesh holds one skeleton; their meshes are static (bind pose)",
-              other_skeletons.size());
-
-  // Which meshes become submeshes, with which transform.
-  std::vector<sub_build> subs;
-  std::uint64_t non_triangle = 0, unplaced = 0, skinned_instances = 0, morphs = 0, uv1 = 0, colours = 0, empty = 0;
-  std::vector<char> placed(sc.meshes.size(), 0), skinned_done(sc.meshes.size(), 0);
-  auto add_sub = [&](std::uint32_t mi, const mat4& world) {
-    const convert::mesh& m = sc.meshes[mi];
-    if (m.primitive != convert::topology::triangle_list) {
-      non_triangle += m.indices.size() / (m.primitive == convert::topology::line_list ? 2 : 1);
-      return;
-    }
-    if (m.indices.empty()) {
-      ++empty;
-      return;
-    }
-    const bool skinned = m.skin != no_ref && sc.skins[m.skin].skeleton == skeleton && !m.joints.empty();
-    if (skinned && skinned_done[mi]) {
-      ++skinned_instances;
-      return;
-    }
-    skinned_done[mi] = skinned ? 1 : 0;
-    if (!m.morphs.empty()) morphs += m.morphs.size();
-    if (!m.uv1.empty() || !m.extra_uvs.empty()) ++uv1;
-    if (!m.colors.empty()) ++colours;
-    // Skinned meshes are never baked (glTF ignores a skinned node's transform).
-    subs.push_back(gather(m, skinned ? identity_matrix : world, skinned ? &sc.skins[m.skin] : nullptr));
-  };
-  std::vector<mat4> world(sc.nodes.size(), identity_matrix);
-  for (std::size_t n = 0; n < sc.nodes.size(); ++n) {
-    const mat4 local = sc.nodes[n].local.matrix();
-    world[n] = sc.nodes[n].parent == no_ref ? local : untold::multiply(world[sc.nodes[n].parent], local);
-  }
-  if (j.s.mesh_merge) {
-    bool baked = false;
-    for (std::size_t n = 0; n < sc.nodes.size(); ++n)
-      for (std::uint32_t mi : sc.nodes[n].meshes) {
-        placed[mi] = 1;
-        baked |= !is_identity(world[n]);
-        add_sub(mi, world[n]);
-      }
-    for (std::size_t mi = 0; mi < sc.meshes.size(); ++mi) unplaced += placed[mi] ? 0 : 1;
-    rep.changed("node transforms", "", "baked into world-space vertices (mesh.merge: true)", baked ? 1 : 0);
-  } else {
-    for (std::uint32_t mi = 0; mi < sc.meshes.size(); ++mi) add_sub(mi, identity_matrix);
-    bool any = false;
-    for (const convert::node& n : sc.nodes) any |= !is_identity(n.local.matrix());
-    rep.dropped("node transforms", "", "mesh.merge: false keeps geometry source-local; the hierarchy is not stored",
-                any ? 1 : 0);
-  }
-  rep.dropped("line/point primitives", "", "a .hmesh holds triangles only", non_triangle);
-  rep.dropped("meshes placed by no node", "", "mesh.merge: true emits what the node graph draws", unplaced);
-  rep.dropped("further instances of a skinned mesh", "", "skinned meshes are emitted once, unbaked", skinned_instances);
-  rep.dropped("morph targets", "", "a .hmesh has no morph data", morphs);
-  rep.dropped("uv sets beyond uv0", "", "GpuVertex carries uv0 only (meshes)", uv1);
-  rep.dropped("vertex colours", "", "GpuVertex has no colour (meshes)", colours);
-  rep.info("meshes without triangles", "", "nothing to emit", empty);
-  rep.dropped("lights", "", "a .hmesh has no lights", sc.lights.size());
-  rep.dropped("cameras", "", "a .hmesh has no cameras", sc.cameras.size());
-
-  const bool any_skin = std::any_of(subs.begin(), subs.end(), [](const sub_build& b) { return !b.skin.empty(); });
-  std::uint64_t rigid = 0;
-  for (sub_build& b : subs) {
-    if (any_skin && b.skin.empty()) {
-      rigid += b.vertex_count();
-      b.skin.assign(b.vertex_count(), ac::skin_vertex{{0, 0, 0, 0}, {1, 0, 0, 0}});
-    }
-    optimise(b);
-  }
-  rep.changed("static vertices in a skinned mesh", "", "bound rigidly to joint 0 (SKIN covers every vertex)", rigid);
-
-  // Materials: dense first-use slots, refs by the seed's naming rule.
-  std::vector<std::uint32_t> source_material;
-  for (const sub_build& b : subs) source_material.push_back(b.source_material);
-  const ac::material_slots slots = ac::dense_material_slots(source_material);
-  std::vector<std::string_view> names;
-  for (const convert::material& m : sc.materials) names.push_back(m.name);
-  const std::vector<std::uint64_t> mtrl = ac::material_hashes(source_ref, names, slots.used);
-
-  // Textures: every image a used material references, colour space by first use.
-  std::map<std::uint32_t, texture_use> uses;
-  for (std::uint32_t mi : slots.used) {
-    const convert::material& m = sc.materials[mi];
-    const std::pair<const convert::texture_slot*, texture_mode> refs[] = {
-        {&m.base_color_texture, texture_mode::color}, {&m.metallic_roughness_texture, texture_mode::linear_color},
-        {&m.normal_texture, texture_mode::normal},     {&m.occlusion_texture, texture_mode::linear_color},
-        {&m.emissive_texture, texture_mode::color}};
-    for (const auto& [slot, mode] : refs) {
-      if (!slot->used()) continue;
-      texture_use& u = uses[slot->texture];
-      const bool srgb = mode == texture_mode::color;
-      if (u.first) {
-        u = {srgb, mode, false};
-      } else if (u.srgb != srgb) {
-        rep.changed("texture colour space", "image " + std::to_string(slot->texture),
-                    "used as sRGB and as linear data; the first use wins");
-      }
-    }
-  }
-  std::set<std::uint32_t> written_textures;
+  convert::to_assetc_options o = compiler_hooks();
+  o.source_ref = ac::source_ref(j.rel);
+  o.merge_meshes = j.s.mesh_merge;
   const texture_encoder& encoder = j.s.texture_compress ? *ctx.compress_encoder : *ctx.raw_encoder;
-  for (const auto& [ti, use] : uses) {
-    const convert::texture& t = sc.textures[ti];
-    const std::string where = "image " + std::to_string(ti) + (t.name.empty() ? "" : " '" + t.name + "'");
-    std::vector<std::byte> file_bytes;
-    if (!t.embedded.empty()) {
-      file_bytes = t.embedded;
-    } else {
-      const fs::path f = texture_file(j.path, t);
-      auto bytes = f.empty() ? std::nullopt : read_bytes(f);
-      if (!bytes) {
-        rep.dropped("texture", where, "its image cannot be read; the material slot is left empty");
-        continue;
-      }
-      file_bytes = std::move(*bytes);
-    }
-    rgba8_image image;
-    if (auto e = decode_image(file_bytes, image)) {
-      rep.dropped("texture", where, *e + "; the material slot is left empty");
-      continue;
-    }
+  o.place_texture = [&](const convert::assetc_texture_use& use, convert::conversion_report& report) -> result<bool> {
     std::vector<std::byte> ktx;
-    if (auto e = encoder.encode(image, use.srgb, use.mode, ktx)) {
-      rep.dropped("texture", where, "encode failed: " + *e);
-      continue;
-    }
-    const std::string path = stem + "/tex_" + std::to_string(ti) + ".ktx2";
-    if (!write_asset_output(ctx.output, path, ktx, r)) return;
-    j.manifest.push_back({ac::hash_ref(ac::texture_ref(source_ref, ti)), static_cast<std::uint8_t>(use.srgb ? 1 : 0), path});
-    written_textures.insert(ti);
+    if (!encode_texture(sc.textures[use.texture], use, j.path, encoder, report, ktx)) return false;
+    const std::string path = stem + "/tex_" + std::to_string(use.texture) + ".ktx2";
+    if (!write_asset_output(ctx.output, path, ktx, r)) return make_error(errc::io_write_failed).with_subject(path);
+    j.manifest.push_back({use.ref, static_cast<std::uint8_t>(use.srgb ? 1 : 0), path});
     ++r.textures;
-  }
-
-  // .hmat rows in slot order.
-  std::vector<ac::material> rows;
-  for (std::uint32_t mi : slots.used) {
-    const convert::material& m = sc.materials[mi];
-    const std::string where = "material '" + m.name + "'";
-    ac::material row;
-    row.base_color = m.base_color;
-    row.emissive = {m.emissive[0] * m.emissive_strength, m.emissive[1] * m.emissive_strength,
-                    m.emissive[2] * m.emissive_strength};
-    if (m.emissive_strength != 1.0f)
-      rep.changed("emissive strength", where, "folded into the emissive factor");
-    row.metallic = m.metallic;
-    row.roughness = m.roughness;
-    row.normal_scale = m.normal_scale;
-    row.occlusion_strength = m.occlusion_strength;
-    row.alpha_cutoff = m.alpha_cutoff;
-    const auto alpha = m.alpha == convert::alpha_mode::mask    ? ac::alpha_mode::mask
-                       : m.alpha == convert::alpha_mode::blend ? ac::alpha_mode::blend
-                                                               : ac::alpha_mode::opaque;
-    row.flags = ac::material::make_flags(m.double_sided, alpha);
-    auto ref = [&](const convert::texture_slot& s, const char* slot_name) -> std::uint64_t {
-      if (!s.used() || written_textures.count(s.texture) == 0) return 0;
-      if (s.uv_set != 0)
-        rep.dropped(std::string("uv set ") + std::to_string(s.uv_set) + " of " + slot_name, where,
-                    "GpuVertex carries uv0 only; the texture is sampled with uv0");
-      if (s.has_transform && (s.offset != std::array<float, 2>{0, 0} || s.scale != std::array<float, 2>{1, 1} || s.rotation != 0))
-        rep.dropped(std::string("KHR_texture_transform of ") + slot_name, where, "a .hmat row has no uv transform");
-      return ac::hash_ref(ac::texture_ref(source_ref, s.texture));
-    };
-    row.base_color_tex = ref(m.base_color_texture, "baseColor");
-    row.metallic_roughness_tex = ref(m.metallic_roughness_texture, "metallicRoughness");
-    row.normal_tex = ref(m.normal_texture, "normal");
-    row.occlusion_tex = ref(m.occlusion_texture, "occlusion");
-    row.emissive_tex = ref(m.emissive_texture, "emissive");
-    if (!m.other_textures.empty())
-      rep.dropped("non-PBR texture slots", where, "a .hmat row has five PBR slots", m.other_textures.size());
-    rows.push_back(row);
-  }
-
-  // Geometry arrays.
-  std::vector<std::byte> vertices;
-  std::vector<std::uint32_t> indices, mlvr, lodi;
-  std::vector<ac::meshlet> meshlets;
-  std::vector<ac::meshlet_triangle> mltr;
-  std::vector<ac::meshlet_bound> mlbn;
-  std::vector<ac::submesh> submeshes;
-  std::vector<ac::skin_vertex> skin;
-  std::vector<ac::mesh_lod> lods;
-  std::vector<float> all_positions;
-  bool all_tangents = !subs.empty();
-  for (std::size_t si = 0; si < subs.size(); ++si) {
-    const sub_build& b = subs[si];
-    const auto base = static_cast<std::uint32_t>(vertices.size() / gpu_vertex_stride);
-    gpu_vertex_input in;
-    in.positions = b.pos;
-    in.normals = b.nrm;
-    in.tangents = b.tan;
-    in.uvs = b.uv;
-    auto encoded = encode_gpu_vertices(in);
-    if (!encoded) {
-      r.state = asset_result::status::failed;
-      const error& e = encoded.error();
-      const std::string field = e.context.field != nullptr ? e.context.field : "";
-      r.error = "submesh " + std::to_string(si) + ": " +
-                (field == "positions" ? std::string("a position is not finite")
-                 : field == "uvs"     ? std::string("a texture coordinate is not finite")
-                                      : describe(e)) +
-                (e.context.record_index != no_index ? " (vertex " + std::to_string(e.context.record_index) + ")" : "");
-      return;
-    }
-    vertices.insert(vertices.end(), encoded->begin(), encoded->end());
-    all_positions.insert(all_positions.end(), b.pos.begin(), b.pos.end());
-    all_tangents &= b.has_tangents;
-    skin.insert(skin.end(), b.skin.begin(), b.skin.end());
-
-    ac::submesh sm;
-    sm.first_index = static_cast<std::uint32_t>(indices.size());
-    sm.index_count = static_cast<std::uint32_t>(b.idx.size());
-    sm.base_vertex = base;
-    sm.material_slot = slots.slot_of_submesh[si];
-    sm.bounds = bounds_of(b.pos);
-    for (std::uint32_t i : b.idx) indices.push_back(i + base);
-
-    // Meshlets (LOD0 only).
-    const std::size_t nv = b.vertex_count();
-    meshlet_arrays ma;
-    ma.meshlets = std::move(meshlets);
-    ma.vertices = std::move(mlvr);
-    ma.triangles = std::move(mltr);
-    ma.bounds = std::move(mlbn);
-    sm.first_meshlet = static_cast<std::uint32_t>(ma.meshlets.size());
-    build_meshlets(b.idx, b.pos, base, ma);
-    const std::size_t count = ma.meshlets.size() - sm.first_meshlet;
-    sm.meshlet_count = static_cast<std::uint32_t>(count);
-    meshlets = std::move(ma.meshlets);
-    mlvr = std::move(ma.vertices);
-    mltr = std::move(ma.triangles);
-    mlbn = std::move(ma.bounds);
-    r.meshlets += count;
-
-    // LODs: the one policy of `cook` (simplify.hpp); assetc keeps a stalled
-    // level as a row with index count 0.
-    lod_options lod_policy;
-    lod_policy.ratios.assign(lod_ratios.begin(), lod_ratios.end());
-    for (const simplified_level& level : simplify_levels(b.idx, b.pos, nv, lod_policy)) {
-      ac::mesh_lod lod;
-      lod.first_index = static_cast<std::uint32_t>(lodi.size());
-      lod.index_count = static_cast<std::uint32_t>(level.indices.size());
-      for (const std::uint32_t i : level.indices) lodi.push_back(i + base);
-      lods.push_back(lod);
-    }
-    submeshes.push_back(sm);
-    r.triangles += b.idx.size() / 3;
-    r.vertices += nv;
-  }
-
-  // Skeleton and clips.
-  std::vector<ac::joint> joints;
-  if (any_skin) {
-    const convert::skeleton& k = sc.skeletons[skeleton];
-    if (k.joints.size() > 65535) {
-      r.state = asset_result::status::failed;
-      r.error = "the skeleton has more than 65535 joints";
-      return;
-    }
-    for (const convert::joint& jt : k.joints) {
-      ac::joint out;
-      out.inverse_bind = jt.inverse_bind;
-      out.bind_translation = jt.rest.translation;
-      out.bind_rotation = jt.rest.rotation;
-      out.bind_scale = jt.rest.scale;
-      out.parent = jt.parent == no_ref ? -1 : static_cast<std::int32_t>(jt.parent);
-      joints.push_back(out);
-    }
-  }
-  std::vector<std::vector<ac::anim_channel_input>> clip_channels;
-  std::vector<ac::anim_clip_input> clips;
-  std::uint64_t morph_channels = 0, node_channels = 0, empty_clips = 0;
-  for (const convert::animation& a : sc.animations) {
-    std::vector<ac::anim_channel_input> chans;
-    for (const convert::animation_channel& c : a.channels) {
-      if (c.path == convert::anim_path::weights) {
-        ++morph_channels;
-        continue;
-      }
-      if (!any_skin || c.skeleton != skeleton) {
-        ++node_channels;
-        continue;
-      }
-      ac::anim_channel_input in;
-      in.joint = c.joint;
-      in.path = c.path == convert::anim_path::translation ? ac::anim_path::translation
-                : c.path == convert::anim_path::rotation  ? ac::anim_path::rotation
-                                                          : ac::anim_path::scale;
-      in.interp = c.interp == convert::interpolation::step ? ac::anim_interp::step : ac::anim_interp::linear;
-      in.times = c.times;
-      in.values = c.values;
-      chans.push_back(in);
-    }
-    if (chans.empty()) {
-      ++empty_clips;
-      continue;
-    }
-    clip_channels.push_back(std::move(chans));
-    clips.push_back({.name = a.name, .duration = a.duration, .channels = {}});
-  }
-  for (std::size_t i = 0; i < clips.size(); ++i) clips[i].channels = clip_channels[i];
-  rep.dropped("morph weight channels", "", "a .hanim animates joints only", morph_channels);
-  rep.dropped("channels on non-joint nodes", "", "a .hanim animates the skeleton's joints only", node_channels);
-  rep.dropped("clips without joint channels", "", "nothing left for a .hanim", empty_clips);
-
-  ac::hmesh_input in;
-  in.vertices = vertices;
-  in.indices = indices;
-  in.flags = all_tangents ? ac::desc_flag_tangents : std::uint8_t{0};
-  in.bounds = bounds_of(all_positions);
-  in.meshlets = meshlets;
-  in.meshlet_vertices = mlvr;
-  in.meshlet_triangles = mltr;
-  in.meshlet_bounds = mlbn;
-  in.meshlet_max_vertices = meshlet_max_vertices;
-  in.meshlet_max_triangles = meshlet_max_triangles;
-  in.materials = mtrl;
-  in.submeshes = submeshes;
-  if (any_skin) {
-    in.skin = skin;
-    in.skeleton = joints;
-  }
-  in.lod_count = submeshes.empty() ? 0 : static_cast<std::uint32_t>(lod_ratios.size());
-  if (in.lod_count != 0) {
-    in.lod_indices = lodi;
-    in.lods = lods;
-  }
-  auto hmesh = ac::write_hmesh(in);
-  if (!hmesh) {
+    return true;
+  };
+  auto out = convert::to_assetc(sc, o, rep);
+  if (!out) {
+    if (r.io_error) return;  // a texture could not be written: r says so
     r.state = asset_result::status::failed;
-    r.error = "cannot write the .hmesh: " + describe(hmesh.error());
+    r.error = assetc_failure(out.error());
     return;
   }
-  auto hmat = ac::write_hmat(rows);
-  if (!hmat) {
-    r.state = asset_result::status::failed;
-    r.error = "cannot write the .hmat: " + describe(hmat.error());
-    return;
-  }
+  r.triangles = out->triangles;
+  r.vertices = out->vertices;
+  r.meshlets = out->meshlets;
   std::vector<std::pair<std::string, std::vector<std::byte>>> files;
-  files.emplace_back(stem + ".hmesh", std::move(*hmesh));
-  files.emplace_back(stem + ".hmat", std::move(*hmat));
-  if (!clips.empty()) {
-    auto hanim = ac::write_hanim(clips);
-    if (!hanim) {
-      r.state = asset_result::status::failed;
-      r.error = "cannot write the .hanim: " + describe(hanim.error());
-      return;
-    }
-    files.emplace_back(stem + ".hanim", std::move(*hanim));
-  }
+  files.emplace_back(stem + ".hmesh", std::move(out->hmesh));
+  files.emplace_back(stem + ".hmat", std::move(out->hmat));
+  if (!out->hanim.empty()) files.emplace_back(stem + ".hanim", std::move(out->hanim));
   for (const auto& [path, bytes] : files) {
     if (!write_asset_output(ctx.output, path, bytes, r)) return;
   }
@@ -858,7 +419,7 @@ void verify_outputs(const fs::path& output, const std::vector<std::string>& path
 
 }  // namespace
 
-void build_meshlets(std::span<const std::uint32_t> idx, std::span<const float> pos, std::uint32_t base, meshlet_arrays& out) {
+void build_meshlets(std::span<const std::uint32_t> idx, std::span<const float> pos, std::uint32_t base, convert::assetc_meshlets& out) {
   const std::size_t nv = pos.size() / 3;
   if (idx.empty()) return;
   const std::size_t max_meshlets = meshopt_buildMeshletsBound(idx.size(), meshlet_max_vertices, meshlet_max_triangles);
@@ -890,6 +451,62 @@ void build_meshlets(std::span<const std::uint32_t> idx, std::span<const float> p
     mb.cone_cutoff = bd.cone_cutoff;
     out.bounds.push_back(mb);
   }
+}
+
+convert::to_assetc_options compiler_hooks() {
+  convert::to_assetc_options o;
+  o.optimise = optimise;
+  o.build_meshlets = [](const convert::assetc_submesh& b, std::uint32_t base, convert::assetc_meshlets& out) {
+    build_meshlets(b.indices, b.positions, base, out);
+  };
+  o.meshlet_max_vertices = meshlet_max_vertices;
+  o.meshlet_max_triangles = meshlet_max_triangles;
+  o.build_lods = build_lods;
+  return o;
+}
+
+bool encode_texture(const convert::texture& t, const convert::assetc_texture_use& use, const fs::path& source,
+                    const texture_encoder& encoder, convert::conversion_report& report, std::vector<std::byte>& ktx) {
+  const std::string where = "image " + std::to_string(use.texture) + (t.name.empty() ? "" : " '" + t.name + "'");
+  std::vector<std::byte> file_bytes;
+  if (!t.embedded.empty()) {
+    file_bytes = t.embedded;
+  } else {
+    const fs::path f = texture_file(source, t);
+    auto bytes = f.empty() ? std::nullopt : read_bytes(f);
+    if (!bytes) {
+      report.dropped("texture", where, "its image cannot be read; the material slot is left empty");
+      return false;
+    }
+    file_bytes = std::move(*bytes);
+  }
+  if (!check_ktx2(file_bytes)) {  // already a runtime texture (an assetc input's)
+    ktx = std::move(file_bytes);
+    return true;
+  }
+  rgba8_image image;
+  if (auto e = decode_image(file_bytes, image)) {
+    report.dropped("texture", where, *e + "; the material slot is left empty");
+    return false;
+  }
+  const texture_mode mode = use.role == convert::assetc_texture_role::normal        ? texture_mode::normal
+                            : use.role == convert::assetc_texture_role::linear_data ? texture_mode::linear_color
+                                                                                    : texture_mode::color;
+  if (auto e = encoder.encode(image, use.srgb, mode, ktx)) {
+    report.dropped("texture", where, "encode failed: " + *e);
+    return false;
+  }
+  return true;
+}
+
+std::string assetc_failure(const error& e) {
+  const std::string field = e.context.field != nullptr ? e.context.field : "";
+  if (field == "positions" || field == "uvs")
+    return std::string(e.subject()) + ": " +
+           (field == "positions" ? "a position is not finite" : "a texture coordinate is not finite") +
+           (e.context.record_index != no_index ? " (vertex " + std::to_string(e.context.record_index) + ")" : "");
+  if (field == "joints" && e.code == errc::invalid_argument) return "the skeleton has more than 65535 joints";
+  return "cannot write the assetc files: " + e.describe();
 }
 
 int build_result::exit_code(bool strict) const noexcept {

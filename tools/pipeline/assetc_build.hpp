@@ -29,6 +29,9 @@
 
 #include <untold/assetc/hmesh.hpp>
 #include <untold/convert/model.hpp>
+#include <untold/convert/to_assetc.hpp>
+
+#include "assetc_ktx2.hpp"
 
 namespace untold::tools {
 
@@ -153,17 +156,28 @@ inline constexpr std::array<float, 2> lod_ratios = {0.5f, 0.25f};
 /// Bumped whenever the compiler's output bytes change: invalidates every cache.
 inline constexpr std::uint32_t compiler_version = 1;
 
-/// The meshlet chunks of one submesh (LOD0), as written: MLVR holds
-/// `base_vertex + local vertex`, MLTR is dense (meshoptimizer's 4-byte
-/// padding removed), offsets count elements. Appends to `out`.
-struct meshlet_arrays {
-  std::vector<assetc::meshlet> meshlets;
-  std::vector<std::uint32_t> vertices;
-  std::vector<assetc::meshlet_triangle> triangles;
-  std::vector<assetc::meshlet_bound> bounds;
-};
+/// The meshlets of one submesh's LOD0 (meshoptimizer, the parameters
+/// above), appended as written: MLVR holds `base_vertex + local vertex`,
+/// MLTR is dense (meshoptimizer's 4-byte padding removed), offsets count elements.
 void build_meshlets(std::span<const std::uint32_t> indices, std::span<const float> positions, std::uint32_t base_vertex,
-                    meshlet_arrays& out);
+                    convert::assetc_meshlets& out);
+
+/// The compiler's hooks of convert::to_assetc (the scene -> assetc stage in
+/// the library): meshoptimizer's vertex cache and fetch order, meshlets
+/// (build_meshlets) and LODs (simplify_levels at lod_ratios). The caller sets
+/// source_ref, merge_meshes and place_texture.
+[[nodiscard]] convert::to_assetc_options compiler_hooks();
+
+/// One used texture's runtime file: the image (embedded, or the file
+/// texture_file(source, t) names) decoded and encoded by `encoder` into
+/// `ktx`; a KTX2 image is kept as is. False (and the loss in `report`,
+/// "the material slot is left empty") when it cannot be read, decoded or encoded.
+[[nodiscard]] bool encode_texture(const convert::texture& t, const convert::assetc_texture_use& use,
+                                  const std::filesystem::path& source, const texture_encoder& encoder,
+                                  convert::conversion_report& report, std::vector<std::byte>& ktx);
+
+/// The one-line message of a failed convert::to_assetc.
+[[nodiscard]] std::string assetc_failure(const error& e);
 
 /// Compiles options.input into options.output. Never throws.
 [[nodiscard]] build_result build(const build_options& options);

@@ -15,6 +15,7 @@
 #include <untold/source.hpp>
 
 #include "files.hpp"
+#include "format_assetc.hpp"
 #include "formats.hpp"
 #include "gltf_export.hpp"
 #include "import_assimp.hpp"
@@ -60,6 +61,7 @@ std::string_view name(convert_target t) noexcept {
     case convert_target::urho3d: return "urho3d";
     case convert_target::glb: return "glb";
     case convert_target::gltf: return "gltf";
+    case convert_target::assetc: return "assetc";
   }
   return "unknown";
 }
@@ -69,6 +71,7 @@ std::optional<convert_target> convert_target_named(std::string_view name) noexce
   if (name == "urho3d" || name == "mdl") return convert_target::urho3d;
   if (name == "glb") return convert_target::glb;
   if (name == "gltf") return convert_target::gltf;
+  if (name == "assetc" || name == "hmesh") return convert_target::assetc;
   return std::nullopt;
 }
 
@@ -78,6 +81,7 @@ std::optional<convert_target> convert_target_of(const fs::path& output) {
   if (e == ".mdl") return convert_target::urho3d;
   if (e == ".glb") return convert_target::glb;
   if (e == ".gltf") return convert_target::gltf;
+  if (e == ".hmesh") return convert_target::assetc;
   return std::nullopt;
 }
 
@@ -196,13 +200,22 @@ cook_report convert_file(const convert_options& options) {
       for (gltf_file& f : out->files) outputs.emplace_back(dir / f.name, std::move(f.bytes));
       break;
     }
+    case convert_target::assetc: {
+      auto out = assetc_convert_outputs(s, options.input, options.output, options.limits, budget, r.conversion);
+      if (!out) return fail(quote_path(options.input.string()) + ": cannot convert: " + out.error().describe());
+      for (auto& file : *out) outputs.push_back(std::move(file));
+      break;
+    }
   }
   progress("convert", 1);
   if (options.strict && r.conversion.lost_anything()) return fail(strict_refusal(options.input, r.conversion));
 
   progress("write", 0);
-  for (const auto& [path, file] : outputs)
+  for (const auto& [path, file] : outputs) {
+    std::error_code ec;  // side files in a directory of their own (assetc's OUT/tex_N.ktx2); a failure shows in the write
+    if (path.parent_path() != dir) fs::create_directories(path.parent_path(), ec);
     if (!write_bytes(path, file, r)) return r;
+  }
   progress("write", 1);
   r.bytes = outputs.front().second.size();
   if (options.target == convert_target::untold) count_output(r, outputs.front().second);

@@ -1,5 +1,6 @@
-// tools/pipeline/format_assetc.cpp - the assetc formats: magic recognition
-// and info/validate/dump as JSON (see formats.hpp, docs/assetc.md). The
+// tools/pipeline/format_assetc.cpp - the assetc formats: magic recognition,
+// info/validate/dump as JSON, the .hmesh importer (with its siblings) and
+// convert's assetc outputs (see formats.hpp, docs/assetc.md). The
 // family's own commands are tools/cli/check.cpp (`untold check DIR`),
 // pack.cpp (`untold pack info FILE`) and build.cpp (the compiler).
 #include "format_assetc.hpp"
@@ -12,11 +13,18 @@
 #include <vector>
 
 #include <untold/assetc/assetc.hpp>
+#include <untold/assetc/import.hpp>
+#include <untold/convert/to_assetc.hpp>
+#include <untold/source.hpp>
 
+#include "assetc_build.hpp"
+#include "assetc_ktx2.hpp"
 #include "formats.hpp"
 #include "inspect.hpp"
 
 namespace untold::tools {
+
+namespace fs = std::filesystem;
 
 assetc::open_options assetc_open_options(bool deep) {
   assetc::open_options o;
@@ -325,6 +333,111 @@ std::optional<json> hanim_dump(const std::string& path, byte_span file, document
   return std::nullopt;
 }
 
+// ---- import: .hmesh and its siblings -> scene ------------------------------------------
+
+/// A sibling file's bytes, or none when there is no such file.
+result<std::vector<std::byte>> optional_file(const fs::path& p) {
+  std::error_code ec;
+  if (p.empty() || !fs::is_regular_file(p, ec)) return std::vector<std::byte>{};
+  auto bytes = read_file(p);
+  if (!bytes) {
+    if (bytes.error().code == errc::io_empty_file) return std::vector<std::byte>{};
+    error e = bytes.error();  // E-IO-OPEN / E-IO-READ, naming the file
+    return e.with_subject(p.filename().string());
+  }
+  return bytes;
+}
+
+/// The manifest of the tree a .hmesh lies in: STEM.hman beside it (what
+/// convert writes), else the nearest assets.hman (what `untold build`
+/// writes at the tree's root) in its directory or an ancestor.
+fs::path manifest_of(const fs::path& hmesh) {
+  std::error_code ec;
+  const fs::path own = fs::path(hmesh).replace_extension(".hman");
+  if (fs::is_regular_file(own, ec)) return own;
+  for (fs::path dir = fs::absolute(hmesh, ec).parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (fs::is_regular_file(dir / "assets.hman", ec)) return dir / "assets.hman";
+    if (dir == dir.parent_path()) break;
+  }
+  return {};
+}
+
+/// The .hmesh at request.input with STEM.hmat, STEM.hanim (or the one
+/// --animations file) and the tree's manifest; texture uris become relative
+/// to the .hmesh's directory.
+result<convert::scene> hmesh_import(const import_request& request) {
+  if (request.animations.size() > 1)
+    return make_error(errc::invalid_argument).at_field("animations").with_value(request.animations.size()).with_limit(1);
+  const fs::path& in = request.input;
+  const fs::path manifest = manifest_of(in);
+  auto hmat = optional_file(fs::path(in).replace_extension(".hmat"));
+  if (!hmat) return hmat.error();
+  auto hanim = optional_file(request.animations.empty() ? fs::path(in).replace_extension(".hanim") : request.animations[0]);
+  if (!hanim) return hanim.error();
+  auto hman = optional_file(manifest);
+  if (!hman) return hman.error();
+  // The caller's budget covers the .hmesh and --animations; siblings found
+  // here are inputs too, so with any the import gets a budget for all the files.
+  const std::uint64_t siblings = untold::budget::sum(untold::budget::sum(hmat->size(), hman->size()),
+                                                     request.animations.empty() ? hanim->size() : 0);
+  untold::budget own(request.limits, request.bytes.size() + hmat->size() + hanim->size() + hman->size());
+  untold::budget& budget = siblings == 0 ? untold::budget::own_or_shared(request.budget, own) : own;
+  auto s = ua::import_files({.hmesh = request.bytes, .hmat = *hmat, .hanim = *hanim, .hman = *hman},
+                            in.stem().string(), {.limits = request.limits, .budget = &budget});
+  if (!s) return s.error();
+  std::error_code ec;
+  const fs::path root = fs::absolute(manifest, ec).parent_path();
+  const fs::path here = fs::absolute(in, ec).parent_path();
+  for (convert::texture& t : s->textures)
+    if (!t.uri.empty()) t.uri = (root / t.uri).lexically_normal().lexically_relative(here).generic_string();
+  return s;
+}
+
+}  // namespace
+
+result<std::vector<std::pair<fs::path, std::vector<std::byte>>>> assetc_convert_outputs(
+    const convert::scene& s, const fs::path& input, const fs::path& output, const untold::limits& limits,
+    untold::budget& budget, convert::conversion_report& report) {
+  convert::to_assetc_options o = assetc_build::compiler_hooks();
+  o.optimise = {};    // the scene's vertex order ...
+  o.build_lods = {};  // ... and LODs are kept
+  o.limits = limits;
+  o.budget = &budget;
+  const std::string stem = output.stem().string();
+  o.source_ref = ua::source_ref(output.filename().generic_string());
+  const std::unique_ptr<texture_encoder> encoder = make_raw_ktx2_encoder();
+  std::vector<std::pair<fs::path, std::vector<std::byte>>> textures;
+  std::vector<std::string> paths;  // the manifest's, relative to the output's directory
+  o.place_texture = [&](const convert::assetc_texture_use& use, convert::conversion_report& rep) -> result<bool> {
+    std::vector<std::byte> ktx;
+    if (!assetc_build::encode_texture(s.textures[use.texture], use, input, *encoder, rep, ktx)) return false;
+    UNTOLD_TRY(budget.charge_output(ktx.size(), "textures", errc::hm_limit_exceeded));
+    paths.push_back(stem + "/tex_" + std::to_string(use.texture) + ".ktx2");
+    textures.emplace_back(output.parent_path() / paths.back(), std::move(ktx));
+    return true;
+  };
+  auto out = convert::to_assetc(s, o, report);
+  if (!out) return out.error();
+  std::vector<std::pair<fs::path, std::vector<std::byte>>> files;
+  files.emplace_back(output, std::move(out->hmesh));
+  files.emplace_back(fs::path(output).replace_extension(".hmat"), std::move(out->hmat));
+  if (!out->hanim.empty()) files.emplace_back(fs::path(output).replace_extension(".hanim"), std::move(out->hanim));
+  if (!out->textures.empty()) {
+    std::vector<ua::manifest_entry> entries;
+    for (std::size_t i = 0; i < out->textures.size(); ++i)
+      entries.push_back({out->textures[i].ref, static_cast<std::uint8_t>(ua::manifest_kind::texture),
+                         static_cast<std::uint8_t>(out->textures[i].srgb ? 1 : 0), paths[i]});
+    auto hman = ua::write_hman(entries);
+    if (!hman) return hman.error();
+    if (auto opened = ua::open_hman(*hman, assetc_open_options(true)); !opened) return opened.error();
+    files.emplace_back(fs::path(output).replace_extension(".hman"), std::move(*hman));
+    for (auto& t : textures) files.push_back(std::move(t));
+  }
+  return files;
+}
+
+namespace {
+
 // ---- validate, shared -----------------------------------------------------------------
 
 template <auto Open>
@@ -348,7 +461,7 @@ bool has_magic(byte_span head) {
 void add_assetc_formats(std::vector<format_handler>& out) {
   out.push_back({"assetc-hmesh", "assetc mesh (.hmesh v2)", &has_magic<ua::hmesh_magic>, &hmesh_info,
                  [](const std::string& p, byte_span f, bool deep) { return validate_with<&ua::open_hmesh>(p, f, deep, "assetc-hmesh"); },
-                 &hmesh_dump, nullptr});
+                 &hmesh_dump, &hmesh_import});
   out.push_back({"assetc-hmat", "assetc material table (.hmat v1)", &has_magic<ua::hmat_magic>, &hmat_info,
                  [](const std::string& p, byte_span f, bool deep) { return validate_with<&ua::open_hmat>(p, f, deep, "assetc-hmat"); },
                  &hmat_dump, nullptr});
