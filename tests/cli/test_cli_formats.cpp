@@ -186,8 +186,14 @@ TEST_CASE("Pragma UDM and assetc files dispatch by magic; a UDM model cooks") {
   CHECK(strict.exit_code == 1);
   CHECK(!fs::exists(dir / "strict.untold"));
 
-  // A format without an importer.
-  const run_result no_import = run_untold("cook " + quoted(quad) + " -o " + quoted(dir / "quad.untold"));
+  // A format without an importer (a clip alone).
+  const fs::path clip = test_data("urho3d/Models/Jack_Walk.ani");
+  const run_result no_import = run_untold("cook " + quoted(clip) + " -o " + quoted(dir / "walk.untold"));
   CHECK(no_import.exit_code == 1);
-  CHECK(no_import.err == "untold: " + quoted(quad) + ": cook cannot import this format (assetc mesh (.hmesh v2))\n");
+  CHECK(no_import.err ==
+        "untold: " + quoted(clip) + ": cook cannot import this format (Urho3D animation (.ani: UANI, rbfx UAN2))\n");
+  // The assetc mesh has one (assetc/import.hpp).
+  const run_result hmesh = run_untold("cook -q " + quoted(quad) + " -o " + quoted(dir / "quad.untold"));
+  CHECK_MESSAGE(hmesh.exit_code == 0, hmesh.err);
+  CHECK(run_untold("validate --deep " + quoted(dir / "quad.untold")).exit_code == 0);
 }

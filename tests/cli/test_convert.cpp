@@ -112,14 +112,14 @@ TEST_CASE("convert: every input format into every target, read back by the stric
   // Inputs: one per importer the tool has (glTF through the glTF importer when
   // assimp-testmodels is installed).
   std::vector<fs::path> inputs = {test_data("urho3d/Models/Box.mdl"), test_data("udm/models/cube.pmdl_b"),
-                                  test_data("minimal_v4.untold")};
+                                  test_data("minimal_v4.untold"), test_data("assetc/quad.hmesh")};
   if (const fs::path gltf = cli_test::assimp_model("glTF2/BoxTextured-glTF-Binary/BoxTextured.glb"); fs::exists(gltf))
     inputs.push_back(gltf);
   else
     MESSAGE("skipped the glTF input: assimp-testmodels is not installed (scripts/install-deps.sh)");
   const fs::path dir = cli_test::scratch("convert_pairs");
   for (const fs::path& in : inputs) {
-    for (const char* extension : {".untold", ".mdl", ".glb", ".gltf"}) {
+    for (const char* extension : {".untold", ".mdl", ".glb", ".gltf", ".hmesh"}) {
       const fs::path out = dir / (in.stem().string() + "_" + (in.extension().string().substr(1)) + extension);
       CAPTURE(in.string());
       CAPTURE(out.string());
