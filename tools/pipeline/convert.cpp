@@ -9,6 +9,7 @@
 
 #include <untold/budget.hpp>
 #include <untold/convert/from_untold.hpp>
+#include <untold/convert/to_pmdl.hpp>
 #include <untold/convert/to_untold.hpp>
 #include <untold/convert/to_urho3d.hpp>
 #include <untold/reader.hpp>
@@ -60,6 +61,7 @@ std::string_view name(convert_target t) noexcept {
     case convert_target::urho3d: return "urho3d";
     case convert_target::glb: return "glb";
     case convert_target::gltf: return "gltf";
+    case convert_target::pmdl: return "pmdl";
   }
   return "unknown";
 }
@@ -69,6 +71,7 @@ std::optional<convert_target> convert_target_named(std::string_view name) noexce
   if (name == "urho3d" || name == "mdl") return convert_target::urho3d;
   if (name == "glb") return convert_target::glb;
   if (name == "gltf") return convert_target::gltf;
+  if (name == "pmdl") return convert_target::pmdl;
   return std::nullopt;
 }
 
@@ -78,6 +81,7 @@ std::optional<convert_target> convert_target_of(const fs::path& output) {
   if (e == ".mdl") return convert_target::urho3d;
   if (e == ".glb") return convert_target::glb;
   if (e == ".gltf") return convert_target::gltf;
+  if (e == ".pmdl_b") return convert_target::pmdl;
   return std::nullopt;
 }
 
@@ -192,6 +196,12 @@ cook_report convert_file(const convert_options& options) {
       if (!out) return fail(quote_path(options.input.string()) + ": cannot convert: " + out.error().describe());
       r.conversion.entries.insert(r.conversion.entries.end(), out->report.entries.begin(), out->report.entries.end());
       for (gltf_file& f : out->files) outputs.emplace_back(dir / f.name, std::move(f.bytes));
+      break;
+    }
+    case convert_target::pmdl: {
+      auto out = to_pmdl(s, {.limits = options.limits, .budget = &budget}, r.conversion);
+      if (!out) return fail(quote_path(options.input.string()) + ": cannot convert: " + out.error().describe());
+      outputs.emplace_back(options.output, std::move(*out));
       break;
     }
   }

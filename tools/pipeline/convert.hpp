@@ -13,7 +13,7 @@
 // PMDL), else assimp by path (glTF, OBJ, FBX, ...). Targets: .untold (as
 // `cook` writes it), Urho3D (.mdl, an .ani per clip, the material list
 // OUT.txt that Urho3D's StaticModel::ApplyMaterialList reads) and glTF 2.0
-// (.glb, or .gltf + .bin). Every writer's output is read back by the
+// (.glb, or .gltf + .bin) and Pragma (.pmdl_b, convert::to_pmdl). Every writer's output is read back by the
 // library's strict reader before it is written (to_untold, to_urho3d and
 // the glTF writer do it). One budget (untold/budget.hpp) per run, from the
 // limits and the inputs' sizes, is shared by the importer and the writer.
@@ -32,13 +32,13 @@
 
 namespace untold::tools {
 
-enum class convert_target : std::uint8_t { untold, urho3d, glb, gltf };
+enum class convert_target : std::uint8_t { untold, urho3d, glb, gltf, pmdl };
 
-/// "untold", "urho3d", "glb", "gltf".
+/// "untold", "urho3d", "glb", "gltf", "pmdl".
 [[nodiscard]] std::string_view name(convert_target t) noexcept;
-/// The target a --to value names ("untold", "urho3d" or "mdl", "glb", "gltf"), or nullopt.
+/// The target a --to value names ("untold", "urho3d" or "mdl", "glb", "gltf", "pmdl"), or nullopt.
 [[nodiscard]] std::optional<convert_target> convert_target_named(std::string_view name) noexcept;
-/// The target an output path's extension names (.untold, .mdl, .glb, .gltf), or nullopt.
+/// The target an output path's extension names (.untold, .mdl, .glb, .gltf, .pmdl_b), or nullopt.
 [[nodiscard]] std::optional<convert_target> convert_target_of(const std::filesystem::path& output);
 
 struct convert_options {

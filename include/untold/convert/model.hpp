@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "../budget.hpp"
 #include "../error.hpp"
 #include "../format.hpp"
 #include "../records.hpp"
@@ -349,6 +350,24 @@ namespace detail {
     default: break;
   }
   return idx;
+}
+
+/// The bytes a scene's streams, indices and keys hold (saturating): the
+/// input size a writer given no budget makes its own for.
+[[nodiscard]] inline std::uint64_t held_bytes(const scene& s) noexcept {
+  const auto product = untold::budget::product;
+  const auto sum = untold::budget::sum;
+  std::uint64_t bytes = 0;
+  for (const mesh& m : s.meshes) {
+    bytes = sum(bytes, product(sum(sum(m.positions.size(), m.normals.size()), sum(m.tangents.size(), m.colors.size())),
+                               sizeof(float)));
+    bytes = sum(bytes, product(sum(m.indices.size(), product(m.joints.size(), 6)), 4));
+    for (const morph_target& t : m.morphs) bytes = sum(bytes, product(t.position_deltas.size(), 8));
+    for (const lod_level& l : m.lods) bytes = sum(bytes, product(l.indices.size(), 4));
+  }
+  for (const animation& a : s.animations)
+    for (const animation_channel& c : a.channels) bytes = sum(bytes, product(c.values.size() + c.times.size(), 4));
+  return bytes;
 }
 
 }  // namespace detail

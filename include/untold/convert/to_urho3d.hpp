@@ -157,17 +157,7 @@ inline void sample(const animation_channel& c, float t, float* out) {
   UNTOLD_TRY(validate_model(s));
   const auto product = untold::budget::product;
   const auto sum = untold::budget::sum;
-  std::uint64_t scene_bytes = 0;  // what the scene holds: the size a budget of our own is made for
-  for (const mesh& m : s.meshes) {
-    scene_bytes = sum(scene_bytes, product(sum(sum(m.positions.size(), m.normals.size()), sum(m.tangents.size(),
-                                                   m.colors.size())), sizeof(float)));
-    scene_bytes = sum(scene_bytes, product(sum(m.indices.size(), product(m.joints.size(), 6)), 4));
-    for (const morph_target& t : m.morphs) scene_bytes = sum(scene_bytes, product(t.position_deltas.size(), 8));
-    for (const lod_level& l : m.lods) scene_bytes = sum(scene_bytes, product(l.indices.size(), 4));
-  }
-  for (const animation& a : s.animations)
-    for (const animation_channel& c : a.channels) scene_bytes = sum(scene_bytes, product(c.values.size() + c.times.size(), 4));
-  untold::budget own(options.limits, scene_bytes);
+  untold::budget own(options.limits, detail::held_bytes(s));
   untold::budget& budget = untold::budget::own_or_shared(options.budget, own);
   const auto hold = [&budget](std::uint64_t bytes, const char* what) {
     return budget.charge_memory(bytes, what, errc::limit_exceeded);
