@@ -10,10 +10,13 @@
 // Mapping (docs/convert.md has the table; the reverse of udm/pmdl.hpp):
 //   Units: positions, bone and key translations are divided by
 //   options.metres_per_unit (0.025, as the importer's default), each value
-//   chosen so that the importer's multiplication gives back the same float.
+//   chosen so that the importer's multiplication gives back the same float
+//   (always possible for values an import produced; others are within a
+//   float step, `changed` with a count).
 //   Axes and winding are kept (Pragma is +Y up, counter-clockwise fronts).
-//   node -> a mesh group per node that draws meshes (named after the node,
-//   in node order; meshes no node draws go to a group "default"), holding
+//   node -> a mesh group per node that draws meshes or has no children
+//   (named after the node, in node order; meshes no node draws go to a
+//   group "default"), holding
 //   one mesh whose sub-meshes are the node's meshes: a mesh drawn by n
 //   nodes is written n times (`changed`). A static mesh's node world
 //   transform is baked into its vertices (`changed`; Pragma has no node
@@ -93,13 +96,15 @@ struct to_pmdl_options {
 namespace detail {
 
 /// The Pragma value s whose import, s * metres_per_unit in float, gives back
-/// `x` exactly when such a float exists (the quotient or a neighbour of it),
-/// else the nearest quotient.
-[[nodiscard]] inline float to_pragma_units(float x, float metres_per_unit) noexcept {
+/// `x` exactly when such a float exists (the quotient or a neighbour of it:
+/// every value an import produced has one), else the nearest quotient,
+/// counted in `inexact` (its import is then within a float step of x).
+[[nodiscard]] inline float to_pragma_units(float x, float metres_per_unit, std::uint64_t& inexact) noexcept {
   if (metres_per_unit == 1.0f) return x;
   const float s = static_cast<float>(static_cast<double>(x) / static_cast<double>(metres_per_unit));
   for (const float candidate : {s, std::nextafter(s, HUGE_VALF), std::nextafter(s, -HUGE_VALF)})
     if (candidate * metres_per_unit == x) return candidate;
+  ++inexact;
   return s;
 }
 
@@ -172,7 +177,8 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
   const float unit = options.metres_per_unit;
   if (!untold::detail::is_finite(unit) || !(unit > 0))
     return make_error(errc::invalid_argument).at_field("metres_per_unit").with_float(unit);
-  const auto units = [unit](float x) { return detail::to_pragma_units(x, unit); };
+  std::uint64_t inexact = 0;
+  const auto units = [unit, &inexact](float x) { return detail::to_pragma_units(x, unit, inexact); };
   const auto product = untold::budget::product;
   untold::budget own(options.limits, detail::held_bytes(s));
   untold::budget& budget = untold::budget::own_or_shared(options.budget, own);
@@ -285,13 +291,18 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
     const mat4 local = s.nodes[i].local.matrix();
     world[i] = s.nodes[i].parent == no_ref ? local : multiply(world[s.nodes[i].parent], local);
   }
-  // Groups: (node or no_ref, its meshes), in node order, then the meshes no node draws.
+  // Groups: (node or no_ref, its meshes), in node order: nodes that draw
+  // meshes and leaves (an empty group keeps its name), then the meshes no
+  // node draws.
   std::vector<std::pair<std::uint32_t, std::vector<std::uint32_t>>> groups;
   {
     std::vector<std::uint8_t> drawn(s.meshes.size(), 0);
     std::uint64_t instanced = 0;
+    std::vector<std::uint8_t> has_children(s.nodes.size(), 0);
+    for (const node& n : s.nodes)
+      if (n.parent != no_ref) has_children[n.parent] = 1;
     for (std::uint32_t n = 0; n < s.nodes.size(); ++n) {
-      if (s.nodes[n].meshes.empty()) continue;
+      if (s.nodes[n].meshes.empty() && has_children[n] != 0) continue;
       groups.emplace_back(n, s.nodes[n].meshes);
       for (const std::uint32_t m : s.nodes[n].meshes) {
         instanced += drawn[m] != 0 ? 1 : 0;
@@ -302,6 +313,10 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
     for (std::uint32_t m = 0; m < s.meshes.size(); ++m)
       if (drawn[m] == 0) loose.push_back(m);
     if (!loose.empty()) groups.emplace_back(no_ref, std::move(loose));
+    std::uint64_t grouping = 0;
+    for (std::uint32_t n = 0; n < s.nodes.size(); ++n) grouping += s.nodes[n].meshes.empty() && has_children[n] != 0 ? 1 : 0;
+    report.info("nodes that only group others", "", "no mesh group: their transforms are in the meshes below them",
+                grouping);
     report.changed("instanced meshes", "", "a mesh drawn by several nodes is written once per drawing", instanced);
   }
   UNTOLD_TRY(too_many("mesh groups", groups.size()));
@@ -313,7 +328,7 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
   std::set<std::string> group_keys;
   u::property mesh_groups = u::make_element();
   std::vector<std::uint32_t> base_groups;
-  float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};  // render bounds, in Pragma units
   bool any_vertex = false;
   std::uint64_t baked = 0, skinned_placed = 0, lost_skins = 0, unrolled = 0, zero_streams = 0, colours = 0, morphs = 0,
                 lods = 0, skipped = 0, no_material = 0;
@@ -385,12 +400,13 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
         float pos[3];
         for (int c = 0; c < 3; ++c)
           pos[c] = place ? to_world[c] * q[0] + to_world[4 + c] * q[1] + to_world[8 + c] * q[2] + to_world[12 + c] : q[c];
+        for (float& c : pos) c = units(c);
         for (int c = 0; c < 3; ++c) {
           lo[c] = any_vertex ? std::min(lo[c], pos[c]) : pos[c];
           hi[c] = any_vertex ? std::max(hi[c], pos[c]) : pos[c];
         }
         any_vertex = true;
-        u::store_value(p, u::vec3{units(pos[0]), units(pos[1]), units(pos[2])});
+        u::store_value(p, u::vec3{pos[0], pos[1], pos[2]});
         if (!m.uv0.empty()) u::store_value(p + 12, u::vec2{m.uv0[2 * i], m.uv0[2 * i + 1]});
         const auto direction = [&](const float* d, bool normal) {
           float r[3];
@@ -599,8 +615,8 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
   model.add("materialPaths", u::make_array_of(u::type::string, {}));
   model.add("materials", u::make_array_of(u::type::string, std::move(material_names)));
   u::property bounds = u::make_element();
-  bounds.add("min", u::make_value(u::vec3{units(lo[0]), units(lo[1]), units(lo[2])}));
-  bounds.add("max", u::make_value(u::vec3{units(hi[0]), units(hi[1]), units(hi[2])}));
+  bounds.add("min", u::make_value(u::vec3{lo[0], lo[1], lo[2]}));  // Pragma units already
+  bounds.add("max", u::make_value(u::vec3{hi[0], hi[1], hi[2]}));
   model.add("render", u::make_element()).add("bounds", std::move(bounds));
   u::property skeleton_data = u::make_element();
   skeleton_data.add("bones", std::move(bones_element));
@@ -612,6 +628,9 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
   if (!s.animations.empty()) model.add("animations", std::move(clips));
   model.add("meshGroups", std::move(mesh_groups));
   report.changed("units", "", "metres written as Pragma units (/ " + std::to_string(unit) + ")", unit != 1.0f ? 1 : 0);
+  report.changed("unit conversion", "",
+                 "no Pragma float scales back to these values exactly: the nearest is written (within a float step)",
+                 inexact);
 
   u::write_options wo;
   wo.limits = options.limits;
