@@ -5,7 +5,7 @@
 // invert the importer's scaling exactly; what PMDL cannot hold is reported.
 //
 // Regenerate the golden file (only after a deliberate change of the writer) with
-//   UNTOLD_WRITE_GOLDEN=1 ./untold_udm_tests -tc='to_pmdl: golden*'
+//   UNTOLD_WRITE_GOLDEN=1 ./untold_udm_tests -tc='to_pmdl: deterministic*'
 #include "udm_support.hpp"
 
 #include <algorithm>

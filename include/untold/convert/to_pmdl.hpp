@@ -458,7 +458,7 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
         if (!set) return set.error();
         uv_sets.add("uv" + std::to_string(k + 1), std::move(*set));
       }
-      data.add("uvSets", std::move(uv_sets));
+      if (!sets.empty()) data.add("uvSets", std::move(uv_sets));  // Pragma writes no empty uvSets
       if (skinned) {
         const std::vector<std::uint32_t>& palette = s.skins[m.skin].joints;
         const std::uint64_t weight_bytes = product(v, weight_layout.size());
