@@ -46,6 +46,17 @@ std::vector<std::array<std::uint32_t, 4>> influences(const convert::scene& s, co
   return out;
 }
 
+/// Parses `f` as the strict reader and pmdl_from_document do (both must
+/// accept it) and hands the document and the model to `check`.
+template <class Check>
+void with_model(const bytes& f, Check&& check) {
+  auto doc = u::open_document(f);
+  REQUIRE_MESSAGE(doc, (doc ? "" : doc.error().describe()));
+  auto model = u::pmdl_from_document(*doc);
+  REQUIRE_MESSAGE(model, (model ? "" : model.error().describe()));
+  check(*doc, *model);
+}
+
 bool mentions(const convert::conversion_report& r, std::string_view what) {
   return std::any_of(r.entries.begin(), r.entries.end(), [&](const convert::report_entry& e) { return e.what == what; });
 }
@@ -154,13 +165,11 @@ TEST_CASE("to_pmdl: PMDL -> scene -> PMDL -> scene keeps the model, on every sam
     convert::conversion_report report;
     const bytes written = write(first, report);
     // What Pragma's loader needs: a PMDL whose parts the strict reader accepts.
-    auto doc = u::open_document(written);
-    REQUIRE(doc);
-    CHECK(doc->asset_type() == "PMDL");
-    auto model = u::pmdl_from_document(*doc);
-    REQUIRE(model);
-    CHECK(model->sub_meshes.size() == first.meshes.size());
-    for (const u::pmdl_sub_mesh& s : model->sub_meshes) CHECK(s.index_type == u::type::uint16);
+    with_model(written, [&](const u::document& doc, const u::pmdl_model& model) {
+      CHECK(doc.asset_type() == "PMDL");
+      CHECK(model.sub_meshes.size() == first.meshes.size());
+      for (const u::pmdl_sub_mesh& s : model.sub_meshes) CHECK(s.index_type == u::type::uint16);
+    });
     const convert::scene second = import(written);
     check_same_model(first, second);
     // And again: the second scene writes the same bytes.
@@ -250,13 +259,11 @@ TEST_CASE("to_pmdl: 16-bit indices where they fit, 32-bit beyond") {
     s.meshes.push_back(m);
     convert::conversion_report report;
     const bytes f = write(s, report);
-    auto doc = u::open_document(f);
-    REQUIRE(doc);
-    auto model = u::pmdl_from_document(*doc);
-    REQUIRE(model);
-    CHECK(model->sub_meshes[0].index_type == (vertices <= 65536 ? u::type::uint16 : u::type::uint32));
+    with_model(f, [&](const u::document&, const u::pmdl_model& model) {
+      CHECK(model.sub_meshes[0].index_type == (vertices <= 65536 ? u::type::uint16 : u::type::uint32));
+      CHECK(model.group_names[0] == "default");  // a mesh no node draws
+    });
     CHECK(import(f).meshes[0].indices == m.indices);
-    CHECK(model->group_names[0] == "default");  // a mesh no node draws
   }
 }
 
@@ -330,17 +337,15 @@ TEST_CASE("to_pmdl: keys are unique, at most 255 bytes, never empty; a bad unit 
   s.skeletons.push_back(sk);
   convert::conversion_report report;
   const bytes f = write(s, report);
-  auto doc = u::open_document(f);
-  REQUIRE(doc);
-  auto model = u::pmdl_from_document(*doc);
-  REQUIRE(model);
-  REQUIRE(model->group_names.size() == 3);
-  CHECK(model->group_names[1] == "triangle_1");
-  CHECK(model->group_names[2].size() == 255);
-  REQUIRE(model->bones.size() == 3);
-  CHECK(model->bones[0].name == "bone0");
-  CHECK(model->bones[1].name == "b");
-  CHECK(model->bones[2].name == "b_1");
+  with_model(f, [](const u::document&, const u::pmdl_model& model) {
+    REQUIRE(model.group_names.size() == 3);
+    CHECK(model.group_names[1] == "triangle_1");
+    CHECK(model.group_names[2].size() == 255);
+    REQUIRE(model.bones.size() == 3);
+    CHECK(model.bones[0].name == "bone0");
+    CHECK(model.bones[1].name == "b");
+    CHECK(model.bones[2].name == "b_1");
+  });
   CHECK(reported(report, convert::report_entry::kind::changed, "names", 4));
   CHECK(reported(report, convert::report_entry::kind::changed, "instanced meshes", 2));
 

@@ -198,12 +198,7 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
   std::uint64_t renamed = 0;
 
   // ---- the skeleton: the first skinned mesh's, else the first --------------------------
-  std::uint32_t skeleton_index = s.skeletons.empty() ? no_ref : 0;
-  for (const mesh& m : s.meshes)
-    if (m.skin != no_ref) {
-      skeleton_index = s.skins[m.skin].skeleton;
-      break;
-    }
+  const std::uint32_t skeleton_index = detail::primary_skeleton(s);
   report.dropped("skeletons", "", "a PMDL holds one skeleton", s.skeletons.size() - (skeleton_index == no_ref ? 0 : 1));
   u::property bones_element = u::make_element();
   if (skeleton_index == no_ref) {
@@ -289,11 +284,7 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
   report.dropped("textures", "", "referenced from .pmat material files, which are not written", s.textures.size());
 
   // ---- node world transforms, parents first (validate_model proved the order) ------------
-  std::vector<mat4> world(s.nodes.size());
-  for (std::size_t i = 0; i < s.nodes.size(); ++i) {
-    const mat4 local = s.nodes[i].local.matrix();
-    world[i] = s.nodes[i].parent == no_ref ? local : multiply(world[s.nodes[i].parent], local);
-  }
+  const std::vector<mat4> world = detail::world_transforms(s);
   // Groups: (node or no_ref, its meshes), in node order: nodes that draw
   // meshes and leaves (an empty group keeps its name), then the meshes no
   // node draws.
@@ -355,9 +346,7 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
       skinned_placed += node_index != no_ref && skinned && world[node_index] != identity_matrix ? 1 : 0;
       const mat4& to_world = place ? world[node_index] : identity_matrix;
       const mat4 normal_matrix = inverse_affine(to_world);  // normals: its transpose, read by rows
-      const float det = to_world[0] * (to_world[5] * to_world[10] - to_world[9] * to_world[6]) -
-                        to_world[4] * (to_world[1] * to_world[10] - to_world[9] * to_world[2]) +
-                        to_world[8] * (to_world[1] * to_world[6] - to_world[5] * to_world[2]);
+      const float det = detail::linear_determinant(to_world);
       const bool flip = place && det < 0;  // a mirroring transform turns the fronts around
       zero_streams += (m.normals.empty() ? 1 : 0) + (m.uv0.empty() ? 1 : 0) + (m.tangents.empty() ? 1 : 0);
       colours += m.colors.empty() ? 0 : 1;
