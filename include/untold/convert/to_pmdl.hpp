@@ -67,6 +67,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <span>
 #include <string>
@@ -108,11 +109,17 @@ namespace detail {
   return s;
 }
 
-/// `name` as a UDM key no other in `taken` has: NULs removed, cut to 255
+/// The keys of one UDM element being written, and the next "_N" suffix to
+/// try per base name (so n equal names cost n lookups, not n^2).
+struct key_set {
+  std::set<std::string> taken;
+  std::map<std::string, std::uint64_t> next_suffix;
+};
+
+/// `name` as a UDM key no other in `keys` has: NULs removed, cut to 255
 /// bytes at a UTF-8 boundary, `fallback` when empty, "_N" appended while it
-/// is taken. Adds it to `taken`; counts a key that differs from `name`.
-inline std::string unique_key(std::string_view name, std::string_view fallback, std::set<std::string>& taken,
-                              std::uint64_t& renamed) {
+/// is taken. Adds it to `keys`; counts a key that differs from `name`.
+inline std::string unique_key(std::string_view name, std::string_view fallback, key_set& keys, std::uint64_t& renamed) {
   std::string base;
   for (const char c : name)
     if (c != '\0') base.push_back(c);
@@ -125,12 +132,15 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
     return s;
   };
   std::string key = cut(base, 255);
-  for (std::uint64_t n = 1; taken.count(key) != 0; ++n) {
-    const std::string suffix = "_" + std::to_string(n);
-    key = cut(base, 255 - suffix.size()) + suffix;
+  if (keys.taken.count(key) != 0) {
+    std::uint64_t& n = keys.next_suffix[base];
+    do {
+      const std::string suffix = "_" + std::to_string(++n);
+      key = cut(base, 255 - suffix.size()) + suffix;
+    } while (keys.taken.count(key) != 0);
   }
   renamed += key != name ? 1 : 0;
-  taken.insert(key);
+  keys.taken.insert(key);
   return key;
 }
 
@@ -240,7 +250,7 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
           break;
         }
     }
-    std::set<std::string> taken;
+    detail::key_set taken;
     std::vector<std::string> names(n);
     for (std::uint32_t j = 0; j < n; ++j) names[j] = detail::unique_key(sk.joints[j].name, "bone" + std::to_string(j), taken, renamed);
     // Children have higher positions than their parents: build from the last joint back.
@@ -319,7 +329,7 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
   const u::struct_layout vertex_layout{{u::type::vector3, u::type::vector2, u::type::vector3, u::type::vector4},
                                        {"pos", "uv", "n", "t"}};
   const u::struct_layout weight_layout{{u::type::vector4i, u::type::vector4}, {"id", "w"}};
-  std::set<std::string> group_keys;
+  detail::key_set group_keys;
   u::property mesh_groups = u::make_element();
   std::vector<std::uint32_t> base_groups;
   float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};  // render bounds, in Pragma units
@@ -499,30 +509,45 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
 
   // ---- animations: one PANI clip each ------------------------------------------------------
   u::property clips = u::make_element();
-  std::set<std::string> clip_keys;
-  const std::size_t bone_count = skeleton_index == no_ref ? 0 : s.skeletons[skeleton_index].joints.size();
+  detail::key_set clip_keys;
   UNTOLD_TRY(too_many("animations", s.animations.size()));
   for (std::size_t ai = 0; ai < s.animations.size(); ++ai) {
     const animation& a = s.animations[ai];
     const std::string where = std::string("clip '").append(a.name).append("'");
     std::uint64_t weight_channels = 0, node_channels = 0, other_skeleton = 0, duplicates = 0, step = 0, cubic = 0,
                   wide = 0;
-    // Channels per bone and path, in bone order (deterministic).
+    // The channels this clip keeps, ordered by (bone, path) (deterministic;
+    // a stable sort keeps the first of a duplicate first). Sorting, not a
+    // per-bone table: clips x bones would not be linear.
+    struct slot_channel {
+      std::uint32_t joint;
+      std::uint32_t slot;  // 0 position, 1 rotation, 2 scale
+      const animation_channel* channel;
+    };
     UNTOLD_TRY(visit(a.channels.size(), "animation channels"));
-    UNTOLD_TRY(hold(product(bone_count, 3 * sizeof(void*)), "animation channels"));
-    std::vector<std::array<const animation_channel*, 3>> per_bone(bone_count, {nullptr, nullptr, nullptr});
-    std::vector<const animation_channel*> kept;
+    UNTOLD_TRY(hold(product(a.channels.size(), 2 * sizeof(slot_channel)), "animation channels"));
+    std::vector<slot_channel> sorted;
     for (const animation_channel& c : a.channels) {
       if (c.path == anim_path::weights) { ++weight_channels; continue; }
       if (c.skeleton == no_ref) { ++node_channels; continue; }
       if (c.skeleton != skeleton_index) { ++other_skeleton; continue; }
       if (c.joint > 0xFFFF) { ++wide; continue; }
-      const std::size_t slot = c.path == anim_path::translation ? 0 : c.path == anim_path::rotation ? 1 : 2;
-      if (per_bone[c.joint][slot] != nullptr) { ++duplicates; continue; }
-      per_bone[c.joint][slot] = &c;
-      kept.push_back(&c);
-      step += c.interp == interpolation::step ? 1 : 0;
-      cubic += c.interp == interpolation::cubic_spline ? 1 : 0;
+      sorted.push_back({c.joint, c.path == anim_path::translation ? 0u : c.path == anim_path::rotation ? 1u : 2u, &c});
+    }
+    std::stable_sort(sorted.begin(), sorted.end(), [](const slot_channel& l, const slot_channel& r) {
+      return std::pair(l.joint, l.slot) < std::pair(r.joint, r.slot);
+    });
+    std::vector<slot_channel> kept_slots;
+    std::vector<const animation_channel*> kept;
+    for (const slot_channel& c : sorted) {
+      if (!kept_slots.empty() && kept_slots.back().joint == c.joint && kept_slots.back().slot == c.slot) {
+        ++duplicates;
+        continue;
+      }
+      kept_slots.push_back(c);
+      kept.push_back(c.channel);
+      step += c.channel->interp == interpolation::step ? 1 : 0;
+      cubic += c.channel->interp == interpolation::cubic_spline ? 1 : 0;
     }
     float duration = a.duration;
     for (const animation_channel* c : kept)
@@ -534,42 +559,39 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
                    "Pragma plays clips as frames: keys off a frame grid of up to 255 fps are sampled at 30 fps",
                    fps == 0 ? 1 : 0);
     if (fps == 0) fps = 30;
-    std::vector<std::uint16_t> set;
+    std::vector<std::uint16_t> set;  // the animated bones; node n is set[n]
     std::vector<u::property> channels;
     const char* const property_names[3] = {"position", "rotation", "scale"};
-    for (std::size_t b = 0; b < per_bone.size(); ++b) {
-      if (per_bone[b][0] == nullptr && per_bone[b][1] == nullptr && per_bone[b][2] == nullptr) continue;
-      const auto node = static_cast<std::uint16_t>(set.size());
-      set.push_back(static_cast<std::uint16_t>(b));
-      for (std::size_t slot = 0; slot < 3; ++slot) {
-        const animation_channel* c = per_bone[b][slot];
-        if (c == nullptr) continue;
-        const std::size_t width = slot == 1 ? 4 : 3;
-        const std::size_t stride = width * (c->interp == interpolation::cubic_spline ? 3 : 1);
-        const std::size_t skip = c->interp == interpolation::cubic_spline ? width : 0;
-        UNTOLD_TRY(too_many("animation keys", c->times.size()));
-        UNTOLD_TRY(hold(product(c->times.size(), 2 * (width + 1) * sizeof(float)), "animation keys"));
-        u::property ch = u::make_element();
-        ch.add("node", u::make_value<std::uint16_t>(node));
-        ch.add("property", u::make_string(property_names[slot]));
-        ch.add("times", u::make_array<float>(c->times));
-        if (slot == 1) {
-          std::vector<u::quat> q(c->times.size());
-          for (std::size_t k = 0; k < q.size(); ++k) {
-            const float* x = c->values.data() + k * stride + skip;
-            q[k] = {x[0], x[1], x[2], x[3]};
-          }
-          ch.add("values", u::make_array<u::quat>(q));
-        } else {
-          std::vector<u::vec3> v3(c->times.size());
-          for (std::size_t k = 0; k < v3.size(); ++k) {
-            const float* x = c->values.data() + k * stride + skip;
-            v3[k] = slot == 0 ? u::vec3{units(x[0]), units(x[1]), units(x[2])} : u::vec3{x[0], x[1], x[2]};
-          }
-          ch.add("values", u::make_array<u::vec3>(v3));
+    for (const slot_channel& sc : kept_slots) {
+      if (set.empty() || set.back() != sc.joint) set.push_back(static_cast<std::uint16_t>(sc.joint));
+      const auto node = static_cast<std::uint16_t>(set.size() - 1);
+      const std::size_t slot = sc.slot;
+      const animation_channel* c = sc.channel;
+      const std::size_t width = slot == 1 ? 4 : 3;
+      const std::size_t stride = width * (c->interp == interpolation::cubic_spline ? 3 : 1);
+      const std::size_t skip = c->interp == interpolation::cubic_spline ? width : 0;
+      UNTOLD_TRY(too_many("animation keys", c->times.size()));
+      UNTOLD_TRY(hold(product(c->times.size(), 2 * (width + 1) * sizeof(float)), "animation keys"));
+      u::property ch = u::make_element();
+      ch.add("node", u::make_value<std::uint16_t>(node));
+      ch.add("property", u::make_string(property_names[slot]));
+      ch.add("times", u::make_array<float>(c->times));
+      if (slot == 1) {
+        std::vector<u::quat> q(c->times.size());
+        for (std::size_t k = 0; k < q.size(); ++k) {
+          const float* x = c->values.data() + k * stride + skip;
+          q[k] = {x[0], x[1], x[2], x[3]};
         }
-        channels.push_back(std::move(ch));
+        ch.add("values", u::make_array<u::quat>(q));
+      } else {
+        std::vector<u::vec3> v3(c->times.size());
+        for (std::size_t k = 0; k < v3.size(); ++k) {
+          const float* x = c->values.data() + k * stride + skip;
+          v3[k] = slot == 0 ? u::vec3{units(x[0]), units(x[1]), units(x[2])} : u::vec3{x[0], x[1], x[2]};
+        }
+        ch.add("values", u::make_array<u::vec3>(v3));
       }
+      channels.push_back(std::move(ch));
     }
     report.dropped("morph weight channels", where, "a PMDL clip drives bones (Pragma's flex animations are not written)",
                    weight_channels);
@@ -593,7 +615,9 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
     clip.add("index", u::make_value<std::uint32_t>(static_cast<std::uint32_t>(ai)));
     clips.add(detail::unique_key(a.name, "animation" + std::to_string(ai), clip_keys, renamed), std::move(clip));
   }
-  report.changed("names", "", "UDM keys are unique within their element, at most 255 bytes, without NULs, never empty",
+  report.changed("names", "",
+                 "UDM keys (groups, bones, clips) are unique within their element, at most 255 bytes, without NULs; "
+                 "empty names (materials too) get one",
                  renamed);
 
   // ---- the model --------------------------------------------------------------------------
