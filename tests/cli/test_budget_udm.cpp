@@ -366,6 +366,8 @@ TEST_CASE("budget: PMDL models under info, validate --deep, dump, cook and udm c
        {"cook", [](const fs::path& in, const fs::path& out) { return cook(in, out); }, bound(12, 3, 16 * 1024)},
        {"convert to .glb", [](const fs::path& in, const fs::path& out) { return convert(in, out, "model.glb"); },
         bound(24, 6, 64 * 1024)},
+       {"convert to .pmdl_b", [](const fs::path& in, const fs::path& out) { return convert(in, out, "model.pmdl_b"); },
+        bound(24, 6, 64 * 1024)},
        {"udm convert --to ascii", [](const fs::path& in, const fs::path& out) { return convert_to("ascii", in, out); },
         bound(12, 3)}});
   // Urho3D refuses a skin palette of more than 256 bones (the 100x model

@@ -232,5 +232,96 @@ inline u::property every_type_tree() {
   return u::make_asset("TEST", 3, std::move(data));
 }
 
+/// A skinned PMDL built with the writer: 2 groups, a 3-bone chain stored
+/// out of index order, uint32 indices, two extra uv sets.
+inline u::property skinned_model() {
+  u::struct_layout vl{{u::type::vector3, u::type::vector2, u::type::vector3, u::type::vector4}, {"pos", "uv", "n", "t"}};
+  std::vector<std::byte> verts(4 * vl.size());
+  const u::vec3 pos[4] = {{0, 0, 0}, {40, 0, 0}, {0, 40, 0}, {40, 40, 0}};
+  for (int i = 0; i < 4; ++i) {
+    std::byte* v = verts.data() + i * vl.size();
+    u::store_value(v, pos[i]);
+    u::store_value(v + 12, u::vec2{pos[i].x / 40, pos[i].y / 40});
+    u::store_value(v + 20, u::vec3{0, 0, 1});
+    u::store_value(v + 32, u::vec4{1, 0, 0, -1});
+  }
+  u::struct_layout wl{{u::type::vector4i, u::type::vector4}, {"id", "w"}};
+  std::vector<std::byte> weights(4 * wl.size());
+  for (int i = 0; i < 4; ++i) {
+    u::store_value(weights.data() + i * wl.size(), u::vec4i{i % 3, 2, -1, -1});
+    u::store_value(weights.data() + i * wl.size() + 16, u::vec4{0.75f, 0.25f, 0, 0});
+  }
+  const std::vector<std::uint32_t> idx{0, 1, 2, 2, 1, 3};
+  const std::vector<u::vec2> uvs(4, u::vec2{0.5f, 0.25f});
+  auto sub_mesh = [&](std::uint32_t skin_material) {
+    u::property d = u::make_element();
+    d.add("vertices", u::compress_array(u::make_struct_array(vl, 4, verts)).value());
+    d.add("indices", u::compress_array(u::make_array<std::uint32_t>(idx)).value());
+    d.add("vertexWeights", u::make_struct_array(wl, 4, weights));
+    u::property sets = u::make_element();
+    sets.add("lightmap", u::make_array<u::vec2>(uvs));
+    sets.add("detail", u::make_array<u::vec2>(uvs));
+    d.add("uvSets", std::move(sets));
+    d.add("geometryType", u::make_string("Triangles"));
+    d.add("skinMaterialIndex", u::make_value<std::uint32_t>(skin_material));
+    d.add("pose", u::make_value(u::scaled_transform{}));
+    return u::make_asset("PMESH", 1, std::move(d));
+  };
+  auto group = [&](std::uint32_t skin_material) {
+    u::property g = u::make_element();
+    g.add("index", u::make_value<std::uint32_t>(0));
+    u::property mesh = u::make_element();
+    mesh.add("subMeshes", u::make_array_of(u::type::element, {sub_mesh(skin_material)}));
+    g.add("meshes", u::make_array_of(u::type::element, {std::move(mesh)}));
+    return g;
+  };
+  // Bones: root (index 2) -> arm (index 0) -> hand (index 1), each 40 units along x.
+  auto bone = [](std::uint32_t index, float x) {
+    u::property b = u::make_element();
+    b.add("index", u::make_value(index));
+    b.add("pose", u::make_value(u::scaled_transform{{x, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}));
+    return b;
+  };
+  u::property hand = bone(1, 40);
+  u::property arm = bone(0, 40);
+  arm.add("children", u::make_element()).add("hand", std::move(hand));
+  u::property root = bone(2, 0);
+  root.add("children", u::make_element()).add("arm", std::move(arm));
+  u::property bones = u::make_element();
+  bones.add("root", std::move(root));
+  u::property skel_data = u::make_element();
+  skel_data.add("bones", std::move(bones));
+
+  u::property data = u::make_element();
+  data.add("materials", u::make_array_of(u::type::string, {u::make_string("skin"), u::make_string("metal")}));
+  u::property skin = u::make_element();
+  skin.add("materials", u::make_array<std::uint32_t>(std::vector<std::uint32_t>{1, 0}));
+  data.add("skins", u::make_array_of(u::type::element, {std::move(skin)}));
+  data.add("skeleton", u::make_asset("PSKEL", 1, std::move(skel_data)));
+  // One clip: arm position (linear), hand rotation (step), one channel with no bone target.
+  auto channel = [](std::string path, std::uint8_t interpolation, u::property values) {
+    u::property c = u::make_element();
+    c.add("interpolation", u::make_value(interpolation));
+    c.add("targetPath", u::make_string(path));
+    c.add("times", u::compress_array(u::make_array<float>(std::vector<float>{0.0f, 0.5f})).value());
+    c.add("values", u::compress_array(values).value());
+    return c;
+  };
+  std::vector<u::property> channels;
+  channels.push_back(channel("bone/arm/position", 0, u::make_array<u::vec3>(std::vector<u::vec3>{{0, 0, 0}, {40, 0, 0}})));
+  channels.push_back(channel("bone/hand/rotation", 1, u::make_array<u::quat>(std::vector<u::quat>{{0, 0, 0, 1}, {0, 1, 0, 0}})));
+  channels.push_back(channel("flexes/smile", 0, u::make_array<float>(std::vector<float>{0, 1})));
+  u::property anim_data = u::make_element();
+  anim_data.add("duration", u::make_value(0.5f));
+  anim_data.add("channels", u::compress_array(u::make_array_of(u::type::element, std::move(channels))).value());
+  u::property anims = u::make_element();
+  anims.add("wave", u::make_asset("PANI", 1, std::move(anim_data)));
+  data.add("animations", std::move(anims));
+  u::property groups = u::make_element();
+  groups.add("body", group(0));
+  groups.add("head", group(1));
+  data.add("meshGroups", std::move(groups));
+  return u::make_asset("PMDL", 1, std::move(data));
+}
 
 }  // namespace udm_test

@@ -32,8 +32,8 @@ int run_convert(const convert_args& args, const common_flags& flags) {
   if (!target) {
     code = exit_usage;
     r.error = args.to.empty() ? quote_path(args.output) + ": no known output format by its extension "
-                                                          "(.untold, .mdl, .glb, .gltf, .hmesh); --to names one"
-                              : "--to " + escaped(args.to) + ": not a format convert writes (untold, urho3d, glb, gltf, assetc)";
+                                                          "(.untold, .mdl, .glb, .gltf, .hmesh, .pmdl_b); --to names one"
+                              : "--to " + escaped(args.to) + ": not a format convert writes (untold, urho3d, glb, gltf, assetc, pmdl)";
   } else if (!dir.empty() && !fs::is_directory(dir, ec) && !(args.mkdir && fs::create_directories(dir, ec))) {
     code = exit_io;
     r.error = "cannot write " + quote_path(args.output) + ": directory " + quote_path(dir.string()) +
@@ -80,7 +80,7 @@ void add_convert_command(CLI::App& app, context& ctx) {
   cmd->add_option("INPUT", a->input, "model file (its format is known by its first bytes, else assimp reads it)")
       ->required();
   cmd->add_option("OUTPUT", a->output, "output file; its extension names the format unless --to does")->required();
-  cmd->add_option("--to", a->to, "output format: untold, urho3d, glb, gltf, assetc");
+  cmd->add_option("--to", a->to, "output format: untold, urho3d, glb, gltf, assetc, pmdl");
   cmd->add_option("--animations", a->animations, "animation clip files for formats that keep them apart (Urho3D .ani)")
       ->expected(1, -1);
   cmd->add_flag("--strict", a->strict, "fail (exit 1, nothing written) when the conversion drops anything");

@@ -9,6 +9,7 @@
 
 #include <untold/budget.hpp>
 #include <untold/convert/from_untold.hpp>
+#include <untold/convert/to_pmdl.hpp>
 #include <untold/convert/to_untold.hpp>
 #include <untold/convert/to_urho3d.hpp>
 #include <untold/reader.hpp>
@@ -62,6 +63,7 @@ std::string_view name(convert_target t) noexcept {
     case convert_target::glb: return "glb";
     case convert_target::gltf: return "gltf";
     case convert_target::assetc: return "assetc";
+    case convert_target::pmdl: return "pmdl";
   }
   return "unknown";
 }
@@ -72,6 +74,7 @@ std::optional<convert_target> convert_target_named(std::string_view name) noexce
   if (name == "glb") return convert_target::glb;
   if (name == "gltf") return convert_target::gltf;
   if (name == "assetc" || name == "hmesh") return convert_target::assetc;
+  if (name == "pmdl") return convert_target::pmdl;
   return std::nullopt;
 }
 
@@ -82,6 +85,7 @@ std::optional<convert_target> convert_target_of(const fs::path& output) {
   if (e == ".glb") return convert_target::glb;
   if (e == ".gltf") return convert_target::gltf;
   if (e == ".hmesh") return convert_target::assetc;
+  if (e == ".pmdl_b") return convert_target::pmdl;
   return std::nullopt;
 }
 
@@ -204,6 +208,12 @@ cook_report convert_file(const convert_options& options) {
       auto out = assetc_convert_outputs(s, options.input, options.output, options.limits, budget, r.conversion);
       if (!out) return fail(quote_path(options.input.string()) + ": cannot convert: " + out.error().describe());
       for (auto& file : *out) outputs.push_back(std::move(file));
+      break;
+    }
+    case convert_target::pmdl: {
+      auto out = to_pmdl(s, {.limits = options.limits, .budget = &budget}, r.conversion);
+      if (!out) return fail(quote_path(options.input.string()) + ": cannot convert: " + out.error().describe());
+      outputs.emplace_back(options.output, std::move(*out));
       break;
     }
   }

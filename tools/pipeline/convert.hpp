@@ -13,10 +13,11 @@
 // PMDL), else assimp by path (glTF, OBJ, FBX, ...). Targets: .untold (as
 // `cook` writes it), Urho3D (.mdl, an .ani per clip, the material list
 // OUT.txt that Urho3D's StaticModel::ApplyMaterialList reads), glTF 2.0
-// (.glb, or .gltf + .bin) and assetc (.hmesh + .hmat, .hanim, .hman and
-// KTX2 textures: format_assetc.hpp's assetc_convert_outputs). Every
-// writer's output is read back by the library's strict reader before it is
-// written (to_untold, to_urho3d, to_assetc and the glTF writer do it). One budget (untold/budget.hpp) per run, from the
+// (.glb, or .gltf + .bin), assetc (.hmesh + .hmat, .hanim, .hman and KTX2
+// textures: format_assetc.hpp's assetc_convert_outputs) and Pragma (.pmdl_b,
+// convert::to_pmdl). Every writer's output is read back by the library's
+// strict reader before it is written (to_untold, to_urho3d, to_assetc,
+// to_pmdl and the glTF writer do it). One budget (untold/budget.hpp) per run, from the
 // limits and the inputs' sizes, is shared by the importer and the writer.
 #pragma once
 
@@ -33,13 +34,13 @@
 
 namespace untold::tools {
 
-enum class convert_target : std::uint8_t { untold, urho3d, glb, gltf, assetc };
+enum class convert_target : std::uint8_t { untold, urho3d, glb, gltf, assetc, pmdl };
 
-/// "untold", "urho3d", "glb", "gltf", "assetc".
+/// "untold", "urho3d", "glb", "gltf", "assetc", "pmdl".
 [[nodiscard]] std::string_view name(convert_target t) noexcept;
-/// The target a --to value names ("untold", "urho3d" or "mdl", "glb", "gltf", "assetc" or "hmesh"), or nullopt.
+/// The target a --to value names ("untold", "urho3d" or "mdl", "glb", "gltf", "assetc" or "hmesh", "pmdl"), or nullopt.
 [[nodiscard]] std::optional<convert_target> convert_target_named(std::string_view name) noexcept;
-/// The target an output path's extension names (.untold, .mdl, .glb, .gltf, .hmesh), or nullopt.
+/// The target an output path's extension names (.untold, .mdl, .glb, .gltf, .hmesh, .pmdl_b), or nullopt.
 [[nodiscard]] std::optional<convert_target> convert_target_of(const std::filesystem::path& output);
 
 struct convert_options {

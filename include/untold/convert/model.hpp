@@ -32,6 +32,7 @@
 #include "../budget.hpp"
 #include "../error.hpp"
 #include "../format.hpp"
+#include "../matrix.hpp"
 #include "../records.hpp"
 #include "../validate.hpp"
 
@@ -350,6 +351,31 @@ namespace detail {
     default: break;
   }
   return idx;
+}
+
+/// The skeleton a one-skeleton format writes: the first skinned mesh's,
+/// else the first, else no_ref. Precondition: validate_model(s) succeeded.
+[[nodiscard]] inline std::uint32_t primary_skeleton(const scene& s) noexcept {
+  for (const mesh& m : s.meshes)
+    if (m.skin != no_ref) return s.skins[m.skin].skeleton;
+  return s.skeletons.empty() ? no_ref : 0;
+}
+
+/// Every node's world transform (parents come first: validate_model proved
+/// it). Precondition: validate_model(s) succeeded.
+[[nodiscard]] inline std::vector<mat4> world_transforms(const scene& s) {
+  std::vector<mat4> world(s.nodes.size());
+  for (std::size_t i = 0; i < s.nodes.size(); ++i) {
+    const mat4 local = s.nodes[i].local.matrix();
+    world[i] = s.nodes[i].parent == no_ref ? local : multiply(world[s.nodes[i].parent], local);
+  }
+  return world;
+}
+
+/// The determinant of m's linear part: negative for a mirroring transform,
+/// which turns triangle fronts around.
+[[nodiscard]] inline float linear_determinant(const mat4& m) noexcept {
+  return m[0] * (m[5] * m[10] - m[9] * m[6]) - m[4] * (m[1] * m[10] - m[9] * m[2]) + m[8] * (m[1] * m[6] - m[5] * m[2]);
 }
 
 }  // namespace detail

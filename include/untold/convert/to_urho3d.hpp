@@ -167,12 +167,7 @@ inline void sample(const animation_channel& c, float t, float* out) {
   };
 
   // ---- the skeleton: the first skinned mesh's, else the first --------------------------
-  std::uint32_t skeleton_index = s.skeletons.empty() ? no_ref : 0;
-  for (const mesh& m : s.meshes)
-    if (m.skin != no_ref) {
-      skeleton_index = s.skins[m.skin].skeleton;
-      break;
-    }
+  const std::uint32_t skeleton_index = detail::primary_skeleton(s);
   report.dropped("skeletons", "", "a .mdl holds one skeleton", s.skeletons.size() - (skeleton_index == no_ref ? 0 : 1));
   std::vector<std::string> bone_names;  // kept alive: urho3d::bone views them
   urho3d::model model;
@@ -209,11 +204,7 @@ inline void sample(const animation_channel& c, float t, float* out) {
   }
 
   // ---- node world transforms, parents first (validate_model proved the order) ------------
-  std::vector<mat4> world(s.nodes.size());
-  for (std::size_t i = 0; i < s.nodes.size(); ++i) {
-    const mat4 local = s.nodes[i].local.matrix();
-    world[i] = s.nodes[i].parent == no_ref ? local : multiply(world[s.nodes[i].parent], local);
-  }
+  const std::vector<mat4> world = detail::world_transforms(s);
   // Every drawing: (mesh, node or no_ref), in mesh order.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> drawings;
   {
@@ -265,9 +256,7 @@ inline void sample(const animation_channel& c, float t, float* out) {
     const bool place = ni != no_ref && !skinned && world[ni] != identity_matrix;
     const mat4 to_world = ni == no_ref ? identity_matrix : world[ni];
     const mat4 inv = inverse_affine(to_world);
-    const float det = to_world[0] * (to_world[5] * to_world[10] - to_world[9] * to_world[6]) -
-                      to_world[4] * (to_world[1] * to_world[10] - to_world[9] * to_world[2]) +
-                      to_world[8] * (to_world[1] * to_world[6] - to_world[5] * to_world[2]);
+    const float det = detail::linear_determinant(to_world);
     const bool flip = place && det < 0;
     baked += place ? 1 : 0;
     placed[d] = place ? 1 : 0;

@@ -622,10 +622,16 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
   // Channels name their bone: one table (the last bone of a name wins, as a
   // scan would), so channels x bones is never a nested loop.
   std::unordered_map<std::string_view, std::uint32_t> bone_by_name;
+  std::vector<std::uint32_t> joint_of_index;  // the file's bone index -> joint (read_bones made it a permutation)
+  constexpr std::uint64_t no_bone = ~std::uint64_t{0};
   if (!model->animations.empty()) {
-    UNTOLD_TRY(charge(model->bones.size(), 4 * sizeof(std::pair<std::string_view, std::uint32_t>), "bone names"));
-    for (std::size_t j = 0; j < model->bones.size(); ++j)
+    UNTOLD_TRY(charge(model->bones.size(), 4 * sizeof(std::pair<std::string_view, std::uint32_t>) + sizeof(std::uint32_t),
+                      "bone names"));
+    joint_of_index.resize(model->bones.size());
+    for (std::size_t j = 0; j < model->bones.size(); ++j) {
       bone_by_name.insert_or_assign(model->bones[j].name, static_cast<std::uint32_t>(j));
+      joint_of_index[model->bones[j].index] = static_cast<std::uint32_t>(j);
+    }
   }
   for (const pmdl_animation& a : model->animations) {
     const std::string clip = "animation '" + std::string(a.name) + "'";
@@ -640,27 +646,52 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
     anim.duration = a.duration;
     std::uint64_t unmapped = 0;
     UNTOLD_TRY(charge(a.channel_count, sizeof(convert::animation_channel), "animation channels"));
+    // Pragma's model clips (pragma::animation::Animation::Save) name their
+    // bones in nodes[] ({type "bone", set: UInt16 bone indices}, or one
+    // `bone`); a channel gives its node and property. Node n is the n-th
+    // bone of the sets, counted as Pragma's loader counts them.
+    std::vector<std::uint32_t> node_joint;
+    for (property_view node : a.data["nodes"]) {
+      const property_view set = node["set"];
+      const std::size_t count = set ? set.size() : 1;
+      UNTOLD_TRY(charge(count, sizeof(std::uint32_t), "animation nodes"));
+      const auto type = node["type"].as_string();
+      const bool bones = type && *type == "bone";
+      const auto ids = set.as_array<std::uint16_t>();
+      const auto one = node["bone"].as<std::uint32_t>();
+      for (std::size_t i = 0; i < count; ++i) {
+        std::uint64_t index = no_bone;
+        if (bones && set && ids) index = (*ids)[i];
+        else if (bones && !set && one) index = *one;
+        node_joint.push_back(index < joint_of_index.size() ? joint_of_index[index] : convert::no_ref);
+      }
+    }
     for (property_view ch : a.data["channels"]) {
-      auto target = ch["targetPath"].as_string();
       auto times = ch["times"].as_array<float>();
       const property_view values = ch["values"];
-      if (!target || !times || sc.skeletons.empty()) {
+      if (!times || sc.skeletons.empty()) {
         ++unmapped;
         continue;
       }
-      std::string_view path = *target;
-      if (const std::size_t colon = path.find(':'); colon != std::string_view::npos) path = path.substr(colon + 1);
-      const std::size_t last = path.rfind('/');
-      if (last == std::string_view::npos) {
-        ++unmapped;
-        continue;
-      }
-      const std::string_view what = path.substr(last + 1);
-      const std::string_view rest = path.substr(0, last);
-      const std::string_view bone = rest.substr(rest.rfind('/') == std::string_view::npos ? 0 : rest.rfind('/') + 1);
       convert::animation_channel c;
       c.skeleton = 0;
-      if (const auto it = bone_by_name.find(bone); it != bone_by_name.end()) c.joint = it->second;
+      std::string_view what;
+      if (auto target = ch["targetPath"].as_string()) {
+        std::string_view path = *target;
+        if (const std::size_t colon = path.find(':'); colon != std::string_view::npos) path = path.substr(colon + 1);
+        const std::size_t last = path.rfind('/');
+        if (last == std::string_view::npos) {
+          ++unmapped;
+          continue;
+        }
+        what = path.substr(last + 1);
+        const std::string_view rest = path.substr(0, last);
+        const std::string_view bone = rest.substr(rest.rfind('/') == std::string_view::npos ? 0 : rest.rfind('/') + 1);
+        if (const auto it = bone_by_name.find(bone); it != bone_by_name.end()) c.joint = it->second;
+      } else if (auto node = ch["node"].as<std::uint16_t>(); node && *node < node_joint.size()) {
+        if (auto property = ch["property"].as_string()) what = *property;
+        c.joint = node_joint[*node];
+      }
       const bool vec = what == "position" || what == "scale";
       const bool rot = what == "rotation";
       bool ordered = true;  // key times never decrease
