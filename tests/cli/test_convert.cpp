@@ -119,7 +119,7 @@ TEST_CASE("convert: every input format into every target, read back by the stric
     MESSAGE("skipped the glTF input: assimp-testmodels is not installed (scripts/install-deps.sh)");
   const fs::path dir = cli_test::scratch("convert_pairs");
   for (const fs::path& in : inputs) {
-    for (const char* extension : {".untold", ".mdl", ".glb", ".gltf", ".hmesh"}) {
+    for (const char* extension : {".untold", ".mdl", ".glb", ".gltf", ".hmesh", ".pmdl_b"}) {
       const fs::path out = dir / (in.stem().string() + "_" + (in.extension().string().substr(1)) + extension);
       CAPTURE(in.string());
       CAPTURE(out.string());
@@ -379,4 +379,58 @@ TEST_CASE("convert: --strict refuses a conversion that drops anything and writes
   for (const json& e : report.at("report"))
     collision = collision || (e.at("severity") == "dropped" && e.at("what") == "bone collision shapes" && e.at("count") == 52);
   CHECK(collision);
+}
+
+TEST_CASE("convert: Jack through PMDL (.mdl -> .pmdl_b -> .glb) keeps its joints, clip and counts") {
+  const fs::path mdl = test_data("urho3d/Models/Jack.mdl"), ani = test_data("urho3d/Models/Jack_Walk.ani");
+  const fs::path dir = cli_test::scratch("convert_jack_pmdl");
+  for (const auto& [in, out, animations] :
+       {std::tuple{mdl, dir / "direct.glb", std::vector<fs::path>{ani}},
+        std::tuple{mdl, dir / "jack.pmdl_b", std::vector<fs::path>{ani}},
+        std::tuple{dir / "jack.pmdl_b", dir / "via_pmdl.glb", std::vector<fs::path>{}}}) {
+    const tools::cook_report r = run_convert(in, out, animations);
+    REQUIRE_MESSAGE(r.error.empty(), r.error);
+  }
+  check_reads_back(dir / "jack.pmdl_b");
+  const json direct = glb_json(dir / "direct.glb"), via = glb_json(dir / "via_pmdl.glb");
+  // The same bones (as nodes, by name), skinned bones and triangles ...
+  const auto names = [](const json& g) {
+    std::multiset<std::string> out;
+    for (const json& n : g.at("nodes")) out.insert(n.value("name", ""));
+    return out;
+  };
+  // PMDL weights name skeleton bones (one palette per model), Urho3D one palette per geometry: the
+  // bones the skins use are the same.
+  const auto skinned_bones = [](const json& g) {
+    std::set<std::string> out;
+    for (const json& s : g.at("skins"))
+      for (const json& j : s.at("joints")) out.insert(g["nodes"][j.get<std::size_t>()].value("name", ""));
+    return out;
+  };
+  const auto indices = [](const json& g) {
+    std::uint64_t n = 0;
+    for (const json& m : g.at("meshes"))
+      for (const json& p : m.at("primitives")) n += g["accessors"][p.at("indices").get<std::size_t>()]["count"].get<std::uint64_t>();
+    return n;
+  };
+  const std::multiset<std::string> direct_names = names(direct), via_names = names(via);
+  std::size_t bones_found = 0;
+  for (const json& n : direct.at("nodes"))
+    if (n.contains("name") && via_names.count(n["name"].get<std::string>()) != 0) ++bones_found;
+  CHECK(bones_found >= 67);
+  CHECK(skinned_bones(via) == skinned_bones(direct));
+  CHECK(indices(via) == indices(direct));
+  // ... and the clip: the same channels on the same bones with the same key counts.
+  REQUIRE(via.at("animations").size() == 1);
+  const auto channels = [](const json& g) {
+    std::map<std::pair<std::string, std::string>, std::uint64_t> out;
+    const json& a = g["animations"][0];
+    for (const json& c : a.at("channels")) {
+      const std::string bone = g["nodes"][c.at("target").at("node").get<std::size_t>()].value("name", "");
+      const json& sampler = a.at("samplers")[c.at("sampler").get<std::size_t>()];
+      out[{bone, c["target"].at("path").get<std::string>()}] = g["accessors"][sampler.at("input").get<std::size_t>()]["count"];
+    }
+    return out;
+  };
+  CHECK(channels(via) == channels(direct));
 }

@@ -72,5 +72,5 @@ TEST_CASE("convert --to pmdl names the target; --strict refuses the lossy PMDL -
   CHECK(strict.exit_code == 1);
   CHECK(!fs::exists(dir / "strict.pmdl_b"));
   const run_result unknown = run_untold("convert --to pmdlx " + quoted(cube) + " " + quoted(dir / "x.pmdl_b"));
-  CHECK(unknown.err.find("(untold, urho3d, glb, gltf, pmdl)") != std::string::npos);
+  CHECK(unknown.err.find("(untold, urho3d, glb, gltf, assetc, pmdl)") != std::string::npos);
 }

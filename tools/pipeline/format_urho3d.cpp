@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 
 json floats(std::span<const float> v) {
   json a = json::array();
-  for (float f : v) a.push_back(f);
+  for (float f : v) a.push_back(float_json(f));
   return a;
 }
 
@@ -222,6 +222,8 @@ std::optional<json> animation_dump(const std::string& path, byte_span file, docu
   json head = animation_info(path, file);
   if (!head["valid"].get<bool>()) return head;
   auto a = u3::open_animation(file);
+  head.erase("tracks");  // info's counts; the dump lists them under the same names
+  head.erase("variantTracks");
   out.open(nullptr, '{');
   out.members(head);
   out.open("tracks", '[');
@@ -232,7 +234,7 @@ std::optional<json> animation_dump(const std::string& path, byte_span file, docu
     out.open("keyframes", '[');
     for (std::uint32_t k = 0; k < t.keyframe_count; ++k) {
       const u3::keyframe key = t.key(k);
-      json x{{"time", key.time}};
+      json x{{"time", float_json(key.time)}};
       if ((t.mask & u3::channel_position) != 0) x["position"] = floats(key.position);
       if ((t.mask & u3::channel_rotation) != 0) x["rotationWXYZ"] = floats(key.rotation);
       if ((t.mask & u3::channel_scale) != 0) x["scale"] = floats(key.scale);

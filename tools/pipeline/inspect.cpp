@@ -31,20 +31,11 @@ namespace {
 
 // ---- JSON building blocks ------------------------------------------------------------
 
-/// A float as the shortest decimal that reads back as the same float, so
-/// 0.7f prints as 0.7 rather than 0.699999988079071. Non-finite -> null.
-json num(float f) {
-  if (!std::isfinite(f)) return nullptr;
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, f);
-  *r.ptr = '\0';
-  return std::strtod(buf, nullptr);
-}
 
 template <std::size_t N>
 json floats(const std::array<float, N>& v) {
   json a = json::array();
-  for (const float f : v) a.push_back(num(f));
+  for (const float f : v) a.push_back(float_json(f));
   return a;
 }
 
@@ -260,16 +251,16 @@ json material_json(const asset& a, std::uint32_t row, const material_record& m) 
               {"flags", m.flags},
               {"baseColorFactor", floats(m.base_color_factor)},
               {"emissiveFactor", floats(m.emissive_factor)},
-              {"normalScale", num(m.normal_scale)},
-              {"metallicFactor", num(m.metallic_factor)},
-              {"roughnessFactor", num(m.roughness_factor)},
-              {"occlusionStrength", num(m.occlusion_strength)},
-              {"alphaCutoff", num(m.alpha_cutoff)},
+              {"normalScale", float_json(m.normal_scale)},
+              {"metallicFactor", float_json(m.metallic_factor)},
+              {"roughnessFactor", float_json(m.roughness_factor)},
+              {"occlusionStrength", float_json(m.occlusion_strength)},
+              {"alphaCutoff", float_json(m.alpha_cutoff)},
               {"alphaMode", m.alpha_mode() == alpha_mode::opaque ? json("opaque")
                             : m.alpha_mode() == alpha_mode::mask ? json("mask")
                             : m.alpha_mode() == alpha_mode::blend ? json("blend")
                                                                   : json(nullptr)},
-              {"transmissionFactor", num(m.transmission_factor)},
+              {"transmissionFactor", float_json(m.transmission_factor)},
               {"textures",
                {{"baseColor", ref(m.base_color_texture)},
                 {"normal", ref(m.normal_texture)},
@@ -280,10 +271,10 @@ json material_json(const asset& a, std::uint32_t row, const material_record& m) 
                 {"height", ref(m.height_texture)}}},
               {"roughnessChannel", channel_name(m.roughness_channel())},
               {"metallicChannel", channel_name(m.metallic_channel())},
-              {"heightScale", num(m.height_scale)},
-              {"heightMidlevel", num(m.height_midlevel)},
-              {"heightRemapMin", num(m.height_remap_min)},
-              {"heightRemapMax", num(m.height_remap_max)}};
+              {"heightScale", float_json(m.height_scale)},
+              {"heightMidlevel", float_json(m.height_midlevel)},
+              {"heightRemapMin", float_json(m.height_remap_min)},
+              {"heightRemapMax", float_json(m.height_remap_max)}};
 }
 
 json texture_json(const asset& a, std::uint32_t row, const texture_record& t) {
@@ -328,7 +319,7 @@ struct field_json_writer {
 
   template <class T>
   static json value(const T& f) {
-    if constexpr (std::is_same_v<T, float>) return num(f);
+    if constexpr (std::is_same_v<T, float>) return float_json(f);
     else if constexpr (std::is_same_v<T, aabb>) return bounds(f);
     else if constexpr (requires { std::tuple_size<T>::value; }) {
       json list = json::array();
@@ -815,6 +806,14 @@ void write_dump_text(const std::string& name, const asset& a, std::uint32_t vert
       out(s + "\n");
     }
   }
+}
+
+json float_json(float f) {
+  if (!std::isfinite(f)) return nullptr;
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, f);
+  *r.ptr = '\0';
+  return std::strtod(buf, nullptr);
 }
 
 std::string to_text(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; }

@@ -120,6 +120,10 @@ void write_dump_json(const std::string& name, const asset& a, std::uint32_t vert
 void write_dump_text(const std::string& name, const asset& a, std::uint32_t vertices, const text_sink& out);
 
 /// The JSON text the tool prints (2-space indent; invalid UTF-8 replaced).
+/// A float as the shortest decimal that reads back as the same float (0.7f
+/// prints as 0.7, not 0.699999988079071), so printed values are stable
+/// through a JSON round trip; NaN and infinity become null.
+[[nodiscard]] json float_json(float f);
 [[nodiscard]] std::string to_text(const json& j);
 
 }  // namespace untold::tools
