@@ -48,7 +48,7 @@
 
 #include "compress_spec.hpp"
 #include "cook.hpp"
-#include "import_assimp.hpp"
+#include "import_model.hpp"
 
 namespace fs = std::filesystem;
 namespace uc = untold::convert;
@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
   const uc::conversion_report& r = report.conversion;
 
   // The importer's scene (what cook converted): deterministic, so the same as cook's.
-  const auto imported = untold::tools::import_assimp(model);
+  const auto imported = untold::tools::import_model(model);
   check(static_cast<bool>(imported), "import_assimp: " + imported.error);
   if (!imported) return 1;
   const uc::scene& s = imported.scene;

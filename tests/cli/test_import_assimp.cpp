@@ -21,11 +21,11 @@
 #include <assimp/scene.h>
 
 #include "cli_support.hpp"
-#include "import_assimp.hpp"
+#include "import_model.hpp"
 
 namespace fs = std::filesystem;
 namespace uc = untold::convert;
-using untold::tools::import_assimp;
+using untold::tools::import_model;
 
 namespace {
 
@@ -61,7 +61,7 @@ TEST_CASE("import_assimp: counts match assimp's scene on glTF, OBJ, Collada and 
                           "Collada/box_nested_animation.dae", "FBX/animation_with_skeleton.fbx"}) {
     CAPTURE(rel);
     const fs::path p = cli_test::assimp_model(rel);
-    const auto r = import_assimp(p);
+    const auto r = import_model(p);
     REQUIRE_MESSAGE(r, r.error);
     reference ref(p);
     REQUIRE(ref.scene != nullptr);
@@ -109,7 +109,7 @@ TEST_CASE("import_assimp: counts match assimp's scene on glTF, OBJ, Collada and 
 }
 
 TEST_CASE("import_assimp: a skinned, animated glTF (simple_skin)") {
-  const auto r = import_assimp(cli_test::assimp_model("glTF2/simple_skin/simple_skin.gltf"));
+  const auto r = import_model(cli_test::assimp_model("glTF2/simple_skin/simple_skin.gltf"));
   REQUIRE_MESSAGE(r, r.error);
   const uc::scene& s = r.scene;
   CHECK(r.gltf);
@@ -141,7 +141,7 @@ TEST_CASE("import_assimp: a skinned, animated glTF (simple_skin)") {
 }
 
 TEST_CASE("import_assimp: morph targets and weight channels (AnimatedMorphCube)") {
-  const auto r = import_assimp(cli_test::assimp_model("glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf"));
+  const auto r = import_model(cli_test::assimp_model("glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf"));
   REQUIRE_MESSAGE(r, r.error);
   const uc::scene& s = r.scene;
   REQUIRE(s.meshes.size() == 1);
@@ -158,7 +158,7 @@ TEST_CASE("import_assimp: morph targets and weight channels (AnimatedMorphCube)"
 }
 
 TEST_CASE("import_assimp: glTF materials and images keep their glTF indices; KHR_texture_transform recovered") {
-  const auto r = import_assimp(cli_test::assimp_model("glTF2/textureTransform/TextureTransformTest.gltf"));
+  const auto r = import_model(cli_test::assimp_model("glTF2/textureTransform/TextureTransformTest.gltf"));
   REQUIRE_MESSAGE(r, r.error);
   const uc::scene& s = r.scene;
   // assimp orders materials by first use; the scene keeps the file's order.
@@ -194,7 +194,7 @@ TEST_CASE("import_assimp: glTF materials and images keep their glTF indices; KHR
 
 TEST_CASE("import_assimp: embedded images, duplicate material names, cameras") {
   SUBCASE("GLB image bytes are carried as stored") {
-    const auto r = import_assimp(cli_test::assimp_model("glTF2/BoxTextured-glTF-Binary/BoxTextured.glb"));
+    const auto r = import_model(cli_test::assimp_model("glTF2/BoxTextured-glTF-Binary/BoxTextured.glb"));
     REQUIRE_MESSAGE(r, r.error);
     REQUIRE(r.scene.textures.size() == 1);
     const auto& t = r.scene.textures[0];
@@ -206,7 +206,7 @@ TEST_CASE("import_assimp: embedded images, duplicate material names, cameras") {
     CHECK(r.scene.materials[0].base_color_texture.texture == 0);
   }
   SUBCASE("2CylinderEngine keeps all 34 materials, names repeated as in the file") {
-    const auto r = import_assimp(cli_test::assimp_model("glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb"));
+    const auto r = import_model(cli_test::assimp_model("glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb"));
     REQUIRE_MESSAGE(r, r.error);
     REQUIRE(r.scene.materials.size() == 34);
     CHECK(r.scene.materials[2].name == "Material_17");
@@ -214,7 +214,7 @@ TEST_CASE("import_assimp: embedded images, duplicate material names, cameras") {
     CHECK(r.scene.cameras.size() == 1);
   }
   SUBCASE("cameras: perspective yfov and orthographic from the file") {
-    const auto r = import_assimp(cli_test::assimp_model("glTF2/cameras/Cameras.gltf"));
+    const auto r = import_model(cli_test::assimp_model("glTF2/cameras/Cameras.gltf"));
     REQUIRE_MESSAGE(r, r.error);
     REQUIRE(r.scene.cameras.size() == 2);
     CHECK_FALSE(r.scene.cameras[0].orthographic);
@@ -248,7 +248,7 @@ TEST_CASE("import_assimp: repeated-index triangles are dropped and counted; zero
 "bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":48},{"buffer":0,"byteOffset":48,"byteLength":18}],
 "accessors":[{"bufferView":0,"componentType":5126,"count":4,"type":"VEC3","min":[0,0,0],"max":[1,1,0]},
 {"bufferView":1,"componentType":5123,"count":9,"type":"SCALAR"}]})";
-  const auto r = import_assimp(dir / "tri.gltf");
+  const auto r = import_model(dir / "tri.gltf");
   REQUIRE_MESSAGE(r, r.error);
   REQUIRE(r.scene.meshes.size() == 1);
   CHECK(r.scene.meshes[0].indices.size() == 6);  // two triangles kept
@@ -258,25 +258,25 @@ TEST_CASE("import_assimp: repeated-index triangles are dropped and counted; zero
 
 TEST_CASE("import_assimp: options and failures") {
   SUBCASE("no generated normals when asked not to") {
-    untold::tools::assimp_import_options o;
+    untold::tools::model_import_options o;
     o.generate_normals = false;
-    const auto r = import_assimp(cli_test::assimp_model("glTF2/simple_skin/simple_skin.gltf"), o);
+    const auto r = import_model(cli_test::assimp_model("glTF2/simple_skin/simple_skin.gltf"), o);
     REQUIRE_MESSAGE(r, r.error);
     CHECK(r.scene.meshes[0].normals.empty());
     CHECK(count_of(r.scene, "normals") == 0);
   }
   SUBCASE("a missing file") {
-    const auto r = import_assimp(cli_test::scratch("import_missing") / "nope.gltf");
+    const auto r = import_model(cli_test::scratch("import_missing") / "nope.gltf");
     CHECK_FALSE(r);
     CHECK(r.error.find("no such file") != std::string::npos);
   }
   SUBCASE("a broken glTF") {
-    const auto r = import_assimp(cli_test::assimp_model("glTF2/wrongTypes/badArray.gltf"));
+    const auto r = import_model(cli_test::assimp_model("glTF2/wrongTypes/badArray.gltf"));
     CHECK_FALSE(r);
     CHECK_FALSE(r.error.empty());
   }
   SUBCASE("images: found next to the source, or reported missing with the texture kept") {
-    const auto found = import_assimp(cli_test::assimp_model("OBJ/spider.obj"));
+    const auto found = import_model(cli_test::assimp_model("OBJ/spider.obj"));
     REQUIRE_MESSAGE(found, found.error);
     REQUIRE(found.scene.textures.size() == 5);
     CHECK(count_of(found.scene, "image file") == 0);
@@ -284,7 +284,7 @@ TEST_CASE("import_assimp: options and failures") {
     const fs::path dir = cli_test::scratch("import_spider");
     fs::copy_file(cli_test::assimp_model("OBJ/spider.obj"), dir / "spider.obj");
     fs::copy_file(cli_test::assimp_model("OBJ/spider.mtl"), dir / "spider.mtl");
-    const auto missing = import_assimp(dir / "spider.obj");
+    const auto missing = import_model(dir / "spider.obj");
     REQUIRE_MESSAGE(missing, missing.error);
     CHECK(missing.scene.textures.size() == 5);
     CHECK(count_of(missing.scene, "image file") == 5);
@@ -293,13 +293,13 @@ TEST_CASE("import_assimp: options and failures") {
 }
 
 TEST_CASE("import_assimp: point and line primitives are carried with their topology and reported") {
-  const auto points = import_assimp(cli_test::assimp_model("glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_00.gltf"));
+  const auto points = import_model(cli_test::assimp_model("glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_00.gltf"));
   REQUIRE_MESSAGE(points, points.error);
   REQUIRE(points.scene.meshes.size() == 1);
   CHECK(points.scene.meshes[0].primitive == uc::topology::point_list);
   CHECK(points.scene.meshes[0].indices.size() == 1024);
   CHECK(count_of(points.scene, "point primitives") == 1024);
-  const auto lines = import_assimp(cli_test::assimp_model("glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_01.gltf"));
+  const auto lines = import_model(cli_test::assimp_model("glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_01.gltf"));
   REQUIRE_MESSAGE(lines, lines.error);
   REQUIRE(lines.scene.meshes.size() == 1);
   CHECK(lines.scene.meshes[0].primitive == uc::topology::line_list);
@@ -309,7 +309,7 @@ TEST_CASE("import_assimp: point and line primitives are carried with their topol
 
 TEST_CASE("import_assimp: more than 4 influences per vertex: the 4 largest kept, the rest counted") {
   const fs::path p = cli_test::assimp_model("FBX/animation_with_skeleton.fbx");
-  const auto r = import_assimp(p);
+  const auto r = import_model(p);
   REQUIRE_MESSAGE(r, r.error);
   reference ref(p);
   REQUIRE(ref.scene != nullptr);
@@ -347,7 +347,7 @@ TEST_CASE("import_assimp: KHR_lights_punctual lights keep glTF's intensity, rang
 "nodes":[{"name":"LampNode","translation":[0,2,0],"extensions":{"KHR_lights_punctual":{"light":0}}},
          {"name":"TorchNode","extensions":{"KHR_lights_punctual":{"light":1}}},
          {"name":"SunNode","rotation":[0,0,0.7071068,0.7071068],"extensions":{"KHR_lights_punctual":{"light":2}}}]})";
-  const auto r = import_assimp(dir / "lights.gltf");
+  const auto r = import_model(dir / "lights.gltf");
   REQUIRE_MESSAGE(r, r.error);
   const uc::scene& s = r.scene;
   REQUIRE(s.lights.size() == 3);

@@ -17,7 +17,7 @@
 #include "files.hpp"
 #include "formats.hpp"
 #include "image_info.hpp"
-#include "import_assimp.hpp"
+#include "import_model.hpp"
 #include "inspect.hpp"
 #include "simplify.hpp"
 
@@ -296,7 +296,7 @@ cook_report cook(const cook_options& options) {
   if (options.output.empty()) return fail("no output path");
 
   progress("import", 0);
-  assimp_import_result imported = import_assimp(options.input);
+  model_import_result imported = import_model(options.input);
   progress("import", 1);
   // assimp's message may quote the file's own bytes: escaped like a name.
   if (!imported) return fail(imported.error.find("cannot import") != std::string::npos

@@ -176,6 +176,8 @@ inline void sample(const animation_channel& c, float t, float* out) {
     return budget.charge_work(items, what, errc::limit_exceeded);
   };
 
+  detail::report_dropped_extras(s, report, "Urho3D files have no place for application data");
+
   // ---- the skeleton: the first skinned mesh's, else the first --------------------------
   std::uint32_t skeleton_index = s.skeletons.empty() ? no_ref : 0;
   for (const mesh& m : s.meshes)
