@@ -125,6 +125,9 @@ bool keep_encoded(tinygltf::Image* image, const int, std::string*, std::string*,
   return true;
 }
 
+/// An object's `extras` as the scene keeps them: the JSON text, empty for none (or null).
+std::string extras_of(const std::string& json_text) { return json_text == "null" ? std::string() : json_text; }
+
 bool is_data_uri(std::string_view uri) { return uri.rfind("data:", 0) == 0; }
 
 /// The external buffer files a document names, as TinyGLTF will ask for them
@@ -583,7 +586,7 @@ class converter {
           rep_.dropped("material extension " + sanitized_utf8(name), where, "not carried by the scene model");
         }
       }
-      m.extras = gm.extras_json_string;
+      m.extras = extras_of(gm.extras_json_string);
       sc_.materials.push_back(std::move(m));
     }
   }
@@ -605,7 +608,7 @@ class converter {
       for (std::size_t pi = 0; pi < gm.primitives.size(); ++pi) {
         mesh out;
         out.name = sanitized_utf8(gm.name);
-        out.extras = gm.extras_json_string;
+        out.extras = extras_of(gm.extras_json_string);
         const std::string where = quoted("mesh", out.name, mi) + (gm.primitives.size() > 1 ? " primitive " + std::to_string(pi) : "");
         convert_primitive(gm, gm.primitives[pi], target_names, where, out);
         sc_.meshes.push_back(std::move(out));
@@ -730,7 +733,7 @@ class converter {
 
     finish_normals_and_tangents(where, out);
     convert_morphs(gm, p, target_names, where, out);
-    if (!p.extras_json_string.empty()) rep_.dropped("primitive extras", where, "the model keeps the mesh's extras");
+    if (!extras_of(p.extras_json_string).empty()) rep_.dropped("primitive extras", where, "the model keeps the mesh's extras");
   }
 
   void convert_influences(const tinygltf::Primitive& p, const std::string& where, std::size_t n, std::set<std::string>& used,
@@ -941,7 +944,7 @@ class converter {
       node out;
       out.name = sanitized_utf8(gn.name);
       out.parent = scene_parent;
-      out.extras = gn.extras_json_string;
+      out.extras = extras_of(gn.extras_json_string);
       if (gn.matrix.size() == 16) {
         mat4 m{};
         for (std::size_t k = 0; k < 16; ++k) m[k] = static_cast<float>(gn.matrix[k]);
@@ -1203,7 +1206,7 @@ class converter {
                                                   "KHR_mesh_quantization"};
     for (const std::string& e : g_.extensionsUsed)
       if (carried.count(e) == 0) rep_.dropped("glTF extension " + sanitized_utf8(e), "", "not carried by the scene model");
-    if (!g_.extras_json_string.empty()) rep_.dropped("asset extras", "", "the model keeps node, mesh and material extras");
+    if (g_.extras.Type() != tinygltf::NULL_TYPE) rep_.dropped("asset extras", "", "the model keeps node, mesh and material extras");
   }
 
   const tinygltf::Model& g_;
