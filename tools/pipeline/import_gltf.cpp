@@ -598,6 +598,8 @@ class converter {
     for (std::size_t mi = 0; mi < g_.meshes.size(); ++mi) {
       mesh_first_[mi] = static_cast<std::uint32_t>(sc_.meshes.size());
       const tinygltf::Mesh& gm = g_.meshes[mi];
+      // glTF requires at least one; TinyGLTF reads a `primitives` that is not an array as none.
+      if (gm.primitives.empty()) refuse(quoted("mesh", gm.name, mi) + " has no primitives (glTF requires an array of at least one)");
       require(budget_.charge_items(gm.primitives.size(), sizeof(mesh), "glTF primitives", errc::limit_exceeded));
       std::vector<std::string> target_names;
       if (gm.extras.IsObject() && gm.extras.Has("targetNames") && gm.extras.Get("targetNames").IsArray()) {
