@@ -226,6 +226,13 @@ class exporter {
     animations();
     cameras_and_lights();
     scene_roots();
+    // TinyGLTF writes a node with no property as `null`, which its own loader
+    // (and the glTF schema) refuses: an unnamed leaf at the identity gets an
+    // explicit zero translation, the same node.
+    for (tinygltf::Node& n : model_.nodes)
+      if (n.name.empty() && n.children.empty() && n.mesh < 0 && n.skin < 0 && n.camera < 0 && n.translation.empty() &&
+          n.rotation.empty() && n.scale.empty() && n.matrix.empty() && n.weights.empty() && n.extensions.empty())
+        n.translation = {0.0, 0.0, 0.0};
     convert::detail::report_dropped_extras(scene_, report_, "not written (the writer keeps morph target names only)");
     report_.changed("non-finite values", "", "glTF accessors hold finite floats only: NaN and infinity written as 0",
                     buffer_.non_finite + non_finite_json_);

@@ -655,7 +655,7 @@ class converter {
       m.skin = it->second;
       // Per-vertex influences: the 4 largest, normalised.
       const std::size_t n = a.mNumVertices;
-      std::vector<std::vector<std::pair<float, std::uint16_t>>> influences(n);
+      std::vector<vertex_influences> influences(n);
       std::uint64_t invalid = 0;
       for (unsigned b = 0; b < a.mNumBones; ++b) {
         if (bone_slot[b] == no_ref) continue;
@@ -670,34 +670,10 @@ class converter {
           influences[vw.mVertexId].emplace_back(vw.mWeight, static_cast<std::uint16_t>(bone_slot[b]));
         }
       }
-      m.joints.assign(n, {0, 0, 0, 0});
-      m.weights.assign(n, {0, 0, 0, 0});
-      std::uint64_t over = 0, dropped_influences = 0, weightless = 0;
-      for (std::size_t v = 0; v < n; ++v) {
-        auto& inf = influences[v];
-        std::sort(inf.begin(), inf.end(), [](const auto& x, const auto& y) {
-          return x.first != y.first ? x.first > y.first : x.second < y.second;
-        });
-        if (inf.size() > 4) {
-          ++over;
-          dropped_influences += inf.size() - 4;
-          inf.resize(4);
-        }
-        float sum = 0;
-        for (const auto& [w, j] : inf) sum += w;
-        if (inf.empty() || !(sum > 0.0f)) {
-          m.weights[v] = {1, 0, 0, 0};
-          ++weightless;
-          continue;
-        }
-        for (std::size_t k = 0; k < inf.size(); ++k) {
-          m.joints[v][k] = inf[k].second;
-          m.weights[v][k] = inf[k].first / sum;
-        }
-      }
+      const influence_summary kept = keep_four_largest(influences, m);
       rep_.dropped("joint influences beyond the 4 largest", where,
-                   "4 per vertex; the rest renormalised (" + std::to_string(over) + " vertices)", dropped_influences);
-      rep_.changed("weightless vertices", where, "bound rigidly to the first joint of the palette", weightless);
+                   "4 per vertex; the rest renormalised (" + std::to_string(kept.vertices_over) + " vertices)", kept.dropped);
+      rep_.changed("weightless vertices", where, "bound rigidly to the first joint of the palette", kept.weightless);
       rep_.dropped("negative or non-finite joint weights", where, "ignored", invalid);
     }
   }

@@ -740,7 +740,7 @@ class converter {
 
   void convert_influences(const tinygltf::Primitive& p, const std::string& where, std::size_t n, std::set<std::string>& used,
                           mesh& out) {
-    std::vector<std::vector<std::pair<float, std::uint16_t>>> influences;
+    std::vector<vertex_influences> influences;
     for (int set = 0;; ++set) {
       const std::string j = "JOINTS_" + std::to_string(set), w = "WEIGHTS_" + std::to_string(set);
       if (p.attributes.count(j) == 0 || p.attributes.count(w) == 0) break;
@@ -762,30 +762,10 @@ class converter {
         }
     }
     if (influences.empty()) return;
-    out.joints.assign(n, {0, 0, 0, 0});
-    out.weights.assign(n, {0, 0, 0, 0});
-    std::uint64_t beyond = 0, weightless = 0;
-    for (std::size_t v = 0; v < n; ++v) {
-      auto& inf = influences[v];
-      std::sort(inf.begin(), inf.end(), [](const auto& x, const auto& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; });
-      if (inf.size() > 4) {
-        beyond += inf.size() - 4;
-        inf.resize(4);
-      }
-      float sum = 0;
-      for (const auto& [w, j] : inf) sum += w;
-      if (inf.empty() || !(sum > 0.0f)) {
-        out.weights[v] = {1, 0, 0, 0};
-        ++weightless;
-        continue;
-      }
-      for (std::size_t k = 0; k < inf.size(); ++k) {
-        out.joints[v][k] = inf[k].second;
-        out.weights[v][k] = inf[k].first / sum;
-      }
-    }
-    rep_.dropped("joint influences beyond the 4 largest", where, "4 per vertex; the rest renormalised", beyond);
-    rep_.changed("weightless vertices", where, "bound rigidly to the first joint of the palette", weightless);
+    const influence_summary kept = keep_four_largest(influences, out);
+    rep_.dropped("joint influences beyond the 4 largest", where,
+                 "4 per vertex; the rest renormalised (" + std::to_string(kept.vertices_over) + " vertices)", kept.dropped);
+    rep_.changed("weightless vertices", where, "bound rigidly to the first joint of the palette", kept.weightless);
   }
 
   void finish_normals_and_tangents(const std::string& where, mesh& out) {

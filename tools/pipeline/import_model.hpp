@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <untold/budget.hpp>
@@ -77,6 +78,21 @@ using convert::sanitized_utf8;
 /// A URI's %XX escapes decoded (a '%' not followed by two hex digits is
 /// kept); '+' stays '+'. Safe on any bytes.
 [[nodiscard]] std::string percent_decoded(std::string_view uri);
+
+/// One vertex's joint influences: (weight, palette slot), weights > 0 and finite.
+using vertex_influences = std::vector<std::pair<float, std::uint16_t>>;
+
+/// What keep_four_largest did, for the importer's report.
+struct influence_summary {
+  std::uint64_t vertices_over = 0;  // vertices with more than 4 influences
+  std::uint64_t dropped = 0;        // influences beyond the 4 largest
+  std::uint64_t weightless = 0;     // vertices bound rigidly to palette slot 0 (no usable weight)
+};
+
+/// Sets m.joints / m.weights (one entry per element of `influences`, which
+/// it sorts) to each vertex's 4 largest influences, normalised to sum 1.
+/// Safe for any weights the precondition allows; linear in the influences.
+influence_summary keep_four_largest(std::vector<vertex_influences>& influences, convert::mesh& m);
 
 /// Where an imported texture's image lives: the source file's directory
 /// joined with texture.uri (empty path for embedded or unnamed images).
