@@ -16,7 +16,6 @@
 
 #include <assimp/BaseImporter.h>
 #include <assimp/DefaultIOSystem.h>
-#include <assimp/GltfMaterial.h>
 #include <assimp/Importer.hpp>
 #include <assimp/material.h>
 #include <assimp/postprocess.h>
@@ -287,19 +286,11 @@ class converter {
       if (m.Get(AI_MATKEY_SHININESS, value) == AI_SUCCESS && value > 0) out.roughness = std::sqrt(2.0f / (value + 2.0f));
       rep_.changed("shading model", where, "classic (Phong) material converted to metallic-roughness");
     }
-    aiString mode;
-    if (m.Get(AI_MATKEY_GLTF_ALPHAMODE, mode) == AI_SUCCESS) {
-      const std::string s = mode.C_Str();
-      out.alpha = s == "MASK" ? convert::alpha_mode::mask : s == "BLEND" ? convert::alpha_mode::blend : convert::alpha_mode::opaque;
-    } else if (out.base_color[3] < 1.0f) {
-      out.alpha = convert::alpha_mode::blend;
-    }
-    if (m.Get(AI_MATKEY_GLTF_ALPHACUTOFF, value) == AI_SUCCESS) out.alpha_cutoff = value;
+    // glTF's alpha mode, cutoff, normal scale and occlusion strength come from
+    // the TinyGLTF importer; assimp's formats have only an opacity.
+    if (out.base_color[3] < 1.0f) out.alpha = convert::alpha_mode::blend;
     if (m.Get(AI_MATKEY_TRANSMISSION_FACTOR, value) == AI_SUCCESS) out.transmission = value;
     if (m.Get(AI_MATKEY_TWOSIDED, ivalue) == AI_SUCCESS) out.double_sided = ivalue != 0;
-    if (m.Get(AI_MATKEY_GLTF_TEXTURE_SCALE(aiTextureType_NORMALS, 0), value) == AI_SUCCESS) out.normal_scale = value;
-    if (m.Get(AI_MATKEY_GLTF_TEXTURE_STRENGTH(aiTextureType_LIGHTMAP, 0), value) == AI_SUCCESS)
-      out.occlusion_strength = value;
 
     std::set<std::pair<int, unsigned>> used;  // (type, index) consumed
     auto slot = [&](std::initializer_list<aiTextureType> types, bool srgb) {
@@ -354,7 +345,7 @@ class converter {
     // Properties with no place in the model (clearcoat, sheen, transmission, ...).
     static const std::set<std::string> carried = {
         "?mat.name", "$clr.diffuse", "$clr.base", "$mat.metallicFactor", "$mat.roughnessFactor", "$mat.shininess",
-        "$clr.emissive", "$mat.twosided", "$mat.opacity", "$mat.gltf.alphaMode", "$mat.gltf.alphaCutoff",
+        "$clr.emissive", "$mat.twosided", "$mat.opacity",
         "$mat.shadingm", "$mat.emissiveIntensity", "$mat.illum", "$clr.transparent", "$mat.refracti",
         "$mat.anisotropyFactor", "$mat.bumpscaling", "$mat.reflectivity", "$mat.shinpercent", "$mat.blend",
         "$mat.wireframe", "$mat.transmission.factor"};
