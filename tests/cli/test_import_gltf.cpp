@@ -131,6 +131,13 @@ TEST_CASE("import_gltf: hostile files are refused with the reason") {
     refused(edited("overflow", [](json& d) { d["accessors"][0]["count"] = 0x4000000000000001ull; }),
             "elements of 12 bytes");
   }
+  SUBCASE("accessor data beyond the input's budget (no bufferView: zeros, no bytes to check)") {
+    refused(edited("budget", [](json& d) {
+              d["accessors"][0].erase("bufferView");
+              d["accessors"][0]["count"] = 200000000;
+            }),
+            "R-LIMITS");
+  }
   SUBCASE("a bufferView past the end of its buffer") {
     refused(edited("view", [](json& d) { d["bufferViews"][0]["byteLength"] = 100000; }), "exceeds its buffer's");
   }

@@ -141,7 +141,7 @@ cook_report convert_file(const convert_options& options) {
     }
     s = std::move(*imported);
   } else {
-    model_import_result imported = import_model(options.input);
+    model_import_result imported = import_model(options.input, {.limits = options.limits, .budget = &budget});
     // assimp's message may quote the file's own bytes: escaped like a name.
     if (!imported) return fail(quote_path(options.input.string()) + ": cannot import: " + escaped(imported.error));
     s = std::move(imported.scene);
