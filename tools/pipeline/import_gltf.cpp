@@ -74,7 +74,6 @@ std::string_view glb_json(const std::vector<unsigned char>& b) {
 /// (its `buffers[].uri`, safe relative paths under the source's directory).
 /// Images are never read through TinyGLTF (their URIs are all the scene needs).
 struct file_access {
-  fs::path dir;
   std::set<std::string> buffers;  // dir / uri, as TinyGLTF joins them
   budget* charge = nullptr;
   std::vector<fs::path>* read = nullptr;
@@ -414,8 +413,6 @@ class converter {
       set(e, values + k * value_stride);
     }
   }
-
-  std::uint64_t accessor_count(int index, const std::string& what) const { return accessor(index, what).count; }
 
   // -- images --
 
@@ -1252,7 +1249,6 @@ model_import_result import_gltf(const fs::path& path, const model_import_options
 
     const fs::path dir = path.parent_path();
     file_access access;
-    access.dir = dir;
     access.buffers = buffer_files(json_text, dir);
     access.charge = &b;
     access.read = &r.dependencies;
