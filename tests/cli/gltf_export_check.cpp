@@ -15,7 +15,7 @@
 #include <untold/urho3d/import.hpp>
 
 #include "gltf_export.hpp"
-#include "import_assimp.hpp"
+#include "import_model.hpp"
 
 namespace fs = std::filesystem;
 
@@ -42,7 +42,7 @@ bool import(const fs::path& model, untold::convert::scene& out, std::string& why
     if (!s) return why = s.error().describe(), false;
     out = std::move(*s);
   } else {
-    auto r = untold::tools::import_assimp(model);
+    auto r = untold::tools::import_model(model);
     if (!r) return why = r.error, false;
     out = std::move(r.scene);
   }

@@ -21,7 +21,7 @@
 #include "../urho3d/u3d_support.hpp"
 #include "cli_support.hpp"
 #include "gltf_export.hpp"
-#include "import_assimp.hpp"
+#include "import_model.hpp"
 
 namespace {
 
@@ -43,7 +43,7 @@ convert::scene urho3d_scene(const std::string& rel) {
 }
 
 convert::scene assimp_scene(const std::string& rel) {
-  auto r = tools::import_assimp(cli_test::assimp_model(rel));
+  auto r = tools::import_model(cli_test::assimp_model(rel));
   REQUIRE_MESSAGE(r, r.error);
   return std::move(r.scene);
 }

@@ -23,7 +23,7 @@
 #include "assetc_build.hpp"
 #include "assetc_ktx2.hpp"
 #include "cli_support.hpp"
-#include "import_assimp.hpp"
+#include "import_model.hpp"
 
 namespace fs = std::filesystem;
 namespace ab = untold::tools::assetc_build;
@@ -270,7 +270,7 @@ TEST_CASE("build: vertex and index counts match the imported source after weldin
   o.cfg = cfg;
   const ab::build_result r = ab::build(o);
   REQUIRE_MESSAGE(r.exit_code(false) == 0, errors_of(r));
-  const auto imported = untold::tools::import_assimp(root / "assets/models/engine.glb");
+  const auto imported = untold::tools::import_model(root / "assets/models/engine.glb");
   REQUIRE(imported);
   std::size_t vertices = 0, indices = 0, submeshes = 0;
   for (const auto& m : imported.scene.meshes) {
@@ -323,7 +323,7 @@ TEST_CASE("build: material refs, texture refs and the manifest follow the seed's
   CHECK(e->colorspace == 1);  // base colour: sRGB
 
   // The engine's names repeat ("Material_17" x several): those get material_<index>.
-  auto engine = untold::tools::import_assimp(root / "assets/models/engine.glb");
+  auto engine = untold::tools::import_model(root / "assets/models/engine.glb");
   REQUIRE(engine);
   std::vector<std::string_view> names;
   for (const auto& m : engine.scene.materials) names.push_back(m.name);

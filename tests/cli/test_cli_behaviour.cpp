@@ -152,7 +152,7 @@ TEST_CASE("-q, -v and --json on every command") {
   // cook -v: what it does, and progress as plain lines (stderr is a file here).
   const run_result cook_verbose = run_untold("cook -v " + quoted(sample_model()) + " -o " + quoted(dir / "v.untold"));
   CHECK(cook_verbose.exit_code == 0);
-  CHECK(cook_verbose.err.rfind("untold: cooking " + quoted(sample_model()) + " (assimp) into " +
+  CHECK(cook_verbose.err.rfind("untold: cooking " + quoted(sample_model()) + " (glTF 2.0, TinyGLTF) into " +
                                    quoted(dir / "v.untold") + "\ncook: import\n",
                                0) == 0);
 
@@ -166,7 +166,7 @@ TEST_CASE("-q, -v and --json on every command") {
   const json cooked = parse(cook_json.out);
   CHECK(cooked["ok"] == true);
   CHECK(cooked["error"].is_null());
-  CHECK(cooked["format"] == "assimp");
+  CHECK(cooked["format"] == "gltf");
   CHECK(cooked["entities"] == 4);
   CHECK(cooked["triangles"] == 26);
   CHECK(cooked["written"][0] == (dir / "j.untold").string());

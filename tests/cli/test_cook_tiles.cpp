@@ -19,7 +19,7 @@
 #include <untold/vertex.hpp>
 
 #include "cook_tiles.hpp"
-#include "import_assimp.hpp"
+#include "import_model.hpp"
 
 namespace {
 
@@ -386,7 +386,7 @@ TEST_CASE("cook_tiles on real models (assimp-testmodels)") {
   for (const char* rel : {"glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb", "OBJ/spider.obj"}) {
     CAPTURE(rel);
     const fs::path model = cli_test::assimp_model(rel);
-    tools::assimp_import_result imported = tools::import_assimp(model);
+    tools::model_import_result imported = tools::import_model(model);
     REQUIRE_MESSAGE(imported, imported.error);
     // A grid a few cells across the model, whatever its units.
     const auto world = tools::world_matrices(imported.scene);

@@ -21,6 +21,7 @@
 #include "commands.hpp"
 #include "compress_spec.hpp"
 #include "cook.hpp"
+#include "import_gltf.hpp"
 
 namespace untold::tools::cli {
 namespace {
@@ -136,16 +137,18 @@ outcome cook_command(const cook_args& args, const common_flags& flags) {
     // No path to hand assimp: empty is E-IO-EMPTY, anything else E-FORMAT-UNKNOWN to this command.
     const errc code = in->bytes().empty() ? errc::io_empty_file : errc::format_unknown;
     return fail(exit_invalid, "standard input: " + std::string(rule_id(code)) + " " + std::string(untold::name(code)) +
-                                  ": standard input is not a format recognised by its magic; assimp inputs (glTF, OBJ, "
-                                  "FBX, ...) need a file path, as they reference side files");
+                                  ": standard input is not a format recognised by its magic; glTF and assimp inputs "
+                                  "(OBJ, FBX, ...) need a file path, as they reference side files");
   }
   if (!foreign && !args.animations.empty())
     return fail(exit_usage, "--animations is for formats that keep clips in separate files (Urho3D .ani, ...)");
+  const bool gltf = !foreign && is_gltf(args.input);  // import_model's choice: TinyGLTF, else assimp
   if (foreign) o.format = std::string(d.handler->name);
+  else if (gltf) o.format = "gltf";
   if (flags.verbose)
     complain("cooking " + quote_path(args.input) + " (" +
-             (foreign ? std::string(d.handler->description) : std::string("assimp")) + ") into " +
-             quote_path(args.output));
+             (foreign ? std::string(d.handler->description) : gltf ? std::string("glTF 2.0, TinyGLTF") : std::string("assimp")) +
+             ") into " + quote_path(args.output));
   if (std::string problem = prepare_output_directory(args); !problem.empty()) return fail(exit_io, std::move(problem));
   progress_display progress(!flags.quiet && (args.progress || flags.verbose || ::isatty(STDERR_FILENO) != 0),
                             ::isatty(STDERR_FILENO) != 0);

@@ -26,7 +26,7 @@
 
 #include "assetc_ktx2.hpp"
 #include "files.hpp"
-#include "import_assimp.hpp"
+#include "import_model.hpp"
 #include "inspect.hpp"
 #include "simplify.hpp"
 
@@ -87,12 +87,6 @@ byte_span text_bytes(std::string_view s) { return std::as_bytes(std::span(s.data
 
 std::string generic(const fs::path& p) { return p.generic_string(); }
 
-std::string lower_ext(const fs::path& p) {
-  std::string e = p.extension().string();
-  for (char& c : e) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  return e;
-}
-
 /// "models/chair.glb" -> "models/chair" (case kept: the on-disk names).
 std::string strip_ext(std::string_view rel) {
   const std::size_t slash = rel.rfind('/');
@@ -103,7 +97,7 @@ std::string strip_ext(std::string_view rel) {
 
 enum class source_kind : std::uint8_t { none, mesh, image };
 source_kind kind_of(const fs::path& p) {
-  const std::string e = lower_ext(p);
+  const std::string e = lower_extension(p);
   if (e == ".gltf" || e == ".glb" || e == ".obj") return source_kind::mesh;
   if (e == ".png" || e == ".jpg" || e == ".jpeg" || e == ".tga" || e == ".bmp") return source_kind::image;
   return source_kind::none;
@@ -178,8 +172,8 @@ std::vector<std::vector<std::uint32_t>> build_lods(const convert::assetc_submesh
 void compile_mesh(context& ctx, job& j) {
   asset_result& r = j.result;
   convert::conversion_report& rep = r.report;
-  assimp_import_options io;
-  auto imported = import_assimp(j.path, io);
+  model_import_options io;
+  auto imported = import_model(j.path, io);
   if (!imported) {
     r.state = asset_result::status::failed;
     // The source is named by the caller already.
@@ -245,7 +239,7 @@ void compile_image(context& ctx, job& j, byte_span source_bytes) {
   }
   // assetc's suffixes: *.n.png normal, *.ao/.h/.r.png grayscale (linear); else colour (sRGB).
   const std::string stem = strip_ext(j.rel);
-  std::string sub = lower_ext(fs::path(stem));
+  std::string sub = lower_extension(fs::path(stem));
   texture_mode mode = texture_mode::color;
   if (sub == ".n") mode = texture_mode::normal;
   else if (sub == ".ao" || sub == ".h" || sub == ".r") mode = texture_mode::grayscale;
@@ -389,7 +383,7 @@ void verify_outputs(const fs::path& output, const std::vector<std::string>& path
   ac::open_options deep;
   deep.deep_checks = true;
   for (const auto& [p, bytes] : files) {
-    const std::string ext = lower_ext(fs::path(p));
+    const std::string ext = lower_extension(fs::path(p));
     std::optional<std::string> problem;
     if (ext == ".hmesh") {
       if (auto r = ac::open_hmesh(bytes, deep); !r) problem = r.error().describe();

@@ -19,7 +19,7 @@
 #include "format_assetc.hpp"
 #include "formats.hpp"
 #include "gltf_export.hpp"
-#include "import_assimp.hpp"
+#include "import_model.hpp"
 #include "inspect.hpp"
 
 namespace fs = std::filesystem;
@@ -34,12 +34,6 @@ bool is_untold_file(byte_span bytes) noexcept {
   return bytes.size() >= file_magic.size() &&
          std::equal(file_magic.begin(), file_magic.end(), bytes.begin(),
                     [](std::uint8_t m, std::byte b) { return std::byte{m} == b; });
-}
-
-std::string lower_extension(const fs::path& p) {
-  std::string e = p.extension().string();
-  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return e;
 }
 
 /// The scene's counts as the report states them for targets other than .untold.
@@ -155,7 +149,7 @@ cook_report convert_file(const convert_options& options) {
     }
     s = std::move(*imported);
   } else {
-    assimp_import_result imported = import_assimp(options.input);
+    model_import_result imported = import_model(options.input, {.limits = options.limits, .budget = &budget});
     // assimp's message may quote the file's own bytes: escaped like a name.
     if (!imported) return fail(quote_path(options.input.string()) + ": cannot import: " + escaped(imported.error));
     s = std::move(imported.scene);

@@ -17,7 +17,7 @@
 #include "files.hpp"
 #include "formats.hpp"
 #include "image_info.hpp"
-#include "import_assimp.hpp"
+#include "import_model.hpp"
 #include "inspect.hpp"
 #include "simplify.hpp"
 
@@ -296,7 +296,12 @@ cook_report cook(const cook_options& options) {
   if (options.output.empty()) return fail("no output path");
 
   progress("import", 0);
-  assimp_import_result imported = import_assimp(options.input);
+  // One budget for the input, shared by the importer (the glTF importer
+  // charges it; assimp allocates on its own) and the writer.
+  std::error_code size_error;
+  const std::uintmax_t input_bytes = fs::file_size(options.input, size_error);
+  untold::budget budget(untold::limits{}, size_error ? 0 : input_bytes);
+  model_import_result imported = import_model(options.input, {.budget = &budget});
   progress("import", 1);
   // assimp's message may quote the file's own bytes: escaped like a name.
   if (!imported) return fail(imported.error.find("cannot import") != std::string::npos
@@ -327,6 +332,7 @@ cook_report cook(const cook_options& options) {
   }
 
   to_untold_options o;
+  o.budget = &budget;
   o.write.compression = options.compression;
   o.embed_images = options.embed_textures;
   o.uv_wrap = options.uv_wrap;

@@ -9,7 +9,7 @@
 //   if (!r) std::fprintf(stderr, "%s\n", r.error.c_str());
 //   for (const auto& e : r.conversion.entries) ...   // what was dropped or changed
 //
-// Steps: import_assimp (import_assimp.hpp) into the neutral scene;
+// Steps: import_model (import_model.hpp: TinyGLTF for glTF, assimp for the rest) into the neutral scene;
 // resolve the images (embedded ones are written next to the output, files
 // are referenced by a URI relative to the output or copied next to it; a URI
 // that would leave the output directory is refused; with embed_textures all

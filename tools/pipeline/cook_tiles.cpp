@@ -17,7 +17,7 @@
 #include <untold/remote/manifest.hpp>
 
 #include "files.hpp"
-#include "import_assimp.hpp"
+#include "import_model.hpp"
 #include "inspect.hpp"
 
 namespace untold::tools {
@@ -649,7 +649,7 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
 
 tile_cook_report cook_tiles_file(const fs::path& input, const fs::path& output_dir, const tile_cook_options& options) {
   if (options.progress) options.progress("import", 0);
-  assimp_import_result imported = import_assimp(input);
+  model_import_result imported = import_model(input);
   if (options.progress) options.progress("import", 1);
   if (!imported) {
     tile_cook_report r;

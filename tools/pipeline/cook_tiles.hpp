@@ -117,7 +117,7 @@ struct tile_cook_report {
 [[nodiscard]] tile_cook_report cook_tiles(const convert::scene& s, const std::filesystem::path& output_dir,
                                           const tile_cook_options& options);
 
-/// Imports `input` with the assimp importer (import_assimp.hpp), then cook_tiles.
+/// Imports `input` with import_model (import_model.hpp), then cook_tiles.
 [[nodiscard]] tile_cook_report cook_tiles_file(const std::filesystem::path& input,
                                                const std::filesystem::path& output_dir,
                                                const tile_cook_options& options);

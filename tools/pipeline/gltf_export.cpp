@@ -3,6 +3,7 @@
 #include "gltf_export.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -298,6 +299,14 @@ class exporter {
       (this->*stage)();
       if (!buffer_.outcome) return buffer_.outcome.error();
     }
+    // TinyGLTF writes a node with no property as `null`, which its own loader
+    // (and the glTF schema) refuses: an unnamed leaf at the identity gets an
+    // explicit zero translation, the same node.
+    for (tinygltf::Node& n : model_.nodes)
+      if (n.name.empty() && n.children.empty() && n.mesh < 0 && n.skin < 0 && n.camera < 0 && n.translation.empty() &&
+          n.rotation.empty() && n.scale.empty() && n.matrix.empty() && n.weights.empty() && n.extensions.empty())
+        n.translation = {0.0, 0.0, 0.0};
+    convert::detail::report_dropped_extras(scene_, report_, "not written (the writer keeps morph target names only)");
     report_.changed("non-finite values", "", "glTF accessors hold finite floats only: NaN and infinity written as 0",
                     buffer_.non_finite + non_finite_json_);
     if (buffer_.size() > max_glb_bytes - 1024)
@@ -414,16 +423,33 @@ class exporter {
     return TINYGLTF_TEXTURE_WRAP_REPEAT;
   }
 
-  /// The glTF texture for a slot (image + the slot's wrap modes), made on first use; -1 when its image was dropped.
+  /// glTF's filter code, -1 (absent) for unset.
+  static int filter_code(convert::texture_filter f) {
+    switch (f) {
+      case convert::texture_filter::unset: return -1;
+      case convert::texture_filter::nearest: return TINYGLTF_TEXTURE_FILTER_NEAREST;
+      case convert::texture_filter::linear: return TINYGLTF_TEXTURE_FILTER_LINEAR;
+      case convert::texture_filter::nearest_mipmap_nearest: return TINYGLTF_TEXTURE_FILTER_NEAREST_MIPMAP_NEAREST;
+      case convert::texture_filter::linear_mipmap_nearest: return TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_NEAREST;
+      case convert::texture_filter::nearest_mipmap_linear: return TINYGLTF_TEXTURE_FILTER_NEAREST_MIPMAP_LINEAR;
+      case convert::texture_filter::linear_mipmap_linear: return TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR;
+    }
+    return -1;
+  }
+
+  /// The glTF texture for a slot (image + the slot's wrap modes and filters), made on first use; -1 when its image was dropped.
   int texture_for(const convert::texture_slot& slot) {
     const int image = image_of_[slot.texture];
     if (image < 0) return -1;
-    const std::pair<int, int> wraps{wrap_code(slot.wrap[0]), wrap_code(slot.wrap[1])};
-    auto [sampler, new_sampler] = samplers_.try_emplace(wraps, static_cast<int>(model_.samplers.size()));
+    const std::array<int, 4> state{wrap_code(slot.wrap[0]), wrap_code(slot.wrap[1]), filter_code(slot.mag_filter),
+                                   filter_code(slot.min_filter)};
+    auto [sampler, new_sampler] = samplers_.try_emplace(state, static_cast<int>(model_.samplers.size()));
     if (new_sampler) {
       tinygltf::Sampler s;
-      s.wrapS = wraps.first;
-      s.wrapT = wraps.second;
+      s.wrapS = state[0];
+      s.wrapT = state[1];
+      s.magFilter = state[2];
+      s.minFilter = state[3];
       model_.samplers.push_back(s);
     }
     auto [texture, new_texture] = textures_.try_emplace({image, sampler->second}, static_cast<int>(model_.textures.size()));
@@ -976,7 +1002,7 @@ class exporter {
   std::vector<std::vector<std::pair<int, std::uint32_t>>> mesh_nodes_;  // scene node -> (glTF node, scene mesh)
   std::vector<std::vector<int>> joint_nodes_;  // skeleton -> joint -> glTF node
   std::vector<int> extra_roots_;
-  std::map<std::pair<int, int>, int> samplers_;  // (wrapS, wrapT) -> sampler
+  std::map<std::array<int, 4>, int> samplers_;  // (wrapS, wrapT, magFilter, minFilter) -> sampler
   std::map<std::pair<int, int>, int> textures_;  // (image, sampler) -> texture
 };
 

@@ -20,12 +20,13 @@
 //   - materials (metallic-roughness, alpha modes, double-sided, emissive and
 //     KHR_materials_emissive_strength, KHR_materials_transmission,
 //     KHR_texture_transform per slot), textures, samplers (the slots' wrap
-//     modes) and images (PNG/JPEG bytes embedded in the binary buffer, or the
+//     modes and filters) and images (PNG/JPEG bytes embedded in the binary buffer, or the
 //     texture's URI as given);
 //   - skins (inverseBindMatrices), animations (T/R/S and morph weights,
 //     STEP / LINEAR / CUBICSPLINE as the scene says), cameras,
 //     KHR_lights_punctual.
 // Every piece of the scene glTF cannot hold (LOD levels, area lights,
+// node/mesh/material extras, which this writer does not carry yet,
 // source-specific texture slots, ...) or that had to change to be valid
 // glTF (a non-unit quaternion, repeated key times, out-of-range factors) is
 // an entry of the result's report, with a count and a reason.

@@ -9,7 +9,6 @@
 #include <memory>
 #include <numeric>
 #include <set>
-#include <sstream>
 #include <string_view>
 #include <system_error>
 #include <unordered_map>
@@ -17,14 +16,10 @@
 
 #include <assimp/BaseImporter.h>
 #include <assimp/DefaultIOSystem.h>
-#include <assimp/GltfMaterial.h>
 #include <assimp/Importer.hpp>
 #include <assimp/material.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
-#include <nlohmann/json.hpp>
-
-#include <untold/detail/base64.hpp>
 
 #include "image_info.hpp"
 #include "inspect.hpp"
@@ -89,30 +84,6 @@ v3 any_tangent(v3 n) {
   return usable(t) ? mul(t, 1.0f / std::sqrt(dot(t, t))) : v3{1, 0, 0};
 }
 
-std::string percent_decode(std::string_view s) {
-  std::string out;
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2])));
-      i += 2;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  return s;
-}
-
 /// A raw assimp texel array (BGRA8) as an uncompressed, top-left origin 32-bit TGA.
 std::vector<std::byte> texels_as_tga(const aiTexture& t) {
   std::vector<std::byte> out(18 + std::size_t{t.mWidth} * t.mHeight * 4);
@@ -149,251 +120,16 @@ class recording_io final : public Assimp::DefaultIOSystem {
   std::vector<std::string>* opened_;
 };
 
-// ---- the glTF JSON, for what assimp does not say --------------------------------------
-
-/// Facts assimp 5.2 loses about a glTF source: the image list (assetc names
-/// textures by glTF image index), material names and count (assimp appends
-/// a default material), which channel paths the source animates (assimp
-/// synthesises one-key channels for the others) and their interpolation,
-/// lights' range and intensity, cameras' yfov, extensions in use.
-struct gltf_facts {
-  bool valid = false;
-  struct image {
-    std::string uri, name;
-    bool has_data = false;        // bufferView or data: URI (what assimp embeds)
-    std::vector<std::byte> bytes;  // those bytes, to find assimp's copy
-  };
-  /// One glTF primitive: the name assimp gives its aiMesh and its material.
-  struct primitive {
-    std::string ai_name;
-    std::uint32_t material = no_ref;
-  };
-  std::vector<primitive> primitives;
-  std::vector<image> images;
-  std::vector<std::string> material_names;
-  std::vector<std::string> node_names;  // as assimp names them
-  struct channel {
-    std::string node, path, interpolation;
-  };
-  std::vector<std::vector<channel>> animations;
-  std::vector<std::string> extensions_used;
-  std::uint64_t filtered_samplers = 0;
-  std::vector<std::string> buffer_uris;
-  struct light {
-    std::string node, type;
-    std::array<float, 3> color{1, 1, 1};
-    float intensity = 1, range = 0, inner = 0, outer = 0.7853982f;
-  };
-  std::vector<light> lights;  // one per node that holds a light
-  struct cam {
-    std::string node;
-    bool ortho = false;
-    float yfov = 0.8f, aspect = 0, znear = 0.1f, zfar = 1000;
-  };
-  std::vector<cam> cameras;  // one per node that holds a camera
-};
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-float num(const nlohmann::json& j, const char* key, float fallback) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<float>() : fallback;
-}
-std::string str(const nlohmann::json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-/// The bytes of a base64 data URI (glTF's embedded buffers); empty when it is
-/// not one or its base64 is malformed.
-std::vector<std::byte> data_uri_bytes(std::string_view uri) {
-  const std::size_t comma = uri.find(',');
-  if (comma == std::string_view::npos || uri.substr(0, comma).find(";base64") == std::string_view::npos) return {};
-  std::vector<std::byte> bytes;
-  if (!untold::detail::base64_decode(uri.substr(comma + 1), bytes)) bytes.clear();
-  return bytes;
-}
-
-gltf_facts read_gltf_facts(const fs::path& path) {
-  gltf_facts f;
-  std::string text = read_all(path);
-  std::string bin;  // a GLB's BIN chunk: buffer 0 when it has no uri
-  if (text.size() >= 20 && text.compare(0, 4, "glTF") == 0) {
-    auto u32 = [&](std::size_t at) {
-      std::uint32_t v = 0;
-      for (int i = 3; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(text[at + static_cast<std::size_t>(i)]);
-      return v;
-    };
-    const std::uint32_t len = u32(12);
-    if (u32(16) != 0x4E4F534Au || len > text.size() - 20) return f;  // 'JSON'
-    const std::size_t bin_at = 20 + std::size_t{len};
-    if (text.size() >= bin_at + 8 && u32(bin_at + 4) == 0x004E4942u) {  // 'BIN\0'
-      const std::size_t bin_len = std::min<std::size_t>(u32(bin_at), text.size() - bin_at - 8);
-      bin = text.substr(bin_at + 8, bin_len);
-    }
-    text = text.substr(20, len);
-  }
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return f;
-  f.valid = true;
-  auto array = [&](const char* key) -> const nlohmann::json& {
-    static const nlohmann::json empty = nlohmann::json::array();
-    const auto it = j.find(key);
-    return it != j.end() && it->is_array() ? *it : empty;
-  };
-  const auto& buffers = array("buffers");
-  const auto& views = array("bufferViews");
-  std::map<std::size_t, std::string> buffer_bytes;  // loaded on demand
-  auto view_bytes = [&](const nlohmann::json& v) -> std::vector<std::byte> {
-    if (!v.is_number_unsigned() || v.get<std::size_t>() >= views.size() || !views[v.get<std::size_t>()].is_object()) return {};
-    const auto& bv = views[v.get<std::size_t>()];
-    const std::size_t b = bv.value("buffer", std::size_t{0});
-    if (b >= buffers.size() || !buffers[b].is_object()) return {};
-    if (buffer_bytes.count(b) == 0) {
-      const std::string uri = str(buffers[b], "uri");
-      if (uri.empty()) buffer_bytes[b] = bin;
-      else if (uri.rfind("data:", 0) == 0) {
-        const auto d = data_uri_bytes(uri);
-        buffer_bytes[b] = std::string(reinterpret_cast<const char*>(d.data()), d.size());
-      } else {
-        buffer_bytes[b] = read_all(path.parent_path() / percent_decode(uri));
-      }
-    }
-    const std::string& data = buffer_bytes[b];
-    const std::size_t off = bv.value("byteOffset", std::size_t{0}), len = bv.value("byteLength", std::size_t{0});
-    if (off > data.size() || len > data.size() - off) return {};
-    const auto* p = reinterpret_cast<const std::byte*>(data.data()) + off;
-    return {p, p + len};
-  };
-  for (const auto& im : array("images")) {
-    gltf_facts::image i;
-    if (im.is_object()) {
-      i.uri = str(im, "uri");
-      i.name = str(im, "name");
-      i.has_data = im.contains("bufferView") || i.uri.rfind("data:", 0) == 0;
-      if (im.contains("bufferView")) i.bytes = view_bytes(im["bufferView"]);
-      else if (i.has_data) i.bytes = data_uri_bytes(i.uri);
-    }
-    f.images.push_back(std::move(i));
-  }
-  const auto& meshes = array("meshes");
-  for (std::size_t m = 0; m < meshes.size(); ++m) {
-    if (!meshes[m].is_object() || !meshes[m].contains("primitives") || !meshes[m]["primitives"].is_array()) continue;
-    const auto& prims = meshes[m]["primitives"];
-    std::string base = str(meshes[m], "name");
-    if (base.empty()) base = "meshes[" + std::to_string(m) + "]";
-    for (std::size_t p = 0; p < prims.size(); ++p) {
-      gltf_facts::primitive out;
-      // assimp 5.2 names the aiMesh of primitive p "<mesh>-<p>" when the mesh has several.
-      out.ai_name = prims.size() > 1 ? base + "-" + std::to_string(p) : base;
-      if (prims[p].is_object() && prims[p].contains("material") && prims[p]["material"].is_number_unsigned())
-        out.material = prims[p]["material"].get<std::uint32_t>();
-      f.primitives.push_back(std::move(out));
-    }
-  }
-  for (const auto& m : array("materials")) f.material_names.push_back(m.is_object() ? str(m, "name") : "");
-  const auto& nodes = array("nodes");
-  for (std::size_t n = 0; n < nodes.size(); ++n) {
-    const std::string name = nodes[n].is_object() ? str(nodes[n], "name") : "";
-    f.node_names.push_back(name.empty() ? "nodes[" + std::to_string(n) + "]" : name);
-  }
-  auto node_name = [&](const nlohmann::json& idx) -> std::string {
-    if (!idx.is_number_unsigned() || idx.get<std::size_t>() >= f.node_names.size()) return {};
-    return f.node_names[idx.get<std::size_t>()];
-  };
-  for (const auto& a : array("animations")) {
-    std::vector<gltf_facts::channel> channels;
-    if (a.is_object() && a.contains("channels") && a["channels"].is_array()) {
-      const nlohmann::json samplers = a.value("samplers", nlohmann::json::array());
-      for (const auto& c : a["channels"]) {
-        if (!c.is_object() || !c.contains("target") || !c["target"].is_object()) continue;
-        gltf_facts::channel ch;
-        ch.node = c["target"].contains("node") ? node_name(c["target"]["node"]) : "";
-        ch.path = str(c["target"], "path");
-        ch.interpolation = "LINEAR";
-        if (c.contains("sampler") && c["sampler"].is_number_unsigned() && samplers.is_array() &&
-            c["sampler"].get<std::size_t>() < samplers.size()) {
-          const std::string interp = str(samplers[c["sampler"].get<std::size_t>()], "interpolation");
-          if (!interp.empty()) ch.interpolation = interp;
-        }
-        channels.push_back(std::move(ch));
-      }
-    }
-    f.animations.push_back(std::move(channels));
-  }
-  for (const auto& e : array("extensionsUsed"))
-    if (e.is_string()) f.extensions_used.push_back(e.get<std::string>());
-  for (const auto& s : array("samplers")) {
-    if (!s.is_object()) continue;
-    // Wrap modes reach the texture slots (AI_MATKEY_MAPPINGMODE_*); filters have no place.
-    if (s.contains("magFilter") || s.contains("minFilter")) ++f.filtered_samplers;
-  }
-  for (const auto& b : array("buffers"))
-    if (b.is_object() && !str(b, "uri").empty() && str(b, "uri").rfind("data:", 0) != 0) f.buffer_uris.push_back(str(b, "uri"));
-
-  nlohmann::json lights = nlohmann::json::array();
-  if (j.contains("extensions") && j["extensions"].is_object() && j["extensions"].contains("KHR_lights_punctual") &&
-      j["extensions"]["KHR_lights_punctual"].is_object())
-    lights = j["extensions"]["KHR_lights_punctual"].value("lights", nlohmann::json::array());
-  const auto& cameras = array("cameras");
-  for (std::size_t n = 0; n < nodes.size(); ++n) {
-    const auto& node = nodes[n];
-    if (!node.is_object()) continue;
-    if (node.contains("extensions") && node["extensions"].is_object() &&
-        node["extensions"].contains("KHR_lights_punctual")) {
-      const auto& ref = node["extensions"]["KHR_lights_punctual"];
-      if (ref.is_object() && ref.contains("light") && ref["light"].is_number_unsigned() && lights.is_array() &&
-          ref["light"].get<std::size_t>() < lights.size()) {
-        const auto& l = lights[ref["light"].get<std::size_t>()];
-        gltf_facts::light out;
-        out.node = f.node_names[n];
-        out.type = str(l, "type");
-        if (l.contains("color") && l["color"].is_array() && l["color"].size() == 3)
-          for (std::size_t c = 0; c < 3; ++c) out.color[c] = l["color"][c].is_number() ? l["color"][c].get<float>() : 1.0f;
-        out.intensity = num(l, "intensity", 1.0f);
-        out.range = num(l, "range", 0.0f);
-        if (l.contains("spot") && l["spot"].is_object()) {
-          out.inner = num(l["spot"], "innerConeAngle", 0.0f);
-          out.outer = num(l["spot"], "outerConeAngle", 0.7853982f);
-        }
-        f.lights.push_back(out);
-      }
-    }
-    if (node.contains("camera") && node["camera"].is_number_unsigned() && node["camera"].get<std::size_t>() < cameras.size()) {
-      const auto& c = cameras[node["camera"].get<std::size_t>()];
-      gltf_facts::cam out;
-      out.node = f.node_names[n];
-      out.ortho = str(c, "type") == "orthographic";
-      const char* block = out.ortho ? "orthographic" : "perspective";
-      if (c.contains(block) && c[block].is_object()) {
-        const auto& p = c[block];
-        out.yfov = num(p, "yfov", out.yfov);
-        out.aspect = num(p, "aspectRatio", 0.0f);
-        out.znear = num(p, "znear", out.znear);
-        out.zfar = num(p, "zfar", out.ortho ? out.zfar : 0.0f);  // glTF: absent zfar = infinite
-      }
-      f.cameras.push_back(out);
-    }
-  }
-  return f;
-}
-
 // ---- the converter --------------------------------------------------------------------
 
 class converter {
  public:
-  converter(const aiScene& s, const fs::path& source, const assimp_import_options& o, assimp_import_result& r)
+  converter(const aiScene& s, const fs::path& source, const model_import_options& o, model_import_result& r)
       : in_(s), source_(source), out_(r), sc_(r.scene), rep_(r.scene.report) {
     (void)o;  // generation and welding happen in assimp, before conversion
     source_dir_ = source.parent_path();
   }
 
-  gltf_facts gltf;
   std::vector<char> had_normals, had_tangents;  // per mesh, before generation
   /// Per mesh and face: the face repeats an index in the source (before
   /// welding, which can make zero-area faces repeat one: those are kept).
@@ -402,10 +138,6 @@ class converter {
   void run() {
     sc_.name = utf8(fs::path(source_).stem().string());
     convert_nodes();
-    if (out_.gltf && gltf.valid) {
-      // scene texture i == glTF image i, carried even when no material uses it.
-      for (std::size_t i = 0; i < gltf.images.size(); ++i) gltf_image_texture(i);
-    }
     convert_materials();
     convert_meshes();
     convert_skins();
@@ -450,30 +182,6 @@ class converter {
 
   // -- textures --
 
-  std::uint32_t gltf_image_texture(std::size_t i) {
-    const auto& im = gltf.images[i];
-    texture t;
-    if (im.has_data) {
-      // The bytes come from the glTF buffers themselves: assimp orders its
-      // embedded copies by load order, not by image index.
-      t.embedded = im.bytes;
-      if (auto size = sniff_image_size(t.embedded)) {
-        t.width = size->width;
-        t.height = size->height;
-        t.mip_count = 1;
-      }
-      if (t.embedded.empty()) rep_.dropped("embedded image", quoted("image", std::to_string(i)), "its bytes cannot be read");
-      t.format = texture_format::rgba8;
-      t.name = !im.name.empty() ? im.name : "image_" + std::to_string(i);
-    } else {
-      fill_external(im.uri, t);
-      if (!im.name.empty()) t.name = im.name;
-    }
-    t.name = utf8(t.name);
-    sc_.textures.push_back(std::move(t));
-    return static_cast<std::uint32_t>(sc_.textures.size() - 1);
-  }
-
   void fill_embedded(const aiTexture& tex, texture& t) {
     if (tex.mHeight == 0) {
       const auto* p = reinterpret_cast<const std::byte*>(tex.pcData);
@@ -502,7 +210,7 @@ class converter {
     std::error_code ec;
     fs::path file = fs::path(raw).is_absolute() ? fs::path(raw) : source_dir_ / raw;
     if (!fs::is_regular_file(file, ec)) {
-      const fs::path decoded = fs::path(raw).is_absolute() ? fs::path(percent_decode(raw)) : source_dir_ / percent_decode(raw);
+      const fs::path decoded = fs::path(raw).is_absolute() ? fs::path(percent_decoded(raw)) : source_dir_ / percent_decoded(raw);
       if (fs::is_regular_file(decoded, ec)) file = decoded;
     }
     file = file.lexically_normal();
@@ -526,23 +234,6 @@ class converter {
   std::uint32_t texture_for(const aiString& path) {
     const std::string raw(path.C_Str(), path.length);
     const auto [embedded, embedded_index] = in_.GetEmbeddedTextureAndIndex(raw.c_str());
-    if (out_.gltf && gltf.valid) {
-      if (embedded != nullptr && embedded_index >= 0) {
-        if (embedded->mHeight == 0) {
-          const auto* p = reinterpret_cast<const std::byte*>(embedded->pcData);
-          for (std::size_t i = 0; i < gltf.images.size(); ++i)
-            if (gltf.images[i].has_data && gltf.images[i].bytes.size() == embedded->mWidth &&
-                std::equal(p, p + embedded->mWidth, gltf.images[i].bytes.begin()))
-              return static_cast<std::uint32_t>(i);
-        }
-      } else {
-        for (std::size_t i = 0; i < gltf.images.size(); ++i)
-          if (!gltf.images[i].has_data && (gltf.images[i].uri == raw || percent_decode(gltf.images[i].uri) == raw ||
-                                           gltf.images[i].uri == percent_decode(raw)))
-            return static_cast<std::uint32_t>(i);
-      }
-      rep_.changed("texture reference", quoted("image", raw), "not in the glTF images array; appended after them");
-    }
     const std::string key = embedded != nullptr ? "*" + std::to_string(embedded_index) : "file:" + raw;
     if (const auto it = texture_keys_.find(key); it != texture_keys_.end()) return it->second;
     texture t;
@@ -562,75 +253,16 @@ class converter {
 
   void convert_materials() {
     material_map_.assign(in_.mNumMaterials, no_ref);
-    if (!(out_.gltf && gltf.valid)) {
-      for (unsigned i = 0; i < in_.mNumMaterials; ++i) {
-        material_map_[i] = static_cast<std::uint32_t>(sc_.materials.size());
-        sc_.materials.push_back(convert_material(*in_.mMaterials[i], i, ""));
-      }
-      return;
-    }
-    // glTF: assimp orders materials by first reference and appends a default
-    // one for primitives without a material. Scene material g == glTF
-    // material g (assetc's material_<index> names use it): find each
-    // aiMaterial's glTF index through the primitives that use it.
-    std::uint64_t ambiguous = 0;
-    for (unsigned i = 0; i < in_.mNumMeshes; ++i) {
-      const aiMesh& a = *in_.mMeshes[i];
-      if (a.mMaterialIndex >= in_.mNumMaterials) continue;
-      std::set<std::uint32_t> candidates;
-      for (const auto& p : gltf.primitives)
-        if (p.ai_name == utf8(a.mName)) candidates.insert(p.material);
-      if (candidates.size() != 1) {
-        ambiguous += candidates.empty() ? 0 : 1;
-        continue;
-      }
-      std::uint32_t& mapped = material_map_[a.mMaterialIndex];
-      if (mapped == no_ref) mapped = *candidates.begin();
-      else if (mapped != *candidates.begin()) ++ambiguous;
-    }
-    // Left over: match by (unique) name.
-    std::vector<char> taken(gltf.material_names.size(), 0);
-    for (std::uint32_t g : material_map_)
-      if (g != no_ref && g < taken.size()) taken[g] = 1;
     for (unsigned i = 0; i < in_.mNumMaterials; ++i) {
-      if (material_map_[i] != no_ref) continue;
-      aiString n;
-      if (in_.mMaterials[i]->Get(AI_MATKEY_NAME, n) != AI_SUCCESS || std::string(n.C_Str()) == AI_DEFAULT_MATERIAL_NAME) continue;
-      for (std::size_t g = 0; g < gltf.material_names.size(); ++g)
-        if (!taken[g] && gltf.material_names[g] == n.C_Str()) {
-          material_map_[i] = static_cast<std::uint32_t>(g);
-          taken[g] = 1;
-          break;
-        }
+      material_map_[i] = static_cast<std::uint32_t>(sc_.materials.size());
+      sc_.materials.push_back(convert_material(*in_.mMaterials[i], i));
     }
-    rep_.changed("material assignment", "", "primitive names do not identify the glTF material; matched by name",
-                 ambiguous);
-    sc_.materials.resize(gltf.material_names.size());
-    std::vector<char> filled(gltf.material_names.size(), 0);
-    for (unsigned i = 0; i < in_.mNumMaterials; ++i) {
-      const std::uint32_t g = material_map_[i];
-      if (g == no_ref || g >= sc_.materials.size()) {
-        material_map_[i] = no_ref;
-        continue;
-      }
-      if (filled[g]) continue;
-      filled[g] = 1;
-      sc_.materials[g] = convert_material(*in_.mMaterials[i], g, gltf.material_names[g]);
-    }
-    std::uint64_t unused = 0;
-    for (std::size_t g = 0; g < filled.size(); ++g)
-      if (!filled[g]) {
-        sc_.materials[g].name = utf8(gltf.material_names[g]);
-        ++unused;
-      }
-    rep_.info("unused materials", "", "no primitive uses them; assimp does not load them, carried with glTF defaults", unused);
   }
 
-  material convert_material(const aiMaterial& m, std::size_t index, const std::string& gltf_name) {
+  material convert_material(const aiMaterial& m, std::size_t index) {
     material out;
     aiString name;
-    if (out_.gltf && gltf.valid) out.name = utf8(gltf_name);
-    else if (m.Get(AI_MATKEY_NAME, name) == AI_SUCCESS) out.name = utf8(name);
+    if (m.Get(AI_MATKEY_NAME, name) == AI_SUCCESS) out.name = utf8(name);
     const std::string where = quoted("material", out.name.empty() ? "#" + std::to_string(index) : out.name);
 
     aiColor4D color;
@@ -654,19 +286,11 @@ class converter {
       if (m.Get(AI_MATKEY_SHININESS, value) == AI_SUCCESS && value > 0) out.roughness = std::sqrt(2.0f / (value + 2.0f));
       rep_.changed("shading model", where, "classic (Phong) material converted to metallic-roughness");
     }
-    aiString mode;
-    if (m.Get(AI_MATKEY_GLTF_ALPHAMODE, mode) == AI_SUCCESS) {
-      const std::string s = mode.C_Str();
-      out.alpha = s == "MASK" ? convert::alpha_mode::mask : s == "BLEND" ? convert::alpha_mode::blend : convert::alpha_mode::opaque;
-    } else if (out.base_color[3] < 1.0f) {
-      out.alpha = convert::alpha_mode::blend;
-    }
-    if (m.Get(AI_MATKEY_GLTF_ALPHACUTOFF, value) == AI_SUCCESS) out.alpha_cutoff = value;
+    // glTF's alpha mode, cutoff, normal scale and occlusion strength come from
+    // the TinyGLTF importer; assimp's formats have only an opacity.
+    if (out.base_color[3] < 1.0f) out.alpha = convert::alpha_mode::blend;
     if (m.Get(AI_MATKEY_TRANSMISSION_FACTOR, value) == AI_SUCCESS) out.transmission = value;
     if (m.Get(AI_MATKEY_TWOSIDED, ivalue) == AI_SUCCESS) out.double_sided = ivalue != 0;
-    if (m.Get(AI_MATKEY_GLTF_TEXTURE_SCALE(aiTextureType_NORMALS, 0), value) == AI_SUCCESS) out.normal_scale = value;
-    if (m.Get(AI_MATKEY_GLTF_TEXTURE_STRENGTH(aiTextureType_LIGHTMAP, 0), value) == AI_SUCCESS)
-      out.occlusion_strength = value;
 
     std::set<std::pair<int, unsigned>> used;  // (type, index) consumed
     auto slot = [&](std::initializer_list<aiTextureType> types, bool srgb) {
@@ -696,15 +320,7 @@ class converter {
           s.has_transform = true;
           s.scale = {tr.mScaling.x, tr.mScaling.y};
           s.rotation = tr.mRotation;
-          if (out_.gltf) {
-            // Undo assimp 5.2's change of coordinates (its glTF importer moves
-            // the pivot to the image centre and the origin to bottom-left).
-            const float c = std::cos(tr.mRotation), sn = std::sin(tr.mRotation);
-            s.offset[0] = tr.mTranslation.x - 0.5f * tr.mScaling.x * (1.0f - c + sn);
-            s.offset[1] = tr.mTranslation.y + 0.5f * tr.mScaling.y * (sn + c - 1.0f) + 1.0f - tr.mScaling.y;
-          } else {
-            s.offset = {tr.mTranslation.x, tr.mTranslation.y};
-          }
+          s.offset = {tr.mTranslation.x, tr.mTranslation.y};
         }
         if (srgb) sc_.textures[s.texture].srgb = true;
       }
@@ -729,7 +345,7 @@ class converter {
     // Properties with no place in the model (clearcoat, sheen, transmission, ...).
     static const std::set<std::string> carried = {
         "?mat.name", "$clr.diffuse", "$clr.base", "$mat.metallicFactor", "$mat.roughnessFactor", "$mat.shininess",
-        "$clr.emissive", "$mat.twosided", "$mat.opacity", "$mat.gltf.alphaMode", "$mat.gltf.alphaCutoff",
+        "$clr.emissive", "$mat.twosided", "$mat.opacity",
         "$mat.shadingm", "$mat.emissiveIntensity", "$mat.illum", "$clr.transparent", "$mat.refracti",
         "$mat.anisotropyFactor", "$mat.bumpscaling", "$mat.reflectivity", "$mat.shinpercent", "$mat.blend",
         "$mat.wireframe", "$mat.transmission.factor"};
@@ -1030,7 +646,7 @@ class converter {
       m.skin = it->second;
       // Per-vertex influences: the 4 largest, normalised.
       const std::size_t n = a.mNumVertices;
-      std::vector<std::vector<std::pair<float, std::uint16_t>>> influences(n);
+      std::vector<vertex_influences> influences(n);
       std::uint64_t invalid = 0;
       for (unsigned b = 0; b < a.mNumBones; ++b) {
         if (bone_slot[b] == no_ref) continue;
@@ -1045,34 +661,10 @@ class converter {
           influences[vw.mVertexId].emplace_back(vw.mWeight, static_cast<std::uint16_t>(bone_slot[b]));
         }
       }
-      m.joints.assign(n, {0, 0, 0, 0});
-      m.weights.assign(n, {0, 0, 0, 0});
-      std::uint64_t over = 0, dropped_influences = 0, weightless = 0;
-      for (std::size_t v = 0; v < n; ++v) {
-        auto& inf = influences[v];
-        std::sort(inf.begin(), inf.end(), [](const auto& x, const auto& y) {
-          return x.first != y.first ? x.first > y.first : x.second < y.second;
-        });
-        if (inf.size() > 4) {
-          ++over;
-          dropped_influences += inf.size() - 4;
-          inf.resize(4);
-        }
-        float sum = 0;
-        for (const auto& [w, j] : inf) sum += w;
-        if (inf.empty() || !(sum > 0.0f)) {
-          m.weights[v] = {1, 0, 0, 0};
-          ++weightless;
-          continue;
-        }
-        for (std::size_t k = 0; k < inf.size(); ++k) {
-          m.joints[v][k] = inf[k].second;
-          m.weights[v][k] = inf[k].first / sum;
-        }
-      }
+      const influence_summary kept = keep_four_largest(influences, m);
       rep_.dropped("joint influences beyond the 4 largest", where,
-                   "4 per vertex; the rest renormalised (" + std::to_string(over) + " vertices)", dropped_influences);
-      rep_.changed("weightless vertices", where, "bound rigidly to the first joint of the palette", weightless);
+                   "4 per vertex; the rest renormalised (" + std::to_string(kept.vertices_over) + " vertices)", kept.dropped);
+      rep_.changed("weightless vertices", where, "bound rigidly to the first joint of the palette", kept.weightless);
       rep_.dropped("negative or non-finite joint weights", where, "ignored", invalid);
     }
   }
@@ -1099,18 +691,7 @@ class converter {
         tps = 25.0;  // assimp's documented default when the file gives none
         rep_.info("ticks per second", where, "unspecified; 25 assumed");
       }
-      const std::vector<gltf_facts::channel>* source_channels =
-          out_.gltf && gltf.valid && ai < gltf.animations.size() ? &gltf.animations[ai] : nullptr;
-      auto source_has = [&](const std::string& nodename, const char* path, std::string* interp) {
-        if (source_channels == nullptr) return true;
-        for (const auto& c : *source_channels)
-          if (c.node == nodename && c.path == path) {
-            if (interp != nullptr) *interp = c.interpolation;
-            return true;
-          }
-        return false;
-      };
-      std::uint64_t cubic = 0, unbound = 0;
+      std::uint64_t unbound = 0;
       auto target = [&](animation_channel& c, std::uint32_t nd) {
         c.node = nd;
         c.skeleton = node_skeleton[nd];
@@ -1124,28 +705,25 @@ class converter {
           ++unbound;
           continue;
         }
-        auto add = [&](anim_path path, const char* gltf_path, unsigned count, auto&& key) {
-          std::string interp = "LINEAR";
-          if (count == 0 || !source_has(nodename, gltf_path, &interp)) return;
+        auto add = [&](anim_path path, unsigned count, auto&& key) {
+          if (count == 0) return;
           animation_channel c;
           target(c, nd);
           c.path = path;
-          c.interp = interp == "STEP" ? interpolation::step : interpolation::linear;
-          if (interp == "CUBICSPLINE") ++cubic;
           for (unsigned k = 0; k < count; ++k) key(k, c);
           out.channels.push_back(std::move(c));
         };
-        add(anim_path::translation, "translation", ch.mNumPositionKeys, [&](unsigned k, animation_channel& c) {
+        add(anim_path::translation, ch.mNumPositionKeys, [&](unsigned k, animation_channel& c) {
           const aiVectorKey& key = ch.mPositionKeys[k];
           c.times.push_back(static_cast<float>(key.mTime / tps));
           c.values.insert(c.values.end(), {key.mValue.x, key.mValue.y, key.mValue.z});
         });
-        add(anim_path::rotation, "rotation", ch.mNumRotationKeys, [&](unsigned k, animation_channel& c) {
+        add(anim_path::rotation, ch.mNumRotationKeys, [&](unsigned k, animation_channel& c) {
           const aiQuatKey& key = ch.mRotationKeys[k];
           c.times.push_back(static_cast<float>(key.mTime / tps));
           c.values.insert(c.values.end(), {key.mValue.x, key.mValue.y, key.mValue.z, key.mValue.w});
         });
-        add(anim_path::scale, "scale", ch.mNumScalingKeys, [&](unsigned k, animation_channel& c) {
+        add(anim_path::scale, ch.mNumScalingKeys, [&](unsigned k, animation_channel& c) {
           const aiVectorKey& key = ch.mScalingKeys[k];
           c.times.push_back(static_cast<float>(key.mTime / tps));
           c.values.insert(c.values.end(), {key.mValue.x, key.mValue.y, key.mValue.z});
@@ -1159,9 +737,6 @@ class converter {
           unbound += nd == no_ref ? 1 : 0;
           continue;
         }
-        std::string interp = "LINEAR";
-        (void)source_has(nodename, "weights", &interp);
-        if (interp == "CUBICSPLINE") ++cubic;
         unsigned targets = 0;
         for (unsigned k = 0; k < ch.mNumKeys; ++k)
           for (unsigned v = 0; v < ch.mKeys[k].mNumValuesAndWeights; ++v)
@@ -1171,7 +746,6 @@ class converter {
         c.skeleton = no_ref;  // weights animate the node's mesh, never a joint
         c.joint = no_ref;
         c.path = anim_path::weights;
-        c.interp = interp == "STEP" ? interpolation::step : interpolation::linear;
         for (unsigned k = 0; k < ch.mNumKeys; ++k) {
           c.times.push_back(static_cast<float>(ch.mKeys[k].mTime / tps));
           std::vector<float> w(targets, 0.0f);
@@ -1181,7 +755,6 @@ class converter {
         }
         out.channels.push_back(std::move(c));
       }
-      rep_.changed("CUBICSPLINE samplers", where, "degraded to LINEAR (the value key of each tangent triple is kept)", cubic);
       rep_.dropped("animation channels", where, "their target names no node", unbound);
       rep_.dropped("mesh (vertex) animation channels", where, "the model has no vertex animation", a.mNumMeshChannels);
       float duration = static_cast<float>(a.mDuration / tps);
@@ -1210,28 +783,17 @@ class converter {
           rep_.dropped("light", where, "ambient or undefined light type");
           continue;
       }
-      const gltf_facts::light* src = nullptr;
-      for (const auto& g : gltf.lights)
-        if (g.node == out.name) src = &g;
-      if (src != nullptr) {
-        out.color = src->color;
-        out.intensity = src->intensity;
-        out.range = src->range;
-        out.inner_cone = src->inner;
-        out.outer_cone = src->outer;
-      } else {
-        // assimp folds intensity into the colour: split it at the largest channel.
-        const float peak = std::max({l.mColorDiffuse.r, l.mColorDiffuse.g, l.mColorDiffuse.b});
-        out.intensity = peak > 0 ? peak : 0.0f;
-        out.color = peak > 0 ? std::array<float, 3>{l.mColorDiffuse.r / peak, l.mColorDiffuse.g / peak, l.mColorDiffuse.b / peak}
-                             : std::array<float, 3>{1, 1, 1};
-        // assimp's cone angles are full angles; the model's are half angles.
-        out.inner_cone = l.mAngleInnerCone * 0.5f;
-        out.outer_cone = l.mAngleOuterCone * 0.5f;
-        out.area_size = {l.mSize.x, l.mSize.y};
-        if (l.mAttenuationLinear != 0 || l.mAttenuationQuadratic != 0)
-          rep_.changed("light attenuation", where, "replaced by the inverse-square falloff of glTF lights");
-      }
+      // assimp folds intensity into the colour: split it at the largest channel.
+      const float peak = std::max({l.mColorDiffuse.r, l.mColorDiffuse.g, l.mColorDiffuse.b});
+      out.intensity = peak > 0 ? peak : 0.0f;
+      out.color = peak > 0 ? std::array<float, 3>{l.mColorDiffuse.r / peak, l.mColorDiffuse.g / peak, l.mColorDiffuse.b / peak}
+                           : std::array<float, 3>{1, 1, 1};
+      // assimp's cone angles are full angles; the model's are half angles.
+      out.inner_cone = l.mAngleInnerCone * 0.5f;
+      out.outer_cone = l.mAngleOuterCone * 0.5f;
+      out.area_size = {l.mSize.x, l.mSize.y};
+      if (l.mAttenuationLinear != 0 || l.mAttenuationQuadratic != 0)
+        rep_.changed("light attenuation", where, "replaced by the inverse-square falloff of glTF lights");
       if (from(l.mPosition).x != 0 || from(l.mPosition).y != 0 || from(l.mPosition).z != 0)
         rep_.dropped("light position offset", where, "lights sit at their node's origin");
       if (out.node == no_ref) rep_.changed("light", where, "no node of that name; the light is unplaced");
@@ -1246,41 +808,22 @@ class converter {
       out.name = utf8(c.mName);
       out.node = node_named(out.name);
       const std::string where = quoted("camera", out.name);
-      const gltf_facts::cam* src = nullptr;
-      for (const auto& g : gltf.cameras)
-        if (g.node == out.name) src = &g;
-      if (src != nullptr) {
-        out.orthographic = src->ortho;
-        out.yfov = src->yfov;
-        out.aspect = src->aspect;
-        out.znear = src->znear;
-        out.zfar = src->zfar;
-      } else {
-        out.orthographic = c.mOrthographicWidth > 0;
-        out.aspect = c.mAspect;
-        // assimp's field of view is horizontal; the model's is vertical.
-        out.yfov = c.mAspect > 0 ? 2.0f * std::atan(std::tan(c.mHorizontalFOV * 0.5f) / c.mAspect) : c.mHorizontalFOV;
-        out.znear = c.mClipPlaneNear;
-        out.zfar = c.mClipPlaneFar;
-        if (out.orthographic) rep_.dropped("orthographic extent", where, "the model's cameras carry no magnification");
-        if (from(c.mPosition).x != 0 || from(c.mPosition).y != 0 || from(c.mPosition).z != 0 ||
-            from(c.mLookAt).x != 0 || from(c.mLookAt).y != 0 || from(c.mLookAt).z != -1)
-          rep_.dropped("camera position/look-at offset", where, "cameras look down -Z from their node's origin");
-      }
+      out.orthographic = c.mOrthographicWidth > 0;
+      out.aspect = c.mAspect;
+      // assimp's field of view is horizontal; the model's is vertical.
+      out.yfov = c.mAspect > 0 ? 2.0f * std::atan(std::tan(c.mHorizontalFOV * 0.5f) / c.mAspect) : c.mHorizontalFOV;
+      out.znear = c.mClipPlaneNear;
+      out.zfar = c.mClipPlaneFar;
+      if (out.orthographic) rep_.dropped("orthographic extent", where, "the model's cameras carry no magnification");
+      if (from(c.mPosition).x != 0 || from(c.mPosition).y != 0 || from(c.mPosition).z != 0 ||
+          from(c.mLookAt).x != 0 || from(c.mLookAt).y != 0 || from(c.mLookAt).z != -1)
+        rep_.dropped("camera position/look-at offset", where, "cameras look down -Z from their node's origin");
       if (out.node == no_ref) rep_.changed("camera", where, "no node of that name; the camera is unplaced");
       sc_.cameras.push_back(out);
     }
   }
 
   void report_scene_extras() {
-    if (out_.gltf && gltf.valid) {
-      static const std::set<std::string> carried = {"KHR_texture_transform", "KHR_materials_emissive_strength",
-                                                    "KHR_lights_punctual", "KHR_mesh_quantization"};
-      for (const std::string& e : gltf.extensions_used)
-        if (carried.count(e) == 0) rep_.dropped("glTF extension " + e, "", "not carried by the scene model");
-      rep_.dropped("texture sampler filters", "", "the scene model has no filter state (wrap modes are carried)",
-                   gltf.filtered_samplers);
-    }
     if (in_.mMetaData != nullptr && in_.mMetaData->mNumProperties > 0)
       rep_.info("scene metadata", "", "not carried", in_.mMetaData->mNumProperties);
   }
@@ -1288,7 +831,7 @@ class converter {
   const aiScene& in_;
   fs::path source_;
   fs::path source_dir_;
-  assimp_import_result& out_;
+  model_import_result& out_;
   scene& sc_;
   conversion_report& rep_;
   std::vector<const aiNode*> ai_nodes_;
@@ -1299,12 +842,6 @@ class converter {
 };
 
 }  // namespace
-
-fs::path texture_file(const fs::path& source, const convert::texture& t) {
-  if (t.uri.empty() || !t.embedded.empty()) return {};
-  const fs::path uri(t.uri);
-  return uri.is_absolute() ? uri : (source.parent_path() / uri).lexically_normal();
-}
 
 namespace {
 
@@ -1333,8 +870,8 @@ bool recognised_by_content(const Assimp::Importer& importer, const fs::path& pat
 
 }  // namespace
 
-assimp_import_result import_assimp(const fs::path& path, const assimp_import_options& options) {
-  assimp_import_result r;
+model_import_result import_assimp(const fs::path& path, const model_import_options& options) {
+  model_import_result r;
   try {
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) {
@@ -1345,9 +882,6 @@ assimp_import_result import_assimp(const fs::path& path, const assimp_import_opt
       r.error = path.string() + ": cannot import: " + make_error(errc::io_empty_file).describe();
       return r;
     }
-    const std::string ext = lower(path.extension().string());
-    r.gltf = ext == ".gltf" || ext == ".glb";
-
     std::vector<std::string> opened;
     Assimp::Importer importer;
     importer.SetIOHandler(new recording_io(&opened));  // the importer owns it
@@ -1405,7 +939,6 @@ assimp_import_result import_assimp(const fs::path& path, const assimp_import_opt
       return r;
     }
     converter c(*scene, path, options, r);
-    if (r.gltf) c.gltf = read_gltf_facts(path);
     c.had_normals = std::move(had_normals);
     c.had_tangents = std::move(had_tangents);
     c.repeated_in_source = std::move(repeated);

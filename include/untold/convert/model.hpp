@@ -194,6 +194,7 @@ struct mesh {
   std::uint32_t skin = no_ref;
   std::vector<morph_target> morphs{};
   std::vector<lod_level> lods{};  // levels after LOD0 (this mesh's own indices)
+  std::string extras{};  // JSON text (glTF mesh `extras`, on each of its primitives), empty when none
 
   [[nodiscard]] std::size_t vertex_count() const noexcept { return positions.size() / 3; }
 };
@@ -211,11 +212,24 @@ struct texture {
 /// MIRRORED_REPEAT).
 enum class wrap_mode : std::uint8_t { repeat, clamp, mirror };
 
+/// A sampler's filter (glTF's magFilter / minFilter; `unset`: the source
+/// leaves it to the renderer). Magnification uses nearest or linear only.
+enum class texture_filter : std::uint8_t {
+  unset,
+  nearest,
+  linear,
+  nearest_mipmap_nearest,
+  linear_mipmap_nearest,
+  nearest_mipmap_linear,
+  linear_mipmap_linear
+};
+
 /// A material's use of a texture.
 struct texture_slot {
   std::uint32_t texture = no_ref;
   std::uint32_t uv_set = 0;
   std::array<wrap_mode, 2> wrap{wrap_mode::repeat, wrap_mode::repeat};  // u, v (glTF's default: repeat)
+  texture_filter mag_filter = texture_filter::unset, min_filter = texture_filter::unset;
   bool has_transform = false;  // KHR_texture_transform
   std::array<float, 2> offset{0, 0}, scale{1, 1};
   float rotation = 0;
@@ -238,6 +252,7 @@ struct material {
   /// Source-specific slots with no PBR meaning (Urho3D technique units, UDM
   /// material properties): name -> texture. Writers report them as dropped.
   std::vector<std::pair<std::string, std::uint32_t>> other_textures{};
+  std::string extras{};  // JSON text (glTF material `extras`), empty when none
 };
 
 struct node {
@@ -245,6 +260,7 @@ struct node {
   std::uint32_t parent = no_ref;  // an earlier node, or no_ref for a root
   transform local{};
   std::vector<std::uint32_t> meshes{};  // mesh indices drawn at this node (instancing: several nodes, one mesh)
+  std::string extras{};  // JSON text (glTF node `extras`), empty when none
 };
 
 struct joint {
@@ -376,6 +392,17 @@ namespace detail {
 /// which turns triangle fronts around.
 [[nodiscard]] inline float linear_determinant(const mat4& m) noexcept {
   return m[0] * (m[5] * m[10] - m[9] * m[6]) - m[4] * (m[1] * m[10] - m[9] * m[2]) + m[8] * (m[1] * m[6] - m[5] * m[2]);
+}
+
+/// Reports the `extras` (application data as JSON text) of the scene's
+/// nodes, meshes and materials as dropped: for a writer with no place for
+/// them. `reason` says why, e.g. "the .untold format has no place for them".
+inline void report_dropped_extras(const scene& s, conversion_report& report, std::string reason) {
+  std::uint64_t count = 0;
+  for (const node& n : s.nodes) count += !n.extras.empty();
+  for (const mesh& m : s.meshes) count += !m.extras.empty();
+  for (const material& m : s.materials) count += !m.extras.empty();
+  report.dropped("extras", "", std::move(reason), count);
 }
 
 }  // namespace detail

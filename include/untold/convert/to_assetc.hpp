@@ -279,6 +279,7 @@ inline assetc::mesh_bounds bounds_of(std::span<const float> pos) {
                                                      conversion_report& rep) {
   namespace ac = untold::assetc;
   UNTOLD_TRY(validate_model(s));
+  detail::report_dropped_extras(s, rep, "assetc files have no place for application data");
   const auto product = untold::budget::product;
   const auto sum = untold::budget::sum;
   // What the scene draws (a mesh once per node drawing it when merged): the
@@ -465,6 +466,10 @@ inline assetc::mesh_bounds bounds_of(std::span<const float> pos) {
                     "GpuVertex carries uv0 only; the texture is sampled with uv0");
       if (t.has_transform && (t.offset != std::array<float, 2>{0, 0} || t.scale != std::array<float, 2>{1, 1} || t.rotation != 0))
         rep.dropped(std::string("KHR_texture_transform of ") + slot_name, where, "a .hmat row has no uv transform");
+      if (t.wrap != std::array<wrap_mode, 2>{wrap_mode::repeat, wrap_mode::repeat})
+        rep.dropped(std::string("sampler wrap of ") + slot_name, where, "a .hmat row has no sampler state (repeat)");
+      if (t.mag_filter != texture_filter::unset || t.min_filter != texture_filter::unset)
+        rep.dropped(std::string("sampler filters of ") + slot_name, where, "a .hmat row has no sampler state");
       return ac::hash_ref(ac::texture_ref(options.source_ref, t.texture));
     };
     row.base_color_tex = ref(m.base_color_texture, "baseColor");

@@ -187,6 +187,7 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
                                                             conversion_report& report) {
   namespace u = untold::udm;
   UNTOLD_TRY(validate_model(s));
+  detail::report_dropped_extras(s, report, "a PMDL has no place for application data");
   const float unit = options.metres_per_unit;
   if (!untold::detail::is_finite(unit) || !(unit > 0))
     return make_error(errc::invalid_argument).at_field("metres_per_unit").with_float(unit);

@@ -22,7 +22,8 @@
 //   are clamped (`dropped`), or with uv_wrap shifted by whole units where
 //   the samplers keep the same sampling (`changed`); rounding beyond
 //   uv_precision_tolerance is reported; clamp/mirror samplers are `dropped`
-//   (no sampler state in the texture record). Morph targets -> morph target
+//   (no sampler state in the texture record), and so are sampler filters;
+//   node, mesh and material extras are `dropped`. Morph targets -> morph target
 //   tables (position and normal deltas). LOD levels go to separate
 //   fileType-lod files.
 //   material -> material record: base colour/metallic-roughness/normal/
@@ -379,7 +380,13 @@ class geometry_pool {
                                   &m.occlusion_texture, &m.emissive_texture})
       not_repeat += t->used() && (t->wrap[0] != wrap_mode::repeat || t->wrap[1] != wrap_mode::repeat);
     report.dropped("clamp/mirror sampler wrap", where, "the texture record has no sampler state", not_repeat);
+    std::uint64_t filtered = 0;
+    for (const texture_slot* t : {&m.base_color_texture, &m.metallic_roughness_texture, &m.normal_texture,
+                                  &m.occlusion_texture, &m.emissive_texture})
+      filtered += t->used() && (t->mag_filter != texture_filter::unset || t->min_filter != texture_filter::unset);
+    report.dropped("sampler filters", where, "the texture record has no sampler state", filtered);
   }
+  if (geometry) detail::report_dropped_extras(s, report, "the .untold records have no place for application data");
   for (std::size_t i = 0; i < s.textures.size() && geometry; ++i)
     if (s.textures[i].uri.empty() && (!options.embed_images || s.textures[i].embedded.empty()))
       report.dropped("embedded image", detail::quoted("texture", s.textures[i].name, i),

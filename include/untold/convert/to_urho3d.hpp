@@ -166,6 +166,8 @@ inline void sample(const animation_channel& c, float t, float* out) {
     return budget.charge_work(items, what, errc::limit_exceeded);
   };
 
+  detail::report_dropped_extras(s, report, "Urho3D files have no place for application data");
+
   // ---- the skeleton: the first skinned mesh's, else the first --------------------------
   const std::uint32_t skeleton_index = detail::primary_skeleton(s);
   report.dropped("skeletons", "", "a .mdl holds one skeleton", s.skeletons.size() - (skeleton_index == no_ref ? 0 : 1));
