@@ -768,6 +768,11 @@ class exporter {
       }
       if (!matrices.empty())
         g.inverseBindMatrices = buffer_.add_floats(matrices, TINYGLTF_TYPE_MAT4, 16, 0, false);
+      // skin.skeleton: the skeleton's root joint when it has one (joints come parents first), so that a reader
+      // finds the joints no vertex is bound to (an animated root, helper bones) as part of the skeleton.
+      std::size_t roots = 0;
+      for (const convert::joint& j : sk.joints) roots += j.parent == no_ref;
+      if (roots == 1 && !sk.joints.empty()) g.skeleton = joint_nodes_[s.skeleton][0];
       model_.skins.push_back(std::move(g));
     }
   }

@@ -977,6 +977,26 @@ class converter {
         root[find(nd)] = find(skin_nodes[s].front());
       }
     }
+    // skin.skeleton names the skeleton's root: every node under it that draws nothing (no mesh, camera
+    // or light) is a joint of that skeleton too, bound to no vertex (an animated root, helper bones).
+    // One pass: nodes come parents first.
+    std::vector<std::uint32_t> under(count, no_ref);  // node -> the skin whose skeleton root it is under
+    for (std::size_t s = 0; s < g_.skins.size(); ++s) {
+      const int r = g_.skins[s].skeleton;
+      if (r < 0 || skin_nodes[s].empty()) continue;
+      if (static_cast<std::size_t>(r) >= g_.nodes.size()) refuse("skin " + std::to_string(s) + ": skeleton node " + std::to_string(r) + " does not exist");
+      const std::uint32_t nd = scene_node_[static_cast<std::size_t>(r)];
+      if (nd != no_ref && under[nd] == no_ref) under[nd] = static_cast<std::uint32_t>(s);
+    }
+    for (std::uint32_t nd = 0; nd < count; ++nd) {
+      const std::uint32_t parent = sc_.nodes[nd].parent;
+      if (under[nd] == no_ref && parent != no_ref) under[nd] = under[parent];
+      if (under[nd] == no_ref || is_joint[nd]) continue;
+      const tinygltf::Node& gn = g_.nodes[gltf_node_[nd]];
+      if (!sc_.nodes[nd].meshes.empty() || gn.camera >= 0 || gn.extensions.count("KHR_lights_punctual") != 0) continue;
+      is_joint[nd] = 1;
+      root[find(nd)] = find(skin_nodes[under[nd]].front());
+    }
     std::map<std::uint32_t, std::uint32_t> skeleton_of_root;
     joint_of_node_.assign(count, no_ref);
     skeleton_of_node_.assign(count, no_ref);

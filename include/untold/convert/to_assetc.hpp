@@ -44,7 +44,8 @@
 //   lowercased unique name, else material_<index>). Emissive strength is
 //   folded into the factor (`changed`); uv sets other than 0 and texture
 //   transforms `dropped`, non-PBR texture slots `dropped`, transmission
-//   `dropped`.
+//   `dropped`, sampler wrap modes other than repeat and sampler filters
+//   `dropped` (a .hmat row has no sampler state); extras `dropped`.
 //   textures -> refs hash_ref("<source_ref>/tex_<texture index>"): the
 //   `place_texture` hook is asked once per texture a used material
 //   references (with its first use's colour space) and says whether the
