@@ -341,6 +341,42 @@ TEST_CASE("gltf export: morph deltas are sparse when few vertices move, and abse
   CHECK(m.buffers.at(0).data.size() == v * 12 + 8996 + 8 + 36 + v * 12);
 }
 
+TEST_CASE("gltf export: a mesh without the uv set its material samples gets the material without that slot") {
+  // Two meshes share a textured material; only the first has uvs (assimp-testmodels' issue_3269 has this shape).
+  convert::scene s;
+  s.textures.push_back({.name = "t", .uri = "t.png", .format = texture_format::unknown, .width = 0, .height = 0,
+                        .mip_count = 0, .srgb = true, .embedded = {}});
+  convert::material mat;
+  mat.name = "textured";
+  mat.base_color_texture.texture = 0;
+  mat.normal_texture.texture = 0;
+  s.materials.push_back(mat);
+  for (const bool with_uvs : {true, false}) {
+    convert::mesh m;
+    m.name = with_uvs ? "with uvs" : "without uvs";
+    m.positions = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    if (with_uvs) m.uv0 = {0, 0, 1, 0, 0, 1};
+    m.material = 0;
+    s.meshes.push_back(std::move(m));
+  }
+  s.nodes.push_back({"root", convert::no_ref, {}, {0, 1}});
+  const auto out = serialize(s, "out.glb", {.container = gltf_container::glb, .embed_images = false});
+  const tinygltf::Model m = load_glb(out.files[0].bytes);
+  REQUIRE(m.meshes.size() == 2);
+  REQUIRE(m.materials.size() == 2);
+  CHECK(m.meshes[0].primitives[0].material == 0);
+  CHECK(m.materials[0].pbrMetallicRoughness.baseColorTexture.index >= 0);
+  const int copy = m.meshes[1].primitives[0].material;
+  CHECK(copy == 1);
+  CHECK(m.materials[1].name == "textured");
+  CHECK(m.materials[1].pbrMetallicRoughness.baseColorTexture.index == -1);
+  CHECK(m.materials[1].normalTexture.index == -1);
+  std::uint64_t unbound = 0;
+  for (const auto& e : out.report.entries)
+    if (e.what == "texture bindings" && e.severity == convert::report_entry::kind::dropped) unbound += e.count;
+  CHECK(unbound == 2);
+}
+
 TEST_CASE("gltf export: .gltf + .bin holds the same document and bytes as the .glb") {
   const convert::scene s = urho3d_scene("TeaPot.mdl");
   const fs::path dir = cli_test::scratch("gltf_export_pair");

@@ -350,7 +350,7 @@ class exporter {
         attributes = std::max<std::uint64_t>(attributes, (t.position_deltas.empty() ? 0u : 1u) +
                                                              (t.normal_deltas.empty() ? 0u : 1u) +
                                                              (t.tangent_deltas.empty() ? 0u : 1u));
-      n = sum(n, sum(2 + 2 * streams, product(m.morphs.size(), 3 * attributes)));
+      n = sum(n, sum(3 + 2 * streams, product(m.morphs.size(), 3 * attributes)));  // + a material copy (material_for)
     }
     for (const convert::skeleton& k : scene_.skeletons) n = sum(n, k.joints.size());
     for (const convert::animation& a : scene_.animations) n = sum(n, sum(1, product(a.channels.size(), 6)));
@@ -554,7 +554,7 @@ class exporter {
   void meshes() {
     mesh_of_.assign(scene_.meshes.size(), -1);
     std::uint64_t empty = 0, lods = 0, renormalized = 0, rescaled_normals = 0, replaced_normals = 0,
-                  rescaled_tangents = 0, replaced_tangents = 0, renumbered_uvs = 0;
+                  rescaled_tangents = 0, replaced_tangents = 0, renumbered_uvs = 0, unbound_slots = 0;
     for (std::size_t i = 0; i < scene_.meshes.size(); ++i) {
       const convert::mesh& m = scene_.meshes[i];
       const std::size_t v = m.vertex_count();
@@ -622,7 +622,7 @@ class exporter {
                                                           TINYGLTF_TYPE_SCALAR, 1, TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
         }
       }
-      if (m.material != no_ref) p.material = static_cast<int>(m.material);
+      if (m.material != no_ref) p.material = material_for(static_cast<int>(m.material), uv_index, unbound_slots);
       tinygltf::Mesh g;
       g.name = m.name;
       morphs(m, p, g);
@@ -634,6 +634,9 @@ class exporter {
     report_.dropped("meshes without vertices", "", "a glTF accessor holds at least one element", empty);
     report_.dropped("LOD levels", "", "glTF 2.0 has no levels of detail (only LOD0 is written)", lods);
     report_.changed("skin weights", "", "glTF requires weights that sum to 1: renormalised", renormalized);
+    report_.dropped("texture bindings", "",
+                    "the mesh has no TEXCOORD_n the slot samples: drawn with a copy of its material without them",
+                    unbound_slots);
     report_.changed("uv sets", "", "a missing set before a present one: later sets renumbered down (TEXCOORD_n "
                                    "is dense); texture slots keep the scene's set number", renumbered_uvs);
     report_.changed("normals", "", "glTF requires unit normals: rescaled to length 1", rescaled_normals);
@@ -644,6 +647,37 @@ class exporter {
                     rescaled_tangents);
     report_.changed("tangents without a direction", "",
                     "zero or not finite: replaced by a unit vector perpendicular to the normal", replaced_tangents);
+  }
+
+  /// glTF material `index`, or (made once) a copy of it without the texture
+  /// slots that sample a TEXCOORD_n past the mesh's `uv_sets` (glTF: a
+  /// primitive must have every set its material samples); each slot taken
+  /// off a mesh is counted in `unbound`.
+  int material_for(int index, int uv_sets, std::uint64_t& unbound) {
+    const auto key = std::pair{index, uv_sets};
+    const auto sampled_past = [uv_sets](const auto& slot) { return slot.index >= 0 && slot.texCoord >= uv_sets; };
+    const auto count = [&](const tinygltf::Material& g) {
+      return static_cast<std::uint64_t>(sampled_past(g.pbrMetallicRoughness.baseColorTexture)) +
+             sampled_past(g.pbrMetallicRoughness.metallicRoughnessTexture) + sampled_past(g.normalTexture) +
+             sampled_past(g.occlusionTexture) + sampled_past(g.emissiveTexture);
+    };
+    const std::uint64_t slots = count(model_.materials[static_cast<std::size_t>(index)]);
+    if (slots == 0) return index;
+    unbound += slots;
+    if (const auto found = unbound_material_.find(key); found != unbound_material_.end()) return found->second;
+    tinygltf::Material copy = model_.materials[static_cast<std::size_t>(index)];
+    const auto unbind = [&](auto& slot) {
+      if (sampled_past(slot)) slot = std::remove_reference_t<decltype(slot)>{};
+    };
+    unbind(copy.pbrMetallicRoughness.baseColorTexture);
+    unbind(copy.pbrMetallicRoughness.metallicRoughnessTexture);
+    unbind(copy.normalTexture);
+    unbind(copy.occlusionTexture);
+    unbind(copy.emissiveTexture);
+    model_.materials.push_back(std::move(copy));
+    const int made = static_cast<int>(model_.materials.size() - 1);
+    unbound_material_.emplace(key, made);
+    return made;
   }
 
   /// Morph targets: every target gets each attribute any target moves (zeros where it does not),
@@ -1009,6 +1043,7 @@ class exporter {
   std::vector<int> extra_roots_;
   std::map<std::array<int, 4>, int> samplers_;  // (wrapS, wrapT, magFilter, minFilter) -> sampler
   std::map<std::pair<int, int>, int> textures_;  // (image, sampler) -> texture
+  std::map<std::pair<int, int>, int> unbound_material_;  // (material, uv sets) -> its copy without unsampleable slots
 };
 
 }  // namespace

@@ -276,6 +276,7 @@ class converter {
     convert_animations();
     convert_lights_and_cameras();
     report_extensions();
+    prune_joint_nodes();
   }
 
  private:
@@ -1166,6 +1167,54 @@ class converter {
                  static_cast<std::uint64_t>(std::count(light_placed.begin(), light_placed.end(), 0)));
     rep_.dropped("camera", "", "no node of the imported scene places it",
                  static_cast<std::uint64_t>(std::count(camera_placed.begin(), camera_placed.end(), 0)));
+  }
+
+  /// A joint node with only joints below it, drawing nothing and placing no
+  /// light, camera or skeleton, is the skeleton's: it leaves the node list
+  /// (the skeleton holds its name, parent and rest pose), so that writers do
+  /// not draw the hierarchy twice (glTF would get two copies, .untold an
+  /// entity per bone). Nodes come parents first, so one backward pass marks
+  /// what stays. Linear in the nodes.
+  void prune_joint_nodes() {
+    if (joint_of_node_.empty()) return;
+    const std::size_t n = sc_.nodes.size();
+    std::vector<char> keep(n, 0);
+    const auto hold = [&](std::uint32_t nd) {
+      if (nd != no_ref) keep[nd] = 1;
+    };
+    for (const skeleton& k : sc_.skeletons) hold(k.node);
+    for (const light& l : sc_.lights) hold(l.node);
+    for (const camera& c : sc_.cameras) hold(c.node);
+    for (const animation& a : sc_.animations)
+      for (const animation_channel& c : a.channels)
+        if (c.skeleton == no_ref) hold(c.node);
+    for (std::size_t i = n; i-- > 0;) {
+      if (joint_of_node_[i] == no_ref || !sc_.nodes[i].meshes.empty()) keep[i] = 1;
+      if (keep[i] && sc_.nodes[i].parent != no_ref) keep[sc_.nodes[i].parent] = 1;
+    }
+    std::vector<std::uint32_t> index(n, no_ref);
+    std::vector<node> kept;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!keep[i]) continue;
+      index[i] = static_cast<std::uint32_t>(kept.size());
+      node nd = std::move(sc_.nodes[i]);
+      if (nd.parent != no_ref) nd.parent = index[nd.parent];  // parents come first: already renumbered
+      kept.push_back(std::move(nd));
+    }
+    if (kept.size() == n) return;
+    rep_.info("joint nodes", "", "held by the skeleton, not repeated as scene nodes", n - kept.size());
+    sc_.nodes = std::move(kept);
+    const auto renumber = [&](std::uint32_t& nd) {
+      if (nd != no_ref) nd = index[nd];
+    };
+    for (skeleton& k : sc_.skeletons) renumber(k.node);
+    for (light& l : sc_.lights) renumber(l.node);
+    for (camera& c : sc_.cameras) renumber(c.node);
+    for (animation& a : sc_.animations)
+      for (animation_channel& c : a.channels) {
+        if (c.skeleton != no_ref) c.node = no_ref;  // a joint's channel names its joint
+        renumber(c.node);
+      }
   }
 
   light convert_light(const tinygltf::Light& gl, std::uint32_t nd) const {
