@@ -313,7 +313,7 @@ TEST_CASE("budget: urho3d convert to .glb and .mdl (.mdl, .mdl with repeated mor
   // Item 1's morph, listing one vertex over and over in a model of many
   // 3-vertex geometries, becomes a glTF mesh, material, node and sparse
   // morph target per geometry: a document of ~11 objects per 48 input bytes,
-  // each costing TinyGLTF ~2.4 KB of structs and JSON tree while written
+  // each costing TinyGLTF ~2 KB of structs and JSON tree while written
   // (measured: 346 x heap at 10x, 17 x output). The writer charges its
   // estimate of the document to the budget before making it: at 100x it is
   // refused (R-LIMITS) with 35 x heap instead of taking 455 x.
