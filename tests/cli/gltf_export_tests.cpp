@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -498,4 +499,159 @@ TEST_CASE("gltf export: an invalid scene is an error value, nothing is written")
   REQUIRE(!r.has_value());
   CHECK(r.error().code == errc::invalid_argument);
   CHECK(fs::is_empty(dir));
+}
+
+namespace {
+
+/// `y` equals `x` (vectors of `width` floats), except that the writer makes
+/// the vectors unit as glTF requires (a reported change): where `x` is not
+/// unit (its length off by more than `kept_within`: the writer's threshold),
+/// `y` is `x` normalised (within 1e-6), or any unit vector when `x` has no
+/// direction.
+bool same_as_unit(const std::vector<float>& x, const std::vector<float>& y, std::size_t width, double kept_within) {
+  if (x.size() != y.size()) return false;
+  for (std::size_t i = 0; i + width <= x.size(); i += width) {
+    double len = 0, ylen = 0;
+    for (std::size_t k = 0; k < width; ++k) len += double{x[i + k]} * x[i + k], ylen += double{y[i + k]} * y[i + k];
+    len = std::sqrt(len);
+    if (!(len > 1e-12)) {
+      if (std::fabs(std::sqrt(ylen) - 1) > 1e-5) return false;
+      continue;
+    }
+    for (std::size_t k = 0; k < width; ++k) {
+      const double expected = std::fabs(len - 1) <= kept_within ? x[i + k] : x[i + k] / len;
+      if (std::fabs(expected - y[i + k]) > 1e-6) return false;
+    }
+  }
+  return true;
+}
+
+/// Everything two scenes must share after glTF -> scene -> .glb -> scene: meshes (streams, indices, skin,
+/// morph targets, material), materials (factors, modes, slots with their transforms and samplers), skeletons
+/// (names, parents, rest poses, inverse binds), clips (targets by name, paths, interpolation, keys), lights and
+/// cameras (by name). Floats exactly: the writer stores the scene's floats as they are.
+void check_same_scene(const convert::scene& a, const convert::scene& b) {
+  REQUIRE(b.meshes.size() == a.meshes.size());
+  for (std::size_t i = 0; i < a.meshes.size(); ++i) {
+    const convert::mesh &x = a.meshes[i], &y = b.meshes[i];
+    CAPTURE(x.name);
+    CHECK(y.name == x.name);
+    CHECK(y.primitive == x.primitive);
+    CHECK(y.positions == x.positions);
+    CHECK(same_as_unit(x.normals, y.normals, 3, 0.0025));  // the writer rescales past a squared length 1 +- 0.005
+    CHECK(y.tangents.size() == x.tangents.size());
+    CHECK(y.uv0 == x.uv0);
+    CHECK(y.uv1 == x.uv1);
+    CHECK(y.colors == x.colors);
+    CHECK(y.indices == x.indices);
+    CHECK(y.joints == x.joints);
+    REQUIRE(y.weights.size() == x.weights.size());
+    for (std::size_t v = 0; v < x.weights.size(); ++v)
+      for (int k = 0; k < 4; ++k) CHECK(y.weights[v][k] == doctest::Approx(x.weights[v][k]).epsilon(1e-6));
+    CHECK(y.material == x.material);
+    CHECK(y.skin == x.skin);
+    REQUIRE(y.morphs.size() == x.morphs.size());
+    for (std::size_t t = 0; t < x.morphs.size(); ++t) {
+      CHECK(y.morphs[t].name == x.morphs[t].name);
+      CHECK(y.morphs[t].default_weight == x.morphs[t].default_weight);
+      CHECK(y.morphs[t].position_deltas == x.morphs[t].position_deltas);
+      CHECK(y.morphs[t].normal_deltas == x.morphs[t].normal_deltas);
+    }
+  }
+  REQUIRE(b.materials.size() == a.materials.size());
+  for (std::size_t i = 0; i < a.materials.size(); ++i) {
+    const convert::material &x = a.materials[i], &y = b.materials[i];
+    CAPTURE(x.name);
+    CHECK(y.name == x.name);
+    CHECK(y.base_color == x.base_color);
+    CHECK(y.emissive == x.emissive);
+    CHECK(y.metallic == x.metallic);
+    CHECK(y.roughness == x.roughness);
+    CHECK(y.alpha == x.alpha);
+    CHECK(y.double_sided == x.double_sided);
+    CHECK(y.transmission == x.transmission);
+    const convert::texture_slot* xs[] = {&x.base_color_texture, &x.metallic_roughness_texture, &x.normal_texture,
+                                         &x.occlusion_texture, &x.emissive_texture};
+    const convert::texture_slot* ys[] = {&y.base_color_texture, &y.metallic_roughness_texture, &y.normal_texture,
+                                         &y.occlusion_texture, &y.emissive_texture};
+    for (int k = 0; k < 5; ++k) {
+      CAPTURE(k);
+      CHECK(ys[k]->texture == xs[k]->texture);
+      CHECK(ys[k]->uv_set == xs[k]->uv_set);
+      CHECK(ys[k]->wrap == xs[k]->wrap);
+      CHECK(ys[k]->mag_filter == xs[k]->mag_filter);
+      CHECK(ys[k]->min_filter == xs[k]->min_filter);
+      CHECK(ys[k]->has_transform == xs[k]->has_transform);
+      CHECK(ys[k]->offset == xs[k]->offset);
+      CHECK(ys[k]->scale == xs[k]->scale);
+      CHECK(ys[k]->rotation == xs[k]->rotation);
+    }
+  }
+  CHECK(b.textures.size() == a.textures.size());
+  REQUIRE(b.skeletons.size() == a.skeletons.size());
+  for (std::size_t k = 0; k < a.skeletons.size(); ++k) {
+    REQUIRE(b.skeletons[k].joints.size() == a.skeletons[k].joints.size());
+    for (std::size_t j = 0; j < a.skeletons[k].joints.size(); ++j) {
+      const convert::joint &x = a.skeletons[k].joints[j], &y = b.skeletons[k].joints[j];
+      CAPTURE(x.name);
+      CHECK(y.name == x.name);
+      CHECK(y.parent == x.parent);
+      CHECK(y.rest.translation == x.rest.translation);
+      CHECK(y.rest.rotation == x.rest.rotation);
+      CHECK(y.rest.scale == x.rest.scale);
+      CHECK(y.inverse_bind == x.inverse_bind);
+    }
+  }
+  REQUIRE(b.skins.size() == a.skins.size());
+  for (std::size_t k = 0; k < a.skins.size(); ++k) CHECK(b.skins[k].joints == a.skins[k].joints);
+  REQUIRE(b.animations.size() == a.animations.size());
+  const auto target = [](const convert::scene& s, const convert::animation_channel& c) {
+    return c.skeleton != convert::no_ref ? s.skeletons[c.skeleton].joints[c.joint].name : s.nodes.at(c.node).name;
+  };
+  for (std::size_t i = 0; i < a.animations.size(); ++i) {
+    const convert::animation &x = a.animations[i], &y = b.animations[i];
+    CAPTURE(x.name);
+    CHECK(y.name == x.name);
+    REQUIRE(y.channels.size() == x.channels.size());
+    for (std::size_t c = 0; c < x.channels.size(); ++c) {
+      CHECK(target(b, y.channels[c]) == target(a, x.channels[c]));
+      CHECK(y.channels[c].path == x.channels[c].path);
+      CHECK(y.channels[c].interp == x.channels[c].interp);
+      CHECK(y.channels[c].times == x.channels[c].times);
+      if (x.channels[c].path == convert::anim_path::rotation && x.channels[c].interp != convert::interpolation::cubic_spline)
+        CHECK(same_as_unit(x.channels[c].values, y.channels[c].values, 4, 1e-6));  // unit quaternions, as glTF requires
+      else
+        CHECK(y.channels[c].values == x.channels[c].values);
+    }
+  }
+  REQUIRE(b.lights.size() == a.lights.size());
+  for (std::size_t i = 0; i < a.lights.size(); ++i) CHECK(b.lights[i].name == a.lights[i].name);
+  REQUIRE(b.cameras.size() == a.cameras.size());
+  for (std::size_t i = 0; i < a.cameras.size(); ++i) CHECK(b.cameras[i].name == a.cameras[i].name);
+}
+
+}  // namespace
+
+TEST_CASE("gltf round trip: glTF -> scene -> .glb -> scene keeps everything the scene carries") {
+  std::vector<fs::path> models = {cli_test::test_data("gltf/texture_transform.gltf")};
+  for (const char* rel : {"glTF2/simple_skin/simple_skin.gltf",
+                          "glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf",
+                          "glTF2/textureTransform/TextureTransformTest.gltf", "glTF2/BoxTextured-glTF/BoxTextured.gltf",
+                          "glTF2/cameras/Cameras.gltf", "glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb"}) {
+    const fs::path p = cli_test::assimp_model(rel);
+    if (fs::exists(p)) models.push_back(p);
+    else MESSAGE("skipped " << rel << ": assimp-testmodels is not installed (scripts/install-deps.sh)");
+  }
+  const fs::path dir = cli_test::scratch("gltf_round_trip");
+  for (const fs::path& model : models) {
+    CAPTURE(model.string());
+    auto first = tools::import_model(model);
+    REQUIRE_MESSAGE(first, first.error);
+    const fs::path out = dir / (model.stem().string() + ".glb");
+    auto written = tools::write_gltf(first.scene, out, {.container = gltf_container::glb, .image_directory = model.parent_path()});
+    REQUIRE_MESSAGE(written.has_value(), written.error().describe());
+    auto second = tools::import_model(out);
+    REQUIRE_MESSAGE(second, second.error);
+    check_same_scene(first.scene, second.scene);
+  }
 }
