@@ -319,7 +319,9 @@ TEST_CASE("convert: .mdl -> .untold -> .glb -> .untold keeps the geometry, skele
   const auto ja = joints_by_name(a.skeletons[0]), jc = joints_by_name(c.skeletons[0]);
   CHECK(ja.size() == 67);
   REQUIRE(ja.size() == jc.size());
-  for (const auto& [name, joint] : ja) {
+  for (const auto& entry : ja) {  // not a structured binding: clang 14 cannot capture one (CAPTURE)
+    const std::string& name = entry.first;
+    const auto& joint = entry.second;
     CAPTURE(name);
     REQUIRE(jc.count(name) == 1);
     const auto& other = jc.at(name);
@@ -339,7 +341,9 @@ TEST_CASE("convert: .mdl -> .untold -> .glb -> .untold keeps the geometry, skele
   const auto ca = channels_by_target(a, a.animations[0]), cc = channels_by_target(c, c.animations[0]);
   CHECK(ca.size() == 108);  // 54 tracks x (translation, rotation)
   REQUIRE(ca.size() == cc.size());
-  for (const auto& [target, channel] : ca) {
+  for (const auto& entry : ca) {
+    const auto& target = entry.first;
+    const convert::animation_channel* channel = entry.second;
     CAPTURE(target.first);
     CAPTURE(target.second);
     REQUIRE(cc.count(target) == 1);

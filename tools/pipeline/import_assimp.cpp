@@ -41,6 +41,10 @@ std::string quoted(std::string_view kind, std::string_view name) {
   return std::string(kind) + " '" + std::string(name) + "'";
 }
 
+/// "#i", for things without a name (appended: "#" + std::to_string trips
+/// GCC 12's -Wrestrict at -O3, a false positive).
+std::string numbered(std::size_t i) { return std::string(1, '#').append(std::to_string(i)); }
+
 /// assimp's aiMatrix4x4 is row-major; the model is column-major.
 mat4 column_major(const aiMatrix4x4& m) {
   mat4 out{};
@@ -234,7 +238,8 @@ class converter {
   std::uint32_t texture_for(const aiString& path) {
     const std::string raw(path.C_Str(), path.length);
     const auto [embedded, embedded_index] = in_.GetEmbeddedTextureAndIndex(raw.c_str());
-    const std::string key = embedded != nullptr ? "*" + std::to_string(embedded_index) : "file:" + raw;
+    const std::string key = embedded != nullptr ? std::string(1, '*').append(std::to_string(embedded_index))
+                                                : std::string("file:").append(raw);
     if (const auto it = texture_keys_.find(key); it != texture_keys_.end()) return it->second;
     texture t;
     if (embedded != nullptr) {
@@ -263,7 +268,7 @@ class converter {
     material out;
     aiString name;
     if (m.Get(AI_MATKEY_NAME, name) == AI_SUCCESS) out.name = utf8(name);
-    const std::string where = quoted("material", out.name.empty() ? "#" + std::to_string(index) : out.name);
+    const std::string where = quoted("material", out.name.empty() ? numbered(index) : out.name);
 
     aiColor4D color;
     float value = 0;
@@ -378,7 +383,7 @@ class converter {
 
   void convert_mesh(const aiMesh& a, unsigned index, mesh& out) {
     out.name = utf8(a.mName);
-    const std::string where = quoted("mesh", out.name.empty() ? "#" + std::to_string(index) : out.name);
+    const std::string where = quoted("mesh", out.name.empty() ? numbered(index) : out.name);
     out.material = a.mMaterialIndex < material_map_.size() ? material_map_[a.mMaterialIndex] : no_ref;
     const std::size_t n = a.mNumVertices;
     const unsigned types = a.mPrimitiveTypes;
@@ -605,7 +610,7 @@ class converter {
       const aiMesh& a = *in_.mMeshes[i];
       if (a.mNumBones == 0) continue;
       mesh& m = sc_.meshes[i];
-      const std::string where = quoted("mesh", m.name.empty() ? "#" + std::to_string(i) : m.name);
+      const std::string where = quoted("mesh", m.name.empty() ? numbered(i) : m.name);
       if (m.positions.empty()) {
         rep_.dropped("skinning", where, "the mesh keeps no faces");
         continue;
@@ -685,7 +690,7 @@ class converter {
       const aiAnimation& a = *in_.mAnimations[ai];
       animation out;
       out.name = utf8(a.mName);
-      const std::string where = quoted("clip", out.name.empty() ? "#" + std::to_string(ai) : out.name);
+      const std::string where = quoted("clip", out.name.empty() ? numbered(ai) : out.name);
       double tps = a.mTicksPerSecond;
       if (!(tps > 0)) {
         tps = 25.0;  // assimp's documented default when the file gives none

@@ -135,7 +135,7 @@ inline std::string unique_key(std::string_view name, std::string_view fallback, 
   if (keys.taken.count(key) != 0) {
     std::uint64_t& n = keys.next_suffix[base];
     do {
-      const std::string suffix = "_" + std::to_string(++n);
+      const std::string suffix = std::string(1, '_').append(std::to_string(++n));  // not "_" + ...: GCC 12 -O3 -Wrestrict
       key = cut(base, 255 - suffix.size()) + suffix;
     } while (keys.taken.count(key) != 0);
   }
