@@ -44,7 +44,9 @@
 //   urho3d/urho3d.hpp  Urho3D/rbfx .mdl .ani .pak shader caches (docs/urho3d.md)
 //   udm/udm.hpp        Pragma UDM binary + ASCII, PMDL models (docs/udm.md)
 //   assetc/assetc.hpp  assetc .hmesh .hmat .hman .hpack .hanim (docs/assetc.md)
-//   convert/model.hpp, convert/to_untold.hpp  the neutral scene model and its .untold writer
+//   convert/model.hpp  the neutral scene model and its conversion report (docs/convert.md)
+//   convert/to_untold.hpp, to_urho3d.hpp, to_pmdl.hpp, to_assetc.hpp  its writers;
+//   convert/from_untold.hpp, urho3d/import.hpp, udm/pmdl.hpp, assetc/import.hpp  its importers
 //   remote/remote.hpp  HTTPS downloader, disk cache, range streaming (untold::remote)
 //
 // Headers, one concept each:

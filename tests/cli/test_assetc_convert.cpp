@@ -106,7 +106,8 @@ TEST_CASE("convert: what untold build wrote survives .hmesh -> scene -> .hmesh")
     CHECK(a->desc() == b->desc());
     CHECK(ac::check_meshlet_coverage(*b));
     // Material rows: factors and flags kept, a texture in the same slots.
-    auto ma = ac::open_hmat(read(fs::path(source).replace_extension(".hmat")), deep());
+    const bytes_t hmat_a = read(fs::path(source).replace_extension(".hmat"));  // the view needs its bytes alive
+    auto ma = ac::open_hmat(hmat_a, deep());
     const bytes_t hmat_b = read(fs::path(target).replace_extension(".hmat"));
     auto mb = ac::open_hmat(hmat_b, deep());
     REQUIRE(ma);
