@@ -47,6 +47,7 @@
 
 #include "../budget.hpp"
 #include "../convert/model.hpp"
+#include "../detail/first_use.hpp"
 #include "../error.hpp"
 #include "hanim.hpp"
 #include "hman.hpp"
@@ -213,9 +214,9 @@ namespace detail {
   const gpu_vertex_view vertices = mesh->vertices();
   const le_array<skin_vertex> skin_rows = mesh->skin();
   const bool tangents = (d.flags & desc_flag_tangents) != 0;
-  // File vertex -> this submesh's vertex; reset through `order` after each submesh, so linear overall.
+  // File vertex -> this submesh's vertex; cleared after each submesh, so linear overall.
   UNTOLD_TRY(hold(product(d.vertex_count, 4), "vertex remap"));
-  std::vector<std::uint32_t> remap(d.vertex_count, no_ref);
+  untold::detail::first_use_numbering local(d.vertex_count);
   std::uint64_t stalled = 0, partial = 0;
   convert::node root;
   root.name = s.name;
@@ -230,14 +231,6 @@ namespace detail {
     out.name = s.name + "_" + std::to_string(si);
     out.material = sub.material_slot == no_material ? no_ref : sub.material_slot;
     out.skin = skinned ? 0 : no_ref;
-    std::vector<std::uint32_t> order;
-    const auto local = [&](std::uint32_t v) {
-      if (remap[v] == no_ref) {
-        remap[v] = static_cast<std::uint32_t>(order.size());
-        order.push_back(v);
-      }
-      return remap[v];
-    };
     const index_view lod0 = mesh->submesh_indices(si);
     const std::size_t whole = lod0.size() / 3 * 3;
     partial += lod0.size() - whole;
@@ -255,7 +248,7 @@ namespace detail {
       }
       out.lods.push_back(std::move(level));
     }
-    for (const std::uint32_t v : order) {
+    for (const std::uint32_t v : local.order()) {
       const gpu_vertex g = vertices[v];
       out.positions.insert(out.positions.end(), g.position.begin(), g.position.end());
       out.normals.insert(out.normals.end(), g.normal.begin(), g.normal.end());
@@ -266,8 +259,8 @@ namespace detail {
         out.joints.push_back(sv.joints);
         out.weights.push_back(sv.weights);
       }
-      remap[v] = no_ref;
     }
+    local.clear();
     root.meshes.push_back(si);
     s.meshes.push_back(std::move(out));
   }

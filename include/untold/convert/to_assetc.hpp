@@ -83,6 +83,7 @@
 #include "../assetc/hmat.hpp"
 #include "../assetc/hmesh.hpp"
 #include "../budget.hpp"
+#include "../detail/first_use.hpp"
 #include "../error.hpp"
 #include "../matrix.hpp"
 #include "../vertex.hpp"
@@ -183,16 +184,7 @@ inline assetc_v3 any_tangent(assetc_v3 n) {
 inline assetc_submesh gather_submesh(const mesh& m, const mat4& world, const skin* sk) {
   assetc_submesh b;
   b.source_material = m.material;
-  const std::size_t n = m.vertex_count();
-  std::vector<std::uint32_t> remap(n, no_ref);
-  std::vector<std::uint32_t> order;
-  const auto local = [&](std::uint32_t i) {
-    if (remap[i] == no_ref) {
-      remap[i] = static_cast<std::uint32_t>(order.size());
-      order.push_back(i);
-    }
-    return remap[i];
-  };
+  untold::detail::first_use_numbering local(m.vertex_count());
   for (std::uint32_t i : m.indices) b.indices.push_back(local(i));
   for (const lod_level& level : m.lods) {
     b.lods.emplace_back();
@@ -207,7 +199,7 @@ inline assetc_submesh gather_submesh(const mesh& m, const mat4& world, const ski
   const float det = w[0] * c00 + w[4] * c10 + w[8] * c20;
   const float sign = det < 0 ? -1.0f : 1.0f;
   b.has_tangents = !m.tangents.empty();
-  for (std::uint32_t src : order) {
+  for (std::uint32_t src : local.order()) {
     assetc_v3 p{m.positions[3 * src], m.positions[3 * src + 1], m.positions[3 * src + 2]};
     assetc_v3 nn{0, 0, 1};
     if (!m.normals.empty()) nn = {m.normals[3 * src], m.normals[3 * src + 1], m.normals[3 * src + 2]};
