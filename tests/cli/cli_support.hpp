@@ -5,11 +5,13 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +31,13 @@ inline std::string read_text(const fs::path& p) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+/// A file's bytes (empty when it cannot be read).
+inline std::vector<std::byte> read_bytes(const fs::path& p) {
+  const std::string text = read_text(p);
+  const auto* b = reinterpret_cast<const std::byte*>(text.data());
+  return {b, b + text.size()};
 }
 
 inline std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }

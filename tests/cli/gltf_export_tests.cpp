@@ -30,14 +30,8 @@ namespace fs = std::filesystem;
 using namespace untold;
 using tools::gltf_container;
 
-std::vector<std::byte> file_bytes(const fs::path& p) {
-  const std::string s = cli_test::read_text(p);
-  const auto* b = reinterpret_cast<const std::byte*>(s.data());
-  return {b, b + s.size()};
-}
-
 convert::scene urho3d_scene(const std::string& rel) {
-  const auto bytes = file_bytes(cli_test::test_data("urho3d/Models/" + rel));
+  const auto bytes = cli_test::read_bytes(cli_test::test_data("urho3d/Models/" + rel));
   auto s = urho3d::import_files(bytes, {}, fs::path(rel).stem().string());
   REQUIRE_MESSAGE(s.has_value(), s.error().describe());
   return std::move(*s);
@@ -183,7 +177,7 @@ TEST_CASE("gltf export: a skinned, morphed Urho3D model with a clip keeps its jo
   auto written = tools::write_gltf(*s, dir / "tiny.glb");
   REQUIRE_MESSAGE(written.has_value(), written.error().describe());
   REQUIRE(written->files == std::vector<fs::path>{dir / "tiny.glb"});
-  const tinygltf::Model m = load_glb(file_bytes(dir / "tiny.glb"));
+  const tinygltf::Model m = load_glb(cli_test::read_bytes(dir / "tiny.glb"));
   check_meshes(*s, m);
   // Joints: one node per bone, in the skin's palette order (the geometry's bone mapping: child, root),
   // the child under the root, the root under the model's node.
@@ -216,7 +210,7 @@ TEST_CASE("gltf export: a skinned, morphed Urho3D model with a clip keeps its jo
 }
 
 TEST_CASE("gltf export: a PMDL model keeps its meshes") {
-  const auto bytes = file_bytes(cli_test::test_data("udm/models/cube.pmdl_b"));
+  const auto bytes = cli_test::read_bytes(cli_test::test_data("udm/models/cube.pmdl_b"));
   auto s = udm::import_pmdl(bytes);
   REQUIRE_MESSAGE(s.has_value(), s.error().describe());
   const tinygltf::Model m = load_glb(serialize(*s).files[0].bytes);

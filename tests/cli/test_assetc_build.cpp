@@ -32,7 +32,6 @@ using bytes_t = std::vector<std::byte>;
 
 namespace {
 
-
 void copy_into(const fs::path& from, const fs::path& to) {
   fs::create_directories(to.parent_path());
   fs::copy_file(from, to, fs::copy_options::overwrite_existing);
@@ -61,19 +60,12 @@ ab::build_options options_for(const fs::path& root, const std::string& out, unsi
   return o;
 }
 
-bytes_t read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto* b = reinterpret_cast<const std::byte*>(s.data());
-  return bytes_t(b, b + s.size());
-}
-
 /// Every file under `dir` but the cache: relative path -> bytes.
 std::map<std::string, bytes_t> snapshot(const fs::path& dir) {
   std::map<std::string, bytes_t> out;
   for (const auto& e : fs::recursive_directory_iterator(dir))
     if (e.is_regular_file() && e.path().filename() != ".assetc-cache")
-      out[e.path().lexically_relative(dir).generic_string()] = read(e.path());
+      out[e.path().lexically_relative(dir).generic_string()] = cli_test::read_bytes(e.path());
   return out;
 }
 
@@ -146,8 +138,8 @@ TEST_CASE("build: deterministic across runs and -j, second run all cached, verif
   const ab::build_result packed = ab::build(o1);
   REQUIRE_MESSAGE(packed.exit_code(false) == 0, errors_of(packed));
   REQUIRE(fs::is_regular_file(root / "runtime.hpack"));
-  CHECK(read(root / "runtime.hpack") == read(root / "runtime2.hpack"));
-  const bytes_t pack_bytes = read(root / "runtime.hpack");
+  CHECK(cli_test::read_bytes(root / "runtime.hpack") == cli_test::read_bytes(root / "runtime2.hpack"));
+  const bytes_t pack_bytes = cli_test::read_bytes(root / "runtime.hpack");
   auto pack = ac::open_hpack(pack_bytes, deep());
   REQUIRE(pack);
   CHECK(pack->entries().size() == files1.size());
@@ -244,7 +236,7 @@ TEST_CASE("build: LODs follow cook's policy: a seam-locked mesh gets levels from
   obj.close();
   const ab::build_result r = ab::build(options_for(root, "runtime"));
   REQUIRE_MESSAGE(r.exit_code(false) == 0, errors_of(r));
-  const bytes_t bytes = read(root / "runtime/seams.hmesh");
+  const bytes_t bytes = cli_test::read_bytes(root / "runtime/seams.hmesh");
   auto m = ac::open_hmesh(bytes, deep());
   REQUIRE_MESSAGE(m, m.error().describe());
   REQUIRE(m->submeshes().size() == 1);
@@ -279,7 +271,7 @@ TEST_CASE("build: vertex and index counts match the imported source after weldin
     indices += m.indices.size();
     ++submeshes;
   }
-  const bytes_t bytes = read(root / "runtime/models/engine.hmesh");
+  const bytes_t bytes = cli_test::read_bytes(root / "runtime/models/engine.hmesh");
   auto mesh = ac::open_hmesh(bytes, deep());
   REQUIRE(mesh);
   CHECK(mesh->desc().vertex_count == vertices);
@@ -288,7 +280,7 @@ TEST_CASE("build: vertex and index counts match the imported source after weldin
   CHECK(mesh->desc().index_width == (vertices <= 65536 ? 2 : 4));
 
   // merge: true (the box) bakes its node: one submesh per drawn instance.
-  const bytes_t box = read(root / "runtime/models/box/BoxTextured.hmesh");
+  const bytes_t box = cli_test::read_bytes(root / "runtime/models/box/BoxTextured.hmesh");
   auto boxmesh = ac::open_hmesh(box, deep());
   REQUIRE(boxmesh);
   CHECK(boxmesh->desc().vertex_count == 24);
@@ -301,9 +293,9 @@ TEST_CASE("build: material refs, texture refs and the manifest follow the seed's
   const fs::path root = make_tree("build_names");
   const ab::build_result r = ab::build(options_for(root, "runtime"));
   REQUIRE_MESSAGE(r.exit_code(false) == 0, errors_of(r));
-  const bytes_t mesh_bytes = read(root / "runtime/models/box/BoxTextured.hmesh");
-  const bytes_t mat_bytes = read(root / "runtime/models/box/BoxTextured.hmat");
-  const bytes_t man_bytes = read(root / "runtime/assets.hman");
+  const bytes_t mesh_bytes = cli_test::read_bytes(root / "runtime/models/box/BoxTextured.hmesh");
+  const bytes_t mat_bytes = cli_test::read_bytes(root / "runtime/models/box/BoxTextured.hmat");
+  const bytes_t man_bytes = cli_test::read_bytes(root / "runtime/assets.hman");
   auto mesh = ac::open_hmesh(mesh_bytes, deep());
   auto mat = ac::open_hmat(mat_bytes, deep());
   auto man = ac::open_hman(man_bytes, deep());
@@ -327,7 +319,7 @@ TEST_CASE("build: material refs, texture refs and the manifest follow the seed's
   REQUIRE(engine);
   std::vector<std::string_view> names;
   for (const auto& m : engine.scene.materials) names.push_back(m.name);
-  const bytes_t eng_bytes = read(root / "runtime/models/engine.hmesh");
+  const bytes_t eng_bytes = cli_test::read_bytes(root / "runtime/models/engine.hmesh");
   auto eng = ac::open_hmesh(eng_bytes, deep());
   REQUIRE(eng);
   std::set<std::uint64_t> expected;
@@ -347,7 +339,7 @@ TEST_CASE("build: skinned + animated glTF gets SKIN, SKEL and a .hanim") {
   const fs::path root = make_tree("build_skin");
   const ab::build_result r = ab::build(options_for(root, "runtime"));
   REQUIRE_MESSAGE(r.exit_code(false) == 0, errors_of(r));
-  const bytes_t mesh_bytes = read(root / "runtime/models/skin.hmesh");
+  const bytes_t mesh_bytes = cli_test::read_bytes(root / "runtime/models/skin.hmesh");
   auto mesh = ac::open_hmesh(mesh_bytes, deep());
   REQUIRE(mesh);
   REQUIRE(mesh->skeleton().size() == 2);
@@ -359,7 +351,7 @@ TEST_CASE("build: skinned + animated glTF gets SKIN, SKEL and a .hanim") {
     CHECK(v.weights[0] + v.weights[1] + v.weights[2] + v.weights[3] == doctest::Approx(1.0));
     for (auto j : v.joints) CHECK(j < 2);
   }
-  const bytes_t anim_bytes = read(root / "runtime/models/skin.hanim");
+  const bytes_t anim_bytes = cli_test::read_bytes(root / "runtime/models/skin.hanim");
   auto anim = ac::open_hanim(anim_bytes, deep());
   REQUIRE(anim);
   REQUIRE(anim->clips().size() == 1);
@@ -388,14 +380,14 @@ TEST_CASE("build: textures are raw RGBA8 + zstd KTX2, pixel-exact, with the fall
   REQUIRE(r.notes.size() == 1);
   CHECK(r.notes[0].find("UASTC") != std::string::npos);
   CHECK(r.encoder == "raw-rgba8-zstd");
-  const bytes_t ktx = read(root / "runtime/ui/uv.ktx2");
+  const bytes_t ktx = cli_test::read_bytes(root / "runtime/ui/uv.ktx2");
   untold::tools::ktx2_info info;
   REQUIRE_FALSE(untold::tools::check_ktx2(ktx, &info));
   CHECK(info.srgb);
   CHECK(info.supercompression == 2);
   CHECK(info.width == 256);
   untold::tools::rgba8_image png;
-  REQUIRE_FALSE(untold::tools::decode_image(read(root / "assets/ui/uv.png"), png));
+  REQUIRE_FALSE(untold::tools::decode_image(cli_test::read_bytes(root / "assets/ui/uv.png"), png));
   // Level 0: offset and length from the level index at byte 80.
   auto u64 = [&](std::size_t at) {
     std::uint64_t v = 0;
@@ -409,7 +401,7 @@ TEST_CASE("build: textures are raw RGBA8 + zstd KTX2, pixel-exact, with the fall
   // A normal map suffix is linear.
   copy_into(root / "assets/ui/uv.png", root / "assets/ui/bumps.n.png");
   REQUIRE(ab::build(options_for(root, "runtime")).exit_code(false) == 0);
-  REQUIRE_FALSE(untold::tools::check_ktx2(read(root / "runtime/ui/bumps.n.ktx2"), &info));
+  REQUIRE_FALSE(untold::tools::check_ktx2(cli_test::read_bytes(root / "runtime/ui/bumps.n.ktx2"), &info));
   CHECK_FALSE(info.srgb);
   // check_ktx2 refuses a truncated file.
   CHECK(untold::tools::check_ktx2(untold::byte_span(ktx).first(ktx.size() - 10)));
@@ -419,7 +411,7 @@ TEST_CASE("build: the cache rebuilds exactly what changed (source, dependency, s
   const fs::path root = make_tree("build_cache");
   auto o = options_for(root, "runtime");
   REQUIRE(ab::build(o).exit_code(false) == 0);
-  const bytes_t box_tex = read(root / "runtime/models/box/BoxTextured/tex_0.ktx2");
+  const bytes_t box_tex = cli_test::read_bytes(root / "runtime/models/box/BoxTextured/tex_0.ktx2");
   // A dependency of the box (its image) changes: only the box recompiles (and the png itself).
   copy_into(cli_test::assimp_model("glTF2/textureTransform/Arrow.png"), root / "assets/models/box/CesiumLogoFlat.png");
   const ab::build_result r = ab::build(o);
@@ -428,7 +420,7 @@ TEST_CASE("build: the cache rebuilds exactly what changed (source, dependency, s
   for (const auto& a : r.assets)
     if (a.state == ab::asset_result::status::compiled) compiled.insert(a.source);
   CHECK(compiled == std::set<std::string>{"models/box/BoxTextured.gltf", "models/box/CesiumLogoFlat.png"});
-  CHECK(read(root / "runtime/models/box/BoxTextured/tex_0.ktx2") != box_tex);
+  CHECK(cli_test::read_bytes(root / "runtime/models/box/BoxTextured/tex_0.ktx2") != box_tex);
   // A rule changes one source's settings: only it recompiles.
   ab::config cfg;
   REQUIRE_FALSE(ab::parse_config("default:\n  rules:\n    - match: \"*skin*\"\n      mesh: {merge: false}\n", cfg));
@@ -627,7 +619,7 @@ TEST_CASE("build: what a .hmesh/.hmat cannot hold is reported with counts") {
   CHECK(total("tt/TextureTransformTest.gltf", "KHR_texture_transform") == 6);
   CHECK(r.exit_code(true) == 1);
   // The points-only file still yields a valid (empty) mesh.
-  const auto points = read(root / "runtime/points.hmesh");  // the mesh views these bytes
+  const auto points = cli_test::read_bytes(root / "runtime/points.hmesh");  // the mesh views these bytes
   auto mesh = ac::open_hmesh(points, deep());
   REQUIRE(mesh);
   CHECK(mesh->desc().submesh_count == 0);

@@ -27,13 +27,6 @@ using bytes_t = std::vector<std::byte>;
 
 namespace {
 
-bytes_t read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto* b = reinterpret_cast<const std::byte*>(s.data());
-  return bytes_t(b, b + s.size());
-}
-
 void copy_into(const fs::path& from, const fs::path& to) {
   fs::create_directories(to.parent_path());
   fs::copy_file(from, to, fs::copy_options::overwrite_existing);
@@ -76,7 +69,7 @@ TEST_CASE("convert: what untold build wrote survives .hmesh -> scene -> .hmesh")
     const fs::path target = out / (fs::path(model).filename().string() + ".hmesh");
     const run_result run = run_untold("convert -q " + quoted(source) + " " + quoted(target));
     REQUIRE_MESSAGE(run.exit_code == 0, run.err);
-    const bytes_t a_bytes = read(source), b_bytes = read(target);
+    const bytes_t a_bytes = read_bytes(source), b_bytes = read_bytes(target);
     auto a = ac::open_hmesh(a_bytes, deep());
     auto b = ac::open_hmesh(b_bytes, deep());
     REQUIRE(a);
@@ -106,9 +99,9 @@ TEST_CASE("convert: what untold build wrote survives .hmesh -> scene -> .hmesh")
     CHECK(a->desc() == b->desc());
     CHECK(ac::check_meshlet_coverage(*b));
     // Material rows: factors and flags kept, a texture in the same slots.
-    const bytes_t hmat_a = read(fs::path(source).replace_extension(".hmat"));  // the view needs its bytes alive
+    const bytes_t hmat_a = read_bytes(fs::path(source).replace_extension(".hmat"));  // the view needs its bytes alive
     auto ma = ac::open_hmat(hmat_a, deep());
-    const bytes_t hmat_b = read(fs::path(target).replace_extension(".hmat"));
+    const bytes_t hmat_b = read_bytes(fs::path(target).replace_extension(".hmat"));
     auto mb = ac::open_hmat(hmat_b, deep());
     REQUIRE(ma);
     REQUIRE(mb);
@@ -123,11 +116,11 @@ TEST_CASE("convert: what untold build wrote survives .hmesh -> scene -> .hmesh")
     // Clips byte for byte.
     const fs::path anim = fs::path(source).replace_extension(".hanim");
     CHECK(fs::exists(anim) == fs::exists(fs::path(target).replace_extension(".hanim")));
-    if (fs::exists(anim)) CHECK(read(anim) == read(fs::path(target).replace_extension(".hanim")));
+    if (fs::exists(anim)) CHECK(read_bytes(anim) == read_bytes(fs::path(target).replace_extension(".hanim")));
   }
   // The box's texture: the same KTX2 bytes under the output's name, in its manifest; the set passes check.
-  CHECK(read(out / "BoxTextured/tex_0.ktx2") == read(root / "runtime/models/box/BoxTextured/tex_0.ktx2"));
-  const bytes_t hman_bytes = read(out / "BoxTextured.hman");
+  CHECK(read_bytes(out / "BoxTextured/tex_0.ktx2") == read_bytes(root / "runtime/models/box/BoxTextured/tex_0.ktx2"));
+  const bytes_t hman_bytes = read_bytes(out / "BoxTextured.hman");
   auto manifest = ac::open_hman(hman_bytes, deep());
   REQUIRE(manifest);
   REQUIRE(manifest->size() == 1);
@@ -135,7 +128,7 @@ TEST_CASE("convert: what untold build wrote survives .hmesh -> scene -> .hmesh")
   CHECK(manifest->entries()[0].hash == ac::hash_ref("BoxTextured/tex_0"));
   std::map<std::string, bytes_t> files;
   for (const char* f : {"BoxTextured.hmesh", "BoxTextured.hmat", "BoxTextured.hman", "BoxTextured/tex_0.ktx2"})
-    files[f] = read(out / f);
+    files[f] = read_bytes(out / f);
   std::vector<std::string> paths;
   for (const auto& [p, b] : files) paths.push_back(p);
   const ac::check_report check = ac::check_files(
@@ -151,8 +144,8 @@ TEST_CASE("convert: what untold build wrote survives .hmesh -> scene -> .hmesh")
   const run_result again = run_untold("convert -q " + quoted(out / "BoxTextured.hmesh") + " " +
                                       quoted(out / "again/BoxTextured.hmesh") + " --mkdir");
   REQUIRE_MESSAGE(again.exit_code == 0, again.err);
-  CHECK(read(out / "again/BoxTextured.hmesh") == read(out / "BoxTextured.hmesh"));
-  CHECK(read(out / "again/BoxTextured.hman") == read(out / "BoxTextured.hman"));
+  CHECK(read_bytes(out / "again/BoxTextured.hmesh") == read_bytes(out / "BoxTextured.hmesh"));
+  CHECK(read_bytes(out / "again/BoxTextured.hman") == read_bytes(out / "BoxTextured.hman"));
 }
 
 TEST_CASE("convert: a skinned, animated .hmesh to glTF and back") {
@@ -164,7 +157,7 @@ TEST_CASE("convert: a skinned, animated .hmesh to glTF and back") {
   const fs::path back = root / "out/back.hmesh";
   const run_result to_hmesh = run_untold("convert -q " + quoted(glb) + " " + quoted(back));
   REQUIRE_MESSAGE(to_hmesh.exit_code == 0, to_hmesh.err);
-  const bytes_t a_bytes = read(root / "runtime/models/skin.hmesh"), b_bytes = read(back);
+  const bytes_t a_bytes = read_bytes(root / "runtime/models/skin.hmesh"), b_bytes = read_bytes(back);
   auto a = ac::open_hmesh(a_bytes, deep());
   auto b = ac::open_hmesh(b_bytes, deep());
   REQUIRE(a);
@@ -177,7 +170,7 @@ TEST_CASE("convert: a skinned, animated .hmesh to glTF and back") {
       CHECK(b->skeleton()[j].inverse_bind[k] == doctest::Approx(a->skeleton()[j].inverse_bind[k]).epsilon(1e-5));
   }
   CHECK(b->skin().size() == b->desc().vertex_count);
-  const bytes_t clips_a = read(root / "runtime/models/skin.hanim"), clips_b = read(root / "out/back.hanim");
+  const bytes_t clips_a = read_bytes(root / "runtime/models/skin.hanim"), clips_b = read_bytes(root / "out/back.hanim");
   auto ca = ac::open_hanim(clips_a, deep());
   auto cb = ac::open_hanim(clips_b, deep());
   REQUIRE(ca);
@@ -195,7 +188,7 @@ TEST_CASE("convert: an Urho3D model to .hmesh keeps its triangles and LOD levels
     const run_result run = run_untold("convert -q " + quoted(test_data(std::string("urho3d/Models/") + model)) + " " +
                                       quoted(out));
     REQUIRE_MESSAGE(run.exit_code == 0, run.err);
-    const bytes_t bytes = read(out);
+    const bytes_t bytes = read_bytes(out);
     auto mesh = ac::open_hmesh(bytes, deep());
     REQUIRE_MESSAGE(mesh, mesh.error().describe());
     CHECK(mesh->desc().index_count > 0);

@@ -35,12 +35,6 @@ using namespace untold;
 using cli_test::test_data;
 using nlohmann::json;
 
-std::vector<std::byte> file_bytes(const fs::path& p) {
-  const std::string s = cli_test::read_text(p);
-  const auto* b = reinterpret_cast<const std::byte*>(s.data());
-  return {b, b + s.size()};
-}
-
 tools::cook_report run_convert(const fs::path& in, const fs::path& out, std::vector<fs::path> animations = {},
                            bool strict = false) {
   tools::convert_options o;
@@ -62,7 +56,7 @@ std::uint32_t le32(const std::vector<std::byte>& b, std::size_t at) {
 
 /// The JSON chunk of a .glb (the container's first chunk), parsed.
 json glb_json(const fs::path& p) {
-  const auto b = file_bytes(p);
+  const auto b = cli_test::read_bytes(p);
   REQUIRE(b.size() >= 20);
   REQUIRE(le32(b, 0) == 0x46546C67u);  // "glTF"
   REQUIRE(le32(b, 4) == 2);
@@ -75,7 +69,7 @@ json glb_json(const fs::path& p) {
 
 /// Opens a .untold with deep checks and imports it into a scene.
 convert::scene untold_scene(const fs::path& p) {
-  const auto bytes = file_bytes(p);
+  const auto bytes = cli_test::read_bytes(p);
   auto a = untold::open(bytes, {.deep_checks = true});
   REQUIRE_MESSAGE(a.has_value(), a.error().describe());
   auto s = convert::from_untold(*a);
@@ -87,7 +81,7 @@ convert::scene untold_scene(const fs::path& p) {
 void check_reads_back(const fs::path& out) {
   CAPTURE(out.string());
   REQUIRE(fs::exists(out));
-  const auto bytes = file_bytes(out);
+  const auto bytes = cli_test::read_bytes(out);
   const std::string e = out.extension().string();
   if (e == ".untold") {
     auto a = untold::open(bytes, {.deep_checks = true});
@@ -136,7 +130,7 @@ TEST_CASE("convert: every input format into every target, read back by the stric
 TEST_CASE("convert: Urho3D's skinned, animated Jack keeps its joints, its clip and its counts in .glb") {
   const fs::path mdl = test_data("urho3d/Models/Jack.mdl"), ani = test_data("urho3d/Models/Jack_Walk.ani");
   // The facts, from the Urho3D readers alone.
-  const auto model_bytes = file_bytes(mdl), ani_bytes = file_bytes(ani);
+  const auto model_bytes = cli_test::read_bytes(mdl), ani_bytes = cli_test::read_bytes(ani);
   auto model = urho3d::open_model(model_bytes, {.deep_checks = true});
   REQUIRE(model.has_value());
   auto clip = urho3d::open_animation(ani_bytes, {.deep_checks = true});

@@ -13,17 +13,6 @@
 using namespace cli_test;
 namespace u = untold::udm;
 
-namespace {
-
-std::vector<std::byte> read_bytes(const fs::path& p) {
-  const std::string text = read_text(p);
-  std::vector<std::byte> out(text.size());
-  std::memcpy(out.data(), text.data(), text.size());
-  return out;
-}
-
-}  // namespace
-
 TEST_CASE("convert: a sample PMDL to .glb, a Urho3D model to .pmdl_b and on to .mdl") {
   const fs::path dir = scratch("convert_pmdl");
   const fs::path cube = test_data("udm/models/cube.pmdl_b");

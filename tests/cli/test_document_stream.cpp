@@ -7,11 +7,10 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
+#include "cli_support.hpp"
 #include "formats.hpp"
 #include "inspect.hpp"
 
@@ -27,14 +26,6 @@ std::string streamed(document_stream::syntax form, const std::function<void(docu
   document_stream out(sink, form);
   write(out);
   return text;
-}
-
-std::vector<std::byte> file_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> bytes(chars.size());
-  std::memcpy(bytes.data(), chars.data(), chars.size());
-  return bytes;
 }
 
 }  // namespace
@@ -82,7 +73,7 @@ TEST_CASE("document stream: every foreign sample's dump streams to the whole doc
   std::size_t dumped = 0;
   for (const auto& entry : fs::recursive_directory_iterator(UNTOLD_TEST_DATA_DIR)) {
     if (!entry.is_regular_file()) continue;
-    const std::vector<std::byte> bytes = file_bytes(entry.path());
+    const std::vector<std::byte> bytes = cli_test::read_bytes(entry.path());
     const untold::tools::format_handler* handler = untold::tools::recognise(bytes);
     if (handler == nullptr || handler->dump == nullptr) continue;
     const std::string path = entry.path().string();
