@@ -192,7 +192,7 @@ status validate_meshes(const asset& a) {
       return fail(errc::mesh_material, "materialIndex", m.material_index);
     const std::uint32_t isize = index_size(m.index_type);
     if (isize == 0) return fail(errc::bad_index_type, "indexType", m.index_type);
-    if (m.vertex_stride_bytes != vertex_stride_pbr_static_v1)
+    if (m.vertex_stride_bytes != vertex_stride_of(a.header().vertex_layout))
       return fail(errc::bad_stride, "vertexStrideBytes", m.vertex_stride_bytes);
     if (m.vertex_data_size_bytes != std::uint64_t{m.vertex_count} * m.vertex_stride_bytes)
       return fail(errc::vertex_size, "vertexDataSizeBytes", m.vertex_data_size_bytes);
@@ -525,6 +525,15 @@ namespace detail {
 }
 }  // namespace detail
 
+namespace detail {
+/// PBR_QUANT_V1 positions scale max - min: it must be finite too (R-FINITE).
+[[nodiscard]] inline bool finite_extent(const aabb& b) noexcept {
+  for (std::size_t axis = 0; axis < 3; ++axis)
+    if (!is_finite(b.max[axis] - b.min[axis])) return false;
+  return true;
+}
+}  // namespace detail
+
 /// The deep rules of mesh `row` of `a` over the given bytes, scanned
 /// directly: R-FINITE of its localBounds and vertex positions, R-BOUNDS
 /// (positions inside localBounds), R-INDEX-VALUE (indices and edge indices
@@ -545,6 +554,12 @@ status validate_mesh_deep(const asset& a, std::size_t row, byte_span vertices, b
     return detail::record_error(code, a, chunk_type::mesh_table, row, field, value);
   };
   if (!detail::all_finite(m.local_bounds)) return fail(errc::not_finite, "localBounds", 0);
+  if (a.header().vertex_layout == static_cast<std::uint32_t>(vertex_layout::pbr_quant_v1)) {
+    // Positions are codes inside localBounds: finite and inside by
+    // construction, once the extent they scale is finite.
+    if (!detail::finite_extent(m.local_bounds)) return fail(errc::not_finite, "localBounds", 0);
+    vertices = {};
+  }
 
   // The fast scans (detail::scan) prove the common case, a valid mesh, in one
   // pass over the bytes; only a mesh they show to be bad is scanned again,
@@ -625,7 +640,9 @@ status validate_deep(const asset& a) {
   // mesh's ranges could cost (meshes x data), quadratic in the file size.
   // Range extrema answer each mesh in O(64 + log n); only a mesh they show
   // to be bad is scanned (validate_mesh_deep), to report its first bad element.
-  detail::chunk_extrema<detail::position_key> positions(a.payload(chunk_type::vertex_data), vertex_stride_pbr_static_v1);
+  const bool float_positions = a.header().vertex_layout == static_cast<std::uint32_t>(vertex_layout::pbr_static_v1);
+  detail::chunk_extrema<detail::position_key> positions(float_positions ? a.payload(chunk_type::vertex_data) : byte_span{},
+                                                        vertex_stride_pbr_static_v1);
   detail::chunk_extrema<detail::index_key<std::uint16_t>> indices16(a.payload(chunk_type::index_data), 2),
       edges16(a.payload(chunk_type::edge_index_data), 2);
   detail::chunk_extrema<detail::index_key<std::uint32_t>> indices32(a.payload(chunk_type::index_data), 4),
@@ -638,6 +655,7 @@ status validate_deep(const asset& a) {
     // when a chunk is not loaded), so the range queries stay in bounds.
     const byte_span vertices = a.vertices(m), indices = a.indices(m), edges = a.edge_indices(m);
     const auto positions_inside = [&] {
+      if (!float_positions) return detail::finite_extent(m.local_bounds);
       const std::size_t vertex_count = vertices.size() / vertex_stride_pbr_static_v1;
       return vertex_count == 0 ||
              detail::positions_inside(positions.query(m.vertex_data_offset, vertex_count), m.local_bounds);
