@@ -26,11 +26,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -39,28 +37,14 @@
 #include <untold/untold.hpp>
 
 #include "assetc_ktx2.hpp"
+#include "check_support.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
 
-int failures = 0;
-
-void check(bool ok, const std::string& what) {
-  if (ok) return;
-  std::printf("FAIL: %s\n", what.c_str());
-  ++failures;
-}
-
-template <class T>
-void check_equal(const T& got, const T& want, const std::string& what) {
-  std::ostringstream s;
-  s << what << ": " << got << ", expected " << want;
-  check(got == want, s.str());
-}
-
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+using check_support::check, check_support::check_equal, check_support::failures, check_support::quoted;
 
 struct run_result {
   int code = -1;
@@ -70,11 +54,9 @@ struct run_result {
 /// Runs `untold ARGS` in `dir`, stdout captured, stderr shown.
 run_result run_untold(const fs::path& dir, const std::string& args) {
   const fs::path out = dir / "untold.out";
-  const std::string command = "cd " + quoted(dir) + " && " + quoted(UNTOLD_CLI) + " " + args + " > " + quoted(out);
   std::printf("$ untold %s\n", args.c_str());
-  const int status = std::system(command.c_str());
   run_result r;
-  r.code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.code = check_support::run("cd " + quoted(dir) + " && " + quoted(UNTOLD_CLI) + " " + args + " > " + quoted(out));
   std::ifstream in(out, std::ios::binary);
   r.out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   return r;
@@ -118,8 +100,8 @@ untold::tools::ktx2_info check_ktx2_file(const fs::path& root, const std::string
   const bool basis = want.model != untold::tools::ktx2_model_rgbsda;
   check_equal(info.vk_format, basis ? 0u : (want.transfer == 2 ? 43u : 37u), rel + " vkFormat");
   check_equal(info.supercompression, want.scheme, rel + " supercompression scheme");
-  check_equal(unsigned{info.color_model}, unsigned{want.model}, rel + " DFD colour model");
-  check_equal(unsigned{info.transfer}, unsigned{want.transfer}, rel + " DFD transfer function");
+  check_equal(info.color_model, want.model, rel + " DFD colour model");
+  check_equal(info.transfer, want.transfer, rel + " DFD transfer function");
   check_equal(info.width, want.size, rel + " width");
   check_equal(info.height, want.size, rel + " height");
   check_equal(info.levels, want.levels, rel + " levels");
@@ -207,7 +189,7 @@ int main(int argc, char** argv) {
     check(opened.has_value(), "box_" + codec + ".untold opens");
     if (opened && opened->asset.textures().size() == 1) {
       const untold::texture_record& t = opened->asset.textures()[0];
-      check_equal(std::string(opened->asset.string(t.uri_offset)), file, "texture record URI");
+      check(opened->asset.string(t.uri_offset) == file, "texture record URI is " + file);
       check_equal(t.width, info.width, "texture record width");
       check_equal(t.mip_count, info.levels, "texture record mip count");
       check_equal(t.texture_format, std::uint32_t{0}, "texture record format (unknown: a Basis Universal KTX2)");

@@ -42,7 +42,7 @@ namespace assetc_build {
 /// The per-asset knobs (assetc "Settings (v1)").
 struct settings {
   bool mesh_merge = true;        // mesh.merge: bake static node transforms into one mesh
-  bool texture_compress = true;  // texture.compress: UASTC (falls back to raw RGBA8 + zstd here)
+  bool texture_compress = true;  // texture.compress: UASTC (raw RGBA8 + zstd when no basisu is found)
   friend bool operator==(const settings&, const settings&) = default;
 };
 
