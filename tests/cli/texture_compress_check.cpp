@@ -38,6 +38,7 @@
 
 #include "assetc_ktx2.hpp"
 #include "check_support.hpp"
+#include "files.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -62,12 +63,7 @@ run_result run_untold(const fs::path& dir, const std::string& args) {
   return r;
 }
 
-std::vector<std::byte> read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::vector<char> c{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  const auto* b = reinterpret_cast<const std::byte*>(c.data());
-  return {b, b + c.size()};
-}
+std::vector<std::byte> read_bytes(const fs::path& p) { return untold::tools::read_file_bytes(p).value_or(std::vector<std::byte>{}); }
 
 void copy_into(const fs::path& from, const fs::path& to) {
   fs::create_directories(to.parent_path());

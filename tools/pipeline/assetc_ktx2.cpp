@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -19,6 +18,8 @@
 #include <unistd.h>
 
 #include <zstd.h>
+
+#include "files.hpp"
 
 // The one translation unit with stb_image's implementation.
 #define STB_IMAGE_IMPLEMENTATION
@@ -217,14 +218,6 @@ int run_process(const std::vector<std::string>& args, const std::filesystem::pat
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-std::optional<std::vector<std::byte>> read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::vector<char> chars{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  const auto* first = reinterpret_cast<const std::byte*>(chars.data());
-  return std::vector<std::byte>(first, first + chars.size());
-}
-
 /// The last non-empty line of a process log (basisu prints its error last).
 std::string last_line(const std::filesystem::path& log) {
   std::ifstream in(log);
@@ -297,7 +290,7 @@ class basisu_encoder final : public texture_encoder {
     if (status != 0)
       return exe_.string() + (status < 0 ? " did not run" : " failed (exit " + std::to_string(status) + ")") + ": " +
              last_line(log);
-    auto bytes = read_file(ktx);
+    auto bytes = read_file_bytes(ktx);
     if (!bytes) return "basisu wrote no " + ktx.filename().string();
     if (auto e = check_ktx2(*bytes)) return "basisu wrote an invalid KTX2 file: " + *e;
     out = std::move(*bytes);
