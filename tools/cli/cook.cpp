@@ -30,8 +30,9 @@ namespace {
 namespace fs = std::filesystem;
 
 struct cook_args {
-  std::string input, output, compress = "none", texture_compress, basisu;
+  std::string input, output, compress = "none";
   std::vector<std::string> animations;
+  std::string texture_compress, basisu;  // --texture-compress uastc|etc1s (empty: none), --basisu
   bool copy_textures = false, progress = false, no_optimize = false, mkdir = false, strict = false;
   bool split_animations = false, animations_only = false, embed = false, uv_wrap = false;
   std::uint32_t lods = 0, format_version = 0;
