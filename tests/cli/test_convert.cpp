@@ -203,6 +203,10 @@ struct corner {
 
 using triangle = std::array<corner, 3>;
 
+bool corner_less(const corner& a, const corner& b) {
+  return std::tie(a.position, a.normal, a.uv) < std::tie(b.position, b.normal, b.uv);
+}
+
 std::vector<triangle> canonical_triangles(const convert::scene& s, const convert::mesh& m) {
   const auto list = convert::detail::triangle_list(m, m.indices);
   std::vector<triangle> out;
@@ -224,14 +228,16 @@ std::vector<triangle> canonical_triangles(const convert::scene& s, const convert
   };
   for (std::size_t t = 0; t + 2 < list.size(); t += 3) {
     triangle tri{corner_of(list[t]), corner_of(list[t + 1]), corner_of(list[t + 2])};
-    // Rotate (keeping the winding) so that the smallest position comes first.
-    const auto first = std::min_element(tri.begin(), tri.end(),
-                                        [](const corner& a, const corner& b) { return a.position < b.position; });
+    // Rotate (keeping the winding) so that the smallest corner comes first:
+    // by position, then normal and uv, so that corners sharing a position
+    // (seams, degenerate triangles) do not make the order depend on which
+    // corner a writer put first (cook rotates triangles for the index codec).
+    const auto first = std::min_element(tri.begin(), tri.end(), corner_less);
     std::rotate(tri.begin(), first, tri.end());
     out.push_back(std::move(tri));
   }
   std::sort(out.begin(), out.end(), [](const triangle& a, const triangle& b) {
-    return std::tie(a[0].position, a[1].position, a[2].position) < std::tie(b[0].position, b[1].position, b[2].position);
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), corner_less);
   });
   return out;
 }
