@@ -508,7 +508,9 @@ def peers_table(run):
 FOREIGN = [
     ("u3d/mdl_open", "Urho3D `.mdl` open (structure, views)", "u3d/mdl_memcpy"),
     ("u3d/mdl_open_deep", "Urho3D `.mdl` open + deep checks", "u3d/mdl_memcpy"),
-    ("u3d/pak_extract", "Urho3D `.pak` extract (read, LZ4, SDBM)", "u3d/pak_lz4_raw"),
+    ("u3d/pak_extract", "Urho3D `.pak` extract (read, LZ4, SDBM) into a `std::vector`", "u3d/pak_lz4_raw"),
+    ("u3d/pak_extract_into", "Urho3D `.pak` extract into the caller's buffer (`extract_entry_into`)", "u3d/pak_lz4_raw"),
+    ("u3d/pak_sdbm", "Urho3D `.pak`: the SDBM checksums alone", "u3d/pak_lz4_raw"),
     ("udm_parse_model", "UDM `open_document` (all checks + LZ4)", "udm_raw_lz4_decode"),
     ("udm_extract_positions", "UDM PMDL position extraction", "udm_memcpy_vertices"),
     ("udm_import_model", "UDM `import_pmdl` from bytes", "udm_raw_lz4_decode"),
