@@ -635,20 +635,20 @@ class hmesh {
   auto value_fail = [&](errc code, chunk_id id, const char* field, std::uint64_t value, std::uint64_t record) {
     return make_error(code).at_field(field).with_value(value).at_record(record).at_chunk(row_of(id), fourcc_of(id));
   };
-  // Each array is summarised in one pass (its largest value, or whether its
-  // floats are finite: detail/scan.hpp); the element loops, which find the
+  // Each array is summarised in one pass (whether its values are in range,
+  // or its floats finite: detail/scan.hpp); the element loops, which find the
   // first offending value for the error's context, run only when a summary
   // shows one.
   const index_view idx = m.indices();
-  if (untold::detail::max_index(idx.bytes(), idx.width()) >= d.vertex_count)
+  if (!untold::detail::indices_below(idx.bytes(), idx.width(), d.vertex_count))
     for (std::size_t i = 0; i < idx.size(); ++i)
       if (idx[i] >= d.vertex_count) return value_fail(errc::hm_index_value, chunk_id::idxs, "index", idx[i], i);
   const le_array<std::uint32_t> mlvr = m.meshlet_vertices();
-  if (untold::detail::max_index(m.span(chunk_id::mlvr), 4) >= d.vertex_count)
+  if (!untold::detail::indices_below(m.span(chunk_id::mlvr), 4, d.vertex_count))
     for (std::size_t i = 0; i < mlvr.size(); ++i)
       if (mlvr[i] >= d.vertex_count) return value_fail(errc::hm_index_value, chunk_id::mlvr, "vertex", mlvr[i], i);
   const le_array<std::uint32_t> lodi = m.lod_indices();
-  if (untold::detail::max_index(m.span(chunk_id::lodi), 4) >= d.vertex_count)
+  if (!untold::detail::indices_below(m.span(chunk_id::lodi), 4, d.vertex_count))
     for (std::size_t i = 0; i < lodi.size(); ++i)
       if (lodi[i] >= d.vertex_count) return value_fail(errc::hm_index_value, chunk_id::lodi, "index", lodi[i], i);
   const byte_span mltr = m.span(chunk_id::mltr);
@@ -656,7 +656,7 @@ class hmesh {
     const meshlet ml = lets[i];
     const std::byte* p = mltr.data() + std::size_t{ml.triangle_offset} * 3;
     const std::size_t corners = std::size_t{ml.triangle_count} * 3;
-    if (corners == 0 || untold::detail::max_le<std::uint8_t>(p, corners) < ml.vertex_count) continue;
+    if (untold::detail::all_below_le<std::uint8_t>(p, corners, ml.vertex_count)) continue;
     for (std::size_t k = 0; k < corners; ++k)
       if (static_cast<std::uint8_t>(p[k]) >= ml.vertex_count)
         return value_fail(errc::hm_meshlet_index, chunk_id::mltr, "local index", static_cast<std::uint8_t>(p[k]),

@@ -476,7 +476,7 @@ inline void report_dropped_extras(const scene& s, conversion_report& report, std
           if (k >= palette) return bad("mesh.joints", i, k);
     }
     if (m.material != no_ref && m.material >= s.materials.size()) return bad("mesh.material", i, m.material);
-    if (untold::detail::max_value(m.indices) >= v)  // the loop names the first bad index
+    if (!untold::detail::values_below(m.indices, v))  // the loop names the first bad index
       for (std::uint32_t idx : m.indices)
         if (idx >= v) return bad("mesh.indices", i, idx);
     for (const lod_level& l : m.lods)

@@ -2,7 +2,7 @@
 // deep checks of every family (core validate.hpp, urho3d/, assetc/, udm/).
 //
 // Each scan answers one question about a whole array in one pass over its
-// bytes ("the largest index", "is every float of these record fields
+// bytes ("is every index below the vertex count", "is every float of these record fields
 // finite"), 16 bytes at a time with GCC/Clang generic vectors (SSE2 on
 // x86-64, NEON on AArch64; no intrinsics header). A reader asks the cheap
 // question first and, only when the answer shows a problem, runs its
@@ -32,6 +32,8 @@ using f32x4 = float __attribute__((vector_size(16)));
 using u32x4 = std::uint32_t __attribute__((vector_size(16)));
 using u16x8 = std::uint16_t __attribute__((vector_size(16)));
 using u8x16 = std::uint8_t __attribute__((vector_size(16)));
+using i32x4 = std::int32_t __attribute__((vector_size(16)));
+using i16x8 = std::int16_t __attribute__((vector_size(16)));
 /// The vectors hold the file's little-endian values as they are.
 inline constexpr bool usable = std::endian::native == std::endian::little;
 template <class V>
@@ -55,53 +57,69 @@ template <class V>
 }
 }  // namespace simd
 
-/// The largest of `count` unsigned integers of type T (uint8, uint16 or
-/// uint32) in the host's byte order, packed from `p` (any alignment); 0 when
-/// count is 0. Precondition: count x sizeof(T) bytes readable from p.
+/// True when each of `count` unsigned integers of type T (uint8, uint16 or
+/// uint32) in the host's byte order, packed from `p` (any alignment), is
+/// below `limit` (true when count is 0). Precondition: count x sizeof(T)
+/// bytes readable from p. 16 bytes at a time: an unsigned compare is a
+/// signed one after flipping the top bit (SSE2 has only the signed one);
+/// bytes take their maximum (pmaxub).
 template <class T>
-[[nodiscard]] inline std::uint32_t max_native(const std::byte* p, std::size_t count) noexcept {
+[[nodiscard]] inline bool all_below_native(const std::byte* p, std::size_t count, std::uint64_t limit) noexcept {
   static_assert(std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::uint32_t>);
-  using V = std::conditional_t<sizeof(T) == 1, simd::u8x16, std::conditional_t<sizeof(T) == 2, simd::u16x8, simd::u32x4>>;
+  if (limit > std::uint64_t{static_cast<T>(~T{0})}) return true;
+  if (limit == 0) return count == 0;
+  const auto top = static_cast<T>(limit - 1);  // every value must be <= top
   constexpr std::size_t lanes = 16 / sizeof(T);
-  V m0{}, m1{};  // two chains: the compare-select latency overlaps
   std::size_t i = 0;
-  for (; i + 2 * lanes <= count; i += 2 * lanes) {
-    m0 = simd::max(m0, simd::load<V>(p + i * sizeof(T)));
-    m1 = simd::max(m1, simd::load<V>(p + (i + lanes) * sizeof(T)));
+  bool below = true;
+  if constexpr (sizeof(T) == 1) {
+    simd::u8x16 m0{}, m1{};  // two chains: the compare-select latency overlaps
+    for (; i + 2 * lanes <= count; i += 2 * lanes) {
+      m0 = simd::max(m0, simd::load<simd::u8x16>(p + i));
+      m1 = simd::max(m1, simd::load<simd::u8x16>(p + i + lanes));
+    }
+    m0 = simd::max(m0, m1);
+    for (std::size_t k = 0; k < lanes; ++k) below = below && m0[k] <= top;
+  } else {
+    using U = std::conditional_t<sizeof(T) == 2, simd::u16x8, simd::u32x4>;
+    using S = std::conditional_t<sizeof(T) == 2, simd::i16x8, simd::i32x4>;
+    constexpr T sign = static_cast<T>(T{1} << (8 * sizeof(T) - 1));
+    const S threshold = reinterpret_cast<S>(simd::splat<U>(static_cast<T>(top ^ sign)));
+    S above{};
+    for (; i + lanes <= count; i += lanes)
+      above |= reinterpret_cast<S>(simd::load<U>(p + i * sizeof(T)) ^ sign) > threshold;
+    for (std::size_t k = 0; k < lanes; ++k) below = below && above[k] == 0;
   }
-  m0 = simd::max(m0, m1);
-  std::uint32_t best = 0;
-  for (std::size_t k = 0; k < lanes; ++k) best = std::max<std::uint32_t>(best, m0[k]);
   for (; i < count; ++i) {
     T v;
     __builtin_memcpy(&v, p + i * sizeof(T), sizeof v);
-    best = std::max<std::uint32_t>(best, v);
+    below = below && v <= top;
   }
-  return best;
+  return below;
 }
 
-/// The largest value of `values` (0 when empty).
-[[nodiscard]] inline std::uint32_t max_value(std::span<const std::uint32_t> values) noexcept {
-  return max_native<std::uint32_t>(reinterpret_cast<const std::byte*>(values.data()), values.size());
+/// all_below_native over `values`.
+[[nodiscard]] inline bool values_below(std::span<const std::uint32_t> values, std::uint64_t limit) noexcept {
+  return all_below_native<std::uint32_t>(reinterpret_cast<const std::byte*>(values.data()), values.size(), limit);
 }
 
-/// max_native over little-endian values (a file's), on any host.
+/// all_below_native over little-endian values (a file's), on any host.
 template <class T>
-[[nodiscard]] inline std::uint32_t max_le(const std::byte* p, std::size_t count) noexcept {
+[[nodiscard]] inline bool all_below_le(const std::byte* p, std::size_t count, std::uint64_t limit) noexcept {
   if constexpr (simd::usable) {
-    return max_native<T>(p, count);
+    return all_below_native<T>(p, count, limit);
   } else {
-    std::uint32_t best = 0;
-    for (std::size_t i = 0; i < count; ++i) best = std::max<std::uint32_t>(best, load_le_unchecked<T>(p + i * sizeof(T)));
-    return best;
+    for (std::size_t i = 0; i < count; ++i)
+      if (load_le_unchecked<T>(p + i * sizeof(T)) >= limit) return false;
+    return true;
   }
 }
 
-/// max_le over an index array of `width` bytes per index (2 or 4; any other
-/// width reads as 4). Safe on any span: whole indices only.
-[[nodiscard]] inline std::uint32_t max_index(byte_span bytes, std::size_t width) noexcept {
-  return width == 2 ? max_le<std::uint16_t>(bytes.data(), bytes.size() / 2)
-                    : max_le<std::uint32_t>(bytes.data(), bytes.size() / 4);
+/// all_below_le over an index array of `width` bytes per index (2 or 4; any
+/// other width reads as 4). Safe on any span: whole indices only.
+[[nodiscard]] inline bool indices_below(byte_span bytes, std::size_t width, std::uint64_t limit) noexcept {
+  return width == 2 ? all_below_le<std::uint16_t>(bytes.data(), bytes.size() / 2, limit)
+                    : all_below_le<std::uint32_t>(bytes.data(), bytes.size() / 4, limit);
 }
 
 /// What record_scan found: whether every float it tested is finite, and the

@@ -133,7 +133,7 @@ inline result<pmdl_sub_mesh> read_sub_mesh(property_view sub, std::string_view g
     s.index_type = idx.value_type();
     s.index_bytes = idx.raw();
     s.index_count = static_cast<std::uint32_t>(idx.size());
-    if (untold::detail::max_index(s.index_bytes, s.index_type == type::uint16 ? 2 : 4) >= s.vertex_count())
+    if (!untold::detail::indices_below(s.index_bytes, s.index_type == type::uint16 ? 2 : 4, s.vertex_count()))
       for (std::size_t i = 0; i < s.index_count; ++i)
         if (s.index(i) >= s.vertex_count()) return pmdl_error("indices", group, s.index(i), true);
   }

@@ -710,10 +710,10 @@ namespace detail {
       const index_buffer& ib = m.index_buffers[l.index_buffer];
       const buffer_summary& s = summaries[l.vertex_buffer];
       const std::uint64_t palette = g.bone_mapping.empty() ? m.bones.size() : g.bone_mapping.size();
-      const std::uint32_t largest = untold::detail::max_index(
+      const bool in_range = untold::detail::indices_below(
           ib.data.subspan(std::size_t{l.index_start} * ib.index_size, std::size_t{l.index_count} * ib.index_size),
-          ib.index_size);
-      if (l.index_count == 0 || (largest < vb.vertex_count && (s.indices == nullptr || s.blend_bound < palette))) continue;
+          ib.index_size, vb.vertex_count);
+      if (l.index_count == 0 || (in_range && (s.indices == nullptr || s.blend_bound < palette))) continue;
       for (std::uint64_t i = l.index_start; i < std::uint64_t{l.index_start} + l.index_count; ++i) {
         const std::uint32_t v = ib.at(static_cast<std::size_t>(i));
         if (v >= vb.vertex_count) return err(errc::u3d_index_value, "index", gi, v);
