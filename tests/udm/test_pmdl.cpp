@@ -417,15 +417,7 @@ bytes grid_pmdl(std::uint32_t n, const std::function<void(std::vector<std::byte>
   sub.add("vertices", u::make_struct_array(vl, n, verts));
   sub.add("vertexWeights", u::make_struct_array(wl, n, weights));
   sub.add("indices", u::make_array<Index>(idx));
-  u::property mesh = u::make_element();
-  mesh.add("subMeshes", u::make_array_of(u::type::element, {u::make_asset("PMESH", 1, std::move(sub))}));
-  u::property group = u::make_element();
-  group.add("meshes", u::make_array_of(u::type::element, {std::move(mesh)}));
-  u::property groups = u::make_element();
-  groups.add("body", std::move(group));
-  u::property data = u::make_element();
-  data.add("meshGroups", std::move(groups));
-  return u::write_binary(u::make_asset("PMDL", 1, std::move(data))).value();
+  return u::write_binary(one_sub_mesh_model(std::move(sub))).value();
 }
 }  // namespace
 
