@@ -666,8 +666,8 @@ namespace detail {
   // Each buffer is read once up front (untold::detail::scan_records): are
   // the floats U3D-FINITE covers finite, and an upper bound of its blend
   // indices. The loops below, which find the first offending value and its
-  // context, then run only where these summaries (or a draw range's largest
-  // index) show a problem.
+  // context, then run only where these summaries (or a draw range's index
+  // scan) show a problem.
   struct buffer_summary {
     const vertex_element* position = nullptr;  // the one the engine and cook use
     const vertex_element* indices = nullptr;   // UBYTE4 blend indices (only UBYTE4 is meaningful)
