@@ -5,6 +5,10 @@
 //   udm/parse_model          open_document of the model (validation + both LZ4 decodes)
 //   udm/extract_positions    positions out of the parsed struct array (scaled to metres)
 //   udm/import_model         import_pmdl (everything cook needs), from bytes
+//   udm/fresh_streams        what the import's output alone costs: the neutral
+//                            mesh's five std::vectors of the model's sizes,
+//                            allocated and zero-filled (resize), then freed
+//   udm/check_values         check_pmdl_values on the parsed model (UDM-PMDL-FINITE)
 //   udm/parse_tree_small     a structure-heavy file: 100k elements with 3 small values each
 // The model is generated in memory: one sub-mesh of 262144 vertices (48-byte
 // structs, 12 MiB) and 786432 uint32 indices (3 MiB), both ArrayLz4.
@@ -148,6 +152,38 @@ void udm_import_model(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * (m.vertex_bytes + m.index_bytes)));
 }
 
+void udm_fresh_streams(benchmark::State& state) {
+  const model_fixture& m = model();
+  for (auto _ : state) {
+    untold::convert::mesh mesh;
+    mesh.positions.resize(3 * std::size_t{vertex_count});
+    mesh.normals.resize(3 * std::size_t{vertex_count});
+    mesh.tangents.resize(4 * std::size_t{vertex_count});
+    mesh.uv0.resize(2 * std::size_t{vertex_count});
+    mesh.indices.resize(m.index_bytes / 4);
+    benchmark::DoNotOptimize(mesh.positions.data());
+    benchmark::DoNotOptimize(mesh.indices.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * (m.vertex_bytes + m.index_bytes)));
+}
+
+void udm_check_values(benchmark::State& state) {
+  const model_fixture& m = model();
+  auto doc = u::open_document(m.file);
+  auto pm = u::pmdl_from_document(*doc);
+  if (!pm) {
+    state.SkipWithError("pmdl_from_document failed");
+    return;
+  }
+  for (auto _ : state) {
+    auto s = u::check_pmdl_values(*pm);
+    if (!s) state.SkipWithError("check failed");
+    benchmark::DoNotOptimize(s);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * m.vertex_bytes));
+}
+
 void udm_parse_tree_small(benchmark::State& state) {
   const std::vector<std::byte>& f = small_tree();
   std::uint64_t properties = 0;
@@ -168,6 +204,8 @@ BENCHMARK(udm_raw_lz4_decode)->Unit(benchmark::kMicrosecond);
 BENCHMARK(udm_parse_model)->Unit(benchmark::kMicrosecond);
 BENCHMARK(udm_extract_positions)->Unit(benchmark::kMicrosecond);
 BENCHMARK(udm_import_model)->Unit(benchmark::kMicrosecond);
+BENCHMARK(udm_fresh_streams)->Unit(benchmark::kMicrosecond);
+BENCHMARK(udm_check_values)->Unit(benchmark::kMicrosecond);
 BENCHMARK(udm_parse_tree_small)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

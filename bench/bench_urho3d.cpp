@@ -4,12 +4,17 @@
 //   u3d/mdl_open_deep     + index values, blend indices, finite floats
 //   u3d/pak_lz4_raw       LZ4_decompress_safe over the package's blocks, no checks
 //   u3d/pak_extract       open_package + extract every entry (+ SDBM checksums)
+//                         into a std::vector (which zero-fills what it grows)
+//   u3d/pak_extract_into  the same into one buffer the caller reuses
+//                         (extract_entry_into): the floor's memory, the same checks
+//   u3d/pak_sdbm          the SDBM checksums alone, over the uncompressed bytes
 // The inputs are generated in memory (a 200k-vertex skinned UMD2 model and a
 // ULZ4 package of it plus text), so the numbers need no data files.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -151,10 +156,35 @@ void pak_extract(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.pak_uncompressed));
 }
 
+void pak_extract_into(benchmark::State& state) {
+  const auto& in = data();
+  std::vector<std::byte> buffer(in.pak_uncompressed);  // as the floor's, allocated once
+  for (auto _ : state) {
+    auto p = u3::open_package(in.pak);
+    if (!p) state.SkipWithError("open_package failed");
+    for (const auto& e : p->entries)
+      if (!u3::extract_entry_into(*p, e, std::span(buffer).first(e.size))) state.SkipWithError("extract failed");
+    benchmark::DoNotOptimize(buffer.data());
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.pak_uncompressed));
+}
+
+void pak_sdbm(benchmark::State& state) {
+  const auto& in = data();
+  for (auto _ : state) {
+    std::uint32_t sum = u3::sdbm(in.mdl);
+    sum = u3::sdbm(in.text, sum);
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.pak_uncompressed));
+}
+
 BENCHMARK(mdl_memcpy)->Name("u3d/mdl_memcpy");
 BENCHMARK_CAPTURE(mdl_open, structural, false)->Name("u3d/mdl_open");
 BENCHMARK_CAPTURE(mdl_open, deep, true)->Name("u3d/mdl_open_deep");
 BENCHMARK(pak_lz4_raw)->Name("u3d/pak_lz4_raw");
 BENCHMARK(pak_extract)->Name("u3d/pak_extract");
+BENCHMARK(pak_extract_into)->Name("u3d/pak_extract_into");
+BENCHMARK(pak_sdbm)->Name("u3d/pak_sdbm");
 
 }  // namespace

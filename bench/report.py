@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the generated tables of docs/benchmarks.md from one bench/run.sh run.
 
-    python3 bench/report.py OUTDIR [docs/benchmarks.md]
+    python3 bench/report.py OUTDIR [docs/benchmarks.md] [--only block,block]
 
 OUTDIR holds results.json (untold_bench --benchmark_out, with repetitions:
 the medians are used), machine.json (bench/run.sh), and optionally
@@ -11,7 +11,8 @@ is replaced by the table `name` below; the prose around the blocks is
 hand-written and states no figure of its own. Benchmarks are picked by name
 patterns, and every benchmark of the run that no table shows lands in the
 "other" table, so a new benchmark appears on the page without editing this
-file. Python 3 standard library only.
+file. With --only, just the named blocks are rewritten (a filtered run's:
+those tables then name their run). Python 3 standard library only.
 """
 import json
 import os
@@ -508,10 +509,15 @@ def peers_table(run):
 FOREIGN = [
     ("u3d/mdl_open", "Urho3D `.mdl` open (structure, views)", "u3d/mdl_memcpy"),
     ("u3d/mdl_open_deep", "Urho3D `.mdl` open + deep checks", "u3d/mdl_memcpy"),
-    ("u3d/pak_extract", "Urho3D `.pak` extract (read, LZ4, SDBM)", "u3d/pak_lz4_raw"),
+    ("u3d/pak_extract", "Urho3D `.pak` extract (read, LZ4, SDBM) into a `std::vector`", "u3d/pak_lz4_raw"),
+    ("u3d/pak_extract_into", "Urho3D `.pak` extract into the caller's buffer (`extract_entry_into`)", "u3d/pak_lz4_raw"),
+    ("u3d/pak_sdbm", "Urho3D `.pak`: the SDBM checksums alone", "u3d/pak_lz4_raw"),
     ("udm_parse_model", "UDM `open_document` (all checks + LZ4)", "udm_raw_lz4_decode"),
     ("udm_extract_positions", "UDM PMDL position extraction", "udm_memcpy_vertices"),
     ("udm_import_model", "UDM `import_pmdl` from bytes", "udm_raw_lz4_decode"),
+    ("udm_fresh_streams", "UDM import's output alone: the neutral mesh's vectors, allocated and zero-filled",
+     "udm_raw_lz4_decode"),
+    ("udm_check_values", "UDM `check_pmdl_values` (finite positions, uvs) on the parsed model", "udm_raw_lz4_decode"),
     ("udm_parse_tree_small", "UDM parse of a small property tree", None),
 ]
 
@@ -530,7 +536,8 @@ def foreign_table(run):
         size = name.rsplit("/", 1)[1]
         floor = run.get(f"assetc_memcpy/{size}")
         kind = "open + deep checks" if "/deep/" in name else "open (structure)"
-        rows.append((f"assetc `.hmesh` {kind}, {size}² grid", f"`{name}`", seconds_text(cpu(b)),
+        grid = f"{size}² grid" + (" (the fixed cost: 4 vertices, 2 triangles)" if size == "2" else "")
+        rows.append((f"assetc `.hmesh` {kind}, {grid}", f"`{name}`", seconds_text(cpu(b)),
                      f"`assetc_memcpy/{size}` {seconds_text(cpu(floor))}" if floor else DASH,
                      x(ratio(cpu(b), cpu(floor)))))
     for name in run.matching(r"^assetc_build_compile/"):
@@ -546,7 +553,48 @@ def foreign_table(run):
                      x(ratio(cpu(b), cpu(floor)))))
     if not rows:
         return no_results("u3d|udm|assetc")
-    return table(("benchmark", "name", "time (CPU)", "floor in the same run (CPU)", "time / floor"), rows, "llrlr")
+    return (table(("benchmark", "name", "time (CPU)", "floor in the same run (CPU)", "time / floor"), rows, "llrlr")
+            + "\n\n" + run_line(run))
+
+
+def run_line(run):
+    """Which run a table's figures come from (tables a filtered run rewrites alone carry it)."""
+    m = run.machine
+    return (f"Run: {m.get('date_utc', '?')} UTC, commit `{m.get('commit', '?')}`, "
+            f"`--benchmark_repetitions={m.get('repetitions', '?')}` (medians), load average "
+            f"{m.get('load_average_start', '?')} at the start and {m.get('load_average_end', '?')} at the end "
+            f"({m.get('cpus', '?')} CPUs).")
+
+
+# Issue 30 item 4: (measure, the issue's figure (docs/benchmarks.md at 4f5afda), goal,
+# [(benchmark, floor)] whose CPU-time ratios this run shows).
+FOREIGN_GOALS = [
+    ("Urho3D `.mdl` open + deep checks, x memcpy of the file (time)", "4.6", "≤ 1.5",
+     [("u3d/mdl_open_deep", "u3d/mdl_memcpy")]),
+    ("assetc `.hmesh` open + deep checks, x memcpy of the file (time), 512² and above", "2.33 (512²)", "≤ 1.5",
+     [("assetc_open/deep/512", "assetc_memcpy/512"), ("assetc_open/deep/2048", "assetc_memcpy/2048")]),
+    ("`pak extract`, x raw LZ4 of the same blocks (time)", "1.56", "≤ 1.1",
+     [("u3d/pak_extract", "u3d/pak_lz4_raw"), ("u3d/pak_extract_into", "u3d/pak_lz4_raw"),
+      ("u3d/pak_sdbm", "u3d/pak_lz4_raw")]),
+    ("UDM `import_pmdl`, x raw LZ4 of the same arrays (time)", "1.57", "≤ 1.2",
+     [("udm_import_model", "udm_raw_lz4_decode"), ("udm_parse_model", "udm_raw_lz4_decode"),
+      ("udm_fresh_streams", "udm_raw_lz4_decode"), ("udm_check_values", "udm_raw_lz4_decode")]),
+]
+
+
+def foreign_goals_table(run):
+    rows = []
+    for measure, before, goal, pairs in FOREIGN_GOALS:
+        parts = []
+        for name, floor in pairs:
+            b, f = run.get(name), run.get(floor)
+            if b and f:
+                parts.append(f"{x(ratio(cpu(b), cpu(f)))} (`{name}`)")
+        rows.append((measure, before, goal, "; ".join(parts) or "no benchmark in this run"))
+    fixed = run.get("assetc_open/deep/2")
+    rows.append(("assetc `.hmesh` open + deep checks, fixed cost (a 2² grid: 4 vertices, 2 triangles)", DASH,
+                 "≤ 20 us", f"{seconds_text(cpu(fixed))} (`assetc_open/deep/2`)" if fixed else "no benchmark in this run"))
+    return table(("measure", "issue 30", "goal", "this run (CPU time / the floor's)"), rows, "lrrl") + "\n\n" + run_line(run)
 
 
 def planner_table(run):
@@ -619,7 +667,8 @@ TABLES = [
     ("machine", machine_table), ("goals", goals_table), ("open_metadata", open_metadata_table),
     ("open_warm", open_warm_table), ("integrity", integrity_table), ("cold", cold_table),
     ("validate", validate_table), ("range", range_table), ("codecs", codecs_table), ("vertex", vertex_table), ("fresh", fresh_table),
-    ("gpu", gpu_table), ("writer", writer_table), ("peers", peers_table), ("foreign", foreign_table),
+    ("gpu", gpu_table), ("writer", writer_table), ("peers", peers_table), ("foreign_goals", foreign_goals_table),
+    ("foreign", foreign_table),
     ("planner", planner_table), ("gltfpack", gltfpack_table), ("other", other_table),
 ]
 
@@ -627,10 +676,15 @@ BLOCK = re.compile(r"(<!-- BEGIN GENERATED: ([a-z_]+) -->\n).*?(<!-- END GENERAT
 
 
 def main():
-    if len(sys.argv) not in (2, 3):
-        sys.exit("usage: report.py OUTDIR [docs/benchmarks.md]")
-    run = Run(sys.argv[1])
-    doc = sys.argv[2] if len(sys.argv) == 3 else "docs/benchmarks.md"
+    args = sys.argv[1:]
+    only = None
+    if len(args) >= 2 and args[-2] == "--only":  # rewrite just these blocks (a filtered run's)
+        only = set(args[-1].split(","))
+        args = args[:-2]
+    if len(args) not in (1, 2):
+        sys.exit("usage: report.py OUTDIR [docs/benchmarks.md] [--only block,block]")
+    run = Run(args[0])
+    doc = args[1] if len(args) == 2 else "docs/benchmarks.md"
     with open(doc) as f:
         text = f.read()
     present = {m.group(2) for m in BLOCK.finditer(text)}
@@ -643,10 +697,15 @@ def main():
     for name in generated:
         if name not in present:
             print(f"report.py: {doc} has no block '{name}'", file=sys.stderr)
-    text = BLOCK.sub(lambda m: m.group(1) + generated[m.group(2)] + m.group(3), text)
+    if only is not None:
+        if only - set(generated):
+            sys.exit(f"report.py: unknown block(s): {', '.join(sorted(only - set(generated)))}")
+        present &= only
+    text = BLOCK.sub(lambda m: m.group(1) + generated[m.group(2)] + m.group(3) if m.group(2) in present else m.group(0),
+                     text)
     with open(doc, "w") as f:
         f.write(text)
-    print(f"report.py: {len(present)} blocks of {doc} written from {sys.argv[1]}")
+    print(f"report.py: {len(present)} blocks of {doc} written from {args[0]}")
 
 
 if __name__ == "__main__":

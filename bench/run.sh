@@ -22,6 +22,9 @@
 #                             case and the writer RSS runs): about half the
 #                             time of the full run; the page says so
 #   UNTOLD_BENCH_FILTER       a --benchmark_filter regex instead (debugging)
+#   UNTOLD_BENCH_BLOCKS       only these generated blocks of the page (comma-
+#                             separated, e.g. foreign,foreign_goals with a
+#                             filter): the rest keep their run's figures
 #   UNTOLD_BENCH_GLTFPACK=0   skip the gltfpack comparison (it installs
 #                             gltfpack from npm into a temporary prefix)
 #   UNTOLD_BENCH_DIR          where the generated scene files go (default
@@ -161,7 +164,7 @@ echo "== $doc"
 # Debian's python3 (where python3-matplotlib installs) even when another python3 comes first in PATH.
 py=python3
 if [[ -x /usr/bin/python3 ]]; then py=/usr/bin/python3; fi
-"$py" bench/report.py "$out" "$doc"
+"$py" bench/report.py "$out" "$doc" ${UNTOLD_BENCH_BLOCKS:+--only "$UNTOLD_BENCH_BLOCKS"}
 if "$py" -c 'import matplotlib' 2> /dev/null; then
   "$py" bench/plot.py "$out/results.json" "$out/open_time.png"
 else

@@ -20,6 +20,7 @@
 #include "asset.hpp"
 #include "bytes.hpp"
 #include "detail/lean_std.hpp"
+#include "detail/scan.hpp"
 #include "error.hpp"
 #include "format.hpp"
 #include "records.hpp"
@@ -304,33 +305,7 @@ void scan_reference(typename Key::value& e, const std::byte* p, std::size_t stri
 // own minimum and maximum and a NaN flag, so the result is exactly the
 // reference's (one element at a time through Key::read) up to the sign of a
 // zero extremum, which compares equal. tests/unit/test_deep_fast.cpp checks
-// the two against each other.
-namespace simd {
-using f32x4 = float __attribute__((vector_size(16)));
-using u32x4 = std::uint32_t __attribute__((vector_size(16)));
-using u16x8 = std::uint16_t __attribute__((vector_size(16)));
-/// The vectors hold the file's little-endian values as they are.
-inline constexpr bool usable = std::endian::native == std::endian::little;
-template <class V>
-[[nodiscard]] inline V load(const std::byte* p) noexcept {  // unaligned
-  V v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
-}
-template <class V, class T>
-[[nodiscard]] inline V splat(T x) noexcept {  // every lane x
-  return V{} + x;
-}
-// `<` is false for NaN lanes, so min/max never pick a NaN (callers flag them).
-template <class V>
-[[nodiscard]] inline V min(V a, V b) noexcept {
-  return b < a ? b : a;
-}
-template <class V>
-[[nodiscard]] inline V max(V a, V b) noexcept {
-  return a < b ? b : a;
-}
-}  // namespace simd
+// the two against each other. The vectors are detail/scan.hpp's (simd::).
 
 /// A vertex position as extrema: a NaN coordinate widens to -inf..+inf, so a
 /// range holding any non-finite coordinate has a non-finite extremum.

@@ -339,3 +339,132 @@ TEST_CASE("hmesh: check_meshlet_coverage (HM-MESHLET-COVER)") {
     CHECK(std::string(r.error().context.field) == "meshletCount");
   }
 }
+
+namespace {
+
+/// An n x n grid: a meshlet (4 vertices, 2 triangles) per quad, a skin of
+/// two joints (vertex v on joint v % 2), one LOD level over the first half
+/// of the indices; `width`-byte indices.
+bytes grid_mesh(std::uint32_t n, std::uint8_t width) {
+  std::vector<float> positions;
+  for (std::uint32_t y = 0; y < n; ++y)
+    for (std::uint32_t x = 0; x < n; ++x) positions.insert(positions.end(), {float(x), float(y), 0.0f});
+  std::vector<std::uint32_t> indices, mlvr;
+  std::vector<ua::meshlet> meshlets;
+  std::vector<ua::meshlet_triangle> mltr;
+  for (std::uint32_t y = 0; y + 1 < n; ++y)
+    for (std::uint32_t x = 0; x + 1 < n; ++x) {
+      const std::uint32_t i = y * n + x;
+      indices.insert(indices.end(), {i, i + 1, i + n, i + 1, i + n + 1, i + n});
+      meshlets.push_back({static_cast<std::uint32_t>(mlvr.size()), 4, static_cast<std::uint32_t>(mltr.size()), 2});
+      mlvr.insert(mlvr.end(), {i, i + 1, i + n, i + n + 1});
+      mltr.push_back({{0, 1, 2}});
+      mltr.push_back({{1, 3, 2}});
+    }
+  std::vector<ua::skin_vertex> skin;
+  for (std::uint32_t v = 0; v < n * n; ++v) skin.push_back({{static_cast<std::uint16_t>(v % 2), 0, 0, 0}, {1, 0, 0, 0}});
+  const std::vector<ua::joint> skeleton{ua::joint{}, ua::joint{.parent = 0}};
+  auto vertices = untold::encode_gpu_vertices(untold::gpu_vertex_input{.positions = positions});
+  REQUIRE(vertices);
+  const auto half = static_cast<std::uint32_t>(indices.size() / 6 * 3);
+  const std::vector<std::uint32_t> lodi(indices.begin(), indices.begin() + half);
+  const ua::mesh_lod lods[] = {{0, half}};
+  const ua::submesh sub{0, static_cast<std::uint32_t>(indices.size()), 0, static_cast<std::uint32_t>(meshlets.size()),
+                        ua::no_material, 0, {}};
+  ua::hmesh_input in;
+  in.vertices = span(*vertices);
+  in.indices = indices;
+  in.index_width = width;
+  const std::vector<ua::meshlet_bound> bounds(meshlets.size());
+  in.meshlets = meshlets, in.meshlet_vertices = mlvr, in.meshlet_triangles = mltr, in.meshlet_bounds = bounds;
+  in.meshlet_max_vertices = 64, in.meshlet_max_triangles = 124;
+  in.submeshes = std::span(&sub, 1);
+  in.skin = skin, in.skeleton = skeleton;
+  in.lod_indices = lodi, in.lod_count = 1, in.lods = lods;
+  auto out = ua::write_hmesh(in);
+  REQUIRE_MESSAGE(out, out.error().describe());
+  return *out;
+}
+
+/// The deep error of `b`, after checking the structural pass accepts it.
+untold::error deep_error(const bytes& b) {
+  REQUIRE(ua::open_hmesh(span(b)).has_value());
+  const auto r = ua::open_hmesh(span(b), {.deep_checks = true});
+  REQUIRE_FALSE(r);
+  return r.error();
+}
+
+}  // namespace
+
+// The deep checks summarise each array in one pass (its largest value, or
+// whether its floats are finite) and walk it element by element only when
+// the summary shows a problem; wherever the bad element lies (in a whole
+// vector block or the tail after the last one), the error is the walk's:
+// the same rule, record and value.
+TEST_CASE("hmesh rules: deep checks find a bad value wherever it lies, with the same context") {
+  constexpr std::uint32_t n = 9;  // 81 vertices: 10 blocks of 8 and a tail of 1
+  for (const std::uint8_t width : {std::uint8_t{2}, std::uint8_t{4}}) {
+    CAPTURE(int{width});
+    const bytes base = grid_mesh(n, width);
+    REQUIRE(ua::open_hmesh(span(base), {.deep_checks = true}).has_value());
+    const std::size_t vtxs = chunk_at(base, "VTXS"), skin = chunk_at(base, "SKIN");
+    for (std::uint32_t v = 0; v < n * n; ++v) {
+      CAPTURE(v);
+      for (std::uint32_t c = 0; c < 3; ++c) {
+        bytes b = base;
+        wrf(b, vtxs + 28 * std::size_t{v} + 4 * c, c == 1 ? -std::numeric_limits<float>::infinity()
+                                                          : std::numeric_limits<float>::quiet_NaN());
+        const untold::error e = deep_error(b);
+        CHECK(e.rule_id() == "HM-FINITE");
+        CHECK(std::string(e.context.field) == "position");
+        CHECK(e.context.record_index == v);
+        CHECK(e.context.value == c);
+      }
+      bytes joint = base;
+      wr16(joint, skin + 24 * std::size_t{v} + 6, 2);  // the fourth joint: past the skeleton of 2
+      const untold::error j = deep_error(joint);
+      CHECK(j.rule_id() == "HM-SKIN-JOINT");
+      CHECK(j.context.record_index == v);
+      CHECK(j.context.value == 2);
+      bytes weight = base;
+      wrf(weight, skin + 24 * std::size_t{v} + 8 + 12, std::numeric_limits<float>::quiet_NaN());
+      const untold::error w = deep_error(weight);
+      CHECK(w.rule_id() == "HM-FINITE");
+      CHECK(std::string(w.context.field) == "weights");
+      CHECK(w.context.record_index == v);
+    }
+    const std::size_t idxs = chunk_at(base, "IDXS"), index_count = 6 * (n - 1) * (n - 1);
+    for (std::size_t i = 0; i < index_count; ++i) {
+      CAPTURE(i);
+      bytes b = base;
+      if (width == 2) wr16(b, idxs + 2 * i, static_cast<std::uint16_t>(n * n));
+      else wr32(b, idxs + 4 * i, 0x80000000u);  // the top bit too
+      const untold::error e = deep_error(b);
+      CHECK(e.rule_id() == "HM-INDEX-VALUE");
+      CHECK(e.context.record_index == i);
+      CHECK(e.context.value == (width == 2 ? n * n : 0x80000000u));
+    }
+    for (const char* tag : {"MLVR", "LODI"}) {
+      CAPTURE(tag);
+      const std::size_t at = chunk_at(base, tag == std::string("MLVR") ? "MLVR" : "LODI");
+      const std::size_t count = tag == std::string("MLVR") ? 4 * (n - 1) * (n - 1) : index_count / 2;
+      for (std::size_t i = 0; i < count; ++i) {
+        bytes b = base;
+        wr32(b, at + 4 * i, n * n + static_cast<std::uint32_t>(i));
+        const untold::error e = deep_error(b);
+        CHECK(e.rule_id() == "HM-INDEX-VALUE");
+        CHECK(e.context.record_index == i);
+        CHECK(e.context.value == n * n + i);
+      }
+    }
+    const std::size_t mltr = chunk_at(base, "MLTR");
+    for (std::size_t k = 0; k < 6 * (n - 1) * (n - 1); ++k) {
+      bytes b = base;
+      b[mltr + k] = std::byte{4};  // every meshlet has 4 vertices
+      const untold::error e = deep_error(b);
+      CHECK(e.rule_id() == "HM-MESHLET-INDEX");
+      CHECK(e.context.record_index == k / 3);
+      CHECK(e.context.value == 4);
+    }
+  }
+}

@@ -6,6 +6,7 @@
 // so the compiler cannot see them at compile time.
 #include <untold/assetc/assetc.hpp>
 #include <untold/detail/checks.hpp>
+#include <untold/detail/scan.hpp>
 #include <untold/urho3d/urho3d.hpp>
 #include <untold/validate.hpp>
 
@@ -50,6 +51,17 @@ TEST_CASE("fast-math: every family's finite test rejects a NaN") {
   CHECK(untold::detail::is_nan(hit.value));
   // assetc (HM-FINITE).
   CHECK_FALSE(untold::assetc::detail::is_finite(from_bits(0xFF800000u)));
+  // The one-pass record scan the deep checks run first (detail/scan.hpp),
+  // over enough records for its vector blocks and its tail.
+  std::vector<std::byte> records(37 * 28);
+  const std::uint32_t position[] = {0, 1, 2};
+  CHECK(untold::detail::scan_records(records.data(), 37, 28, position, {}).all_finite);
+  for (const std::size_t record : {std::size_t{5}, std::size_t{36}}) {
+    std::vector<std::byte> bad = records;
+    const float nan = from_bits(0x7FC00000u);
+    std::memcpy(bad.data() + 28 * record + 8, &nan, 4);
+    CHECK_FALSE(untold::detail::scan_records(bad.data(), 37, 28, position, {}).all_finite);
+  }
 }
 
 TEST_CASE("fast-math: open_model with deep checks rejects a NaN position (U3D-FINITE)") {

@@ -389,3 +389,84 @@ TEST_CASE("import: finite poses whose matrices are not, names that are not UTF-8
     if (r.what == "animation channels" && r.count == 2) dropped = true;
   CHECK(dropped);
 }
+
+namespace {
+/// A PMDL of one sub-mesh with `n` vertices (pos, uv, n, t: 48 bytes),
+/// weights ({id, w}: 32 bytes) and a triangle (v, v + 1, v + 2 mod n) per
+/// vertex with `Index` indices; `edit` changes the vertex, weight and index
+/// bytes before they are written.
+template <class Index>
+bytes grid_pmdl(std::uint32_t n, const std::function<void(std::vector<std::byte>&, std::vector<std::byte>&,
+                                                          std::vector<Index>&)>& edit) {
+  const u::struct_layout vl{{u::type::vector3, u::type::vector2, u::type::vector3, u::type::vector4}, {"pos", "uv", "n", "t"}};
+  const u::struct_layout wl{{u::type::vector4i, u::type::vector4}, {"id", "w"}};
+  std::vector<std::byte> verts(std::size_t{n} * vl.size()), weights(std::size_t{n} * wl.size());
+  std::vector<Index> idx;
+  for (std::uint32_t v = 0; v < n; ++v) {
+    std::byte* p = verts.data() + std::size_t{v} * vl.size();
+    u::store_value(p, u::vec3{float(v), 1, 2});
+    u::store_value(p + 12, u::vec2{0.25f, 0.75f});
+    u::store_value(p + 20, u::vec3{0, 0, 1});
+    u::store_value(p + 32, u::vec4{1, 0, 0, 1});
+    u::store_value(weights.data() + std::size_t{v} * wl.size(), u::vec4i{-1, -1, -1, -1});
+    u::store_value(weights.data() + std::size_t{v} * wl.size() + 16, u::vec4{1, 0, 0, 0});
+    idx.insert(idx.end(), {Index(v), Index((v + 1) % n), Index((v + 2) % n)});
+  }
+  edit(verts, weights, idx);
+  u::property sub = u::make_element();
+  sub.add("vertices", u::make_struct_array(vl, n, verts));
+  sub.add("vertexWeights", u::make_struct_array(wl, n, weights));
+  sub.add("indices", u::make_array<Index>(idx));
+  return u::write_binary(one_sub_mesh_model(std::move(sub))).value();
+}
+}  // namespace
+
+// The import's value checks summarise each array in one pass (the largest
+// index; whether the checked floats are finite) and walk it value by value
+// only when the summary shows a problem: wherever the bad value lies (in a
+// whole vector block or the tail), the error is the walk's.
+TEST_CASE("import: a bad index or float is found wherever it lies, with the same context") {
+  constexpr std::uint32_t n = 23;  // vertex structs: 4 blocks of 5 and a tail of 3; weights: 2 of 8 and 7
+  using edit_fn = std::function<void(std::vector<std::byte>&, std::vector<std::byte>&, std::vector<std::uint32_t>&)>;
+  REQUIRE(u::import_pmdl(grid_pmdl<std::uint32_t>(n, [](auto&, auto&, auto&) {})));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (std::uint32_t v = 0; v < n; ++v) {
+    CAPTURE(v);
+    for (std::size_t word = 0; word < 12; ++word) {
+      CAPTURE(word);
+      const bytes f = grid_pmdl<std::uint32_t>(n, edit_fn([&](auto& verts, auto&, auto&) {
+        u::store_value(verts.data() + 48 * std::size_t{v} + 4 * word, word % 2 == 0 ? nan : -std::numeric_limits<float>::infinity());
+      }));
+      const auto scene = u::import_pmdl(f);
+      if (word >= 5) {  // the normal and tangent: not checked
+        CHECK(scene.has_value());
+        continue;
+      }
+      REQUIRE_FALSE(scene);
+      CHECK(scene.error().code == errc::udm_pmdl_finite);
+      CHECK(std::string(scene.error().context.field) == (word < 3 ? "vertices.pos" : "vertices.uv"));
+      CHECK(scene.error().context.record_index == v);
+    }
+    for (std::size_t k = 0; k < 4; ++k) {
+      const bytes f = grid_pmdl<std::uint32_t>(n, edit_fn([&](auto&, auto& weights, auto&) {
+        u::store_value(weights.data() + 32 * std::size_t{v} + 16 + 4 * k, nan);
+      }));
+      const auto scene = u::import_pmdl(f);
+      REQUIRE_FALSE(scene);
+      CHECK(std::string(scene.error().context.field) == "vertexWeights.w");
+      CHECK(scene.error().context.record_index == v);
+    }
+  }
+  for (std::uint32_t i = 0; i < 3 * n; ++i) {
+    CAPTURE(i);
+    const auto wide = u::import_pmdl(grid_pmdl<std::uint32_t>(n, edit_fn([&](auto&, auto&, auto& idx) { idx[i] = 0x80000000u + i; })));
+    REQUIRE_FALSE(wide);
+    CHECK(wide.error().code == errc::udm_pmdl);
+    CHECK(std::string(wide.error().context.field) == "indices");
+    CHECK(wide.error().context.value == 0x80000000u + i);
+    const auto narrow = u::import_pmdl(grid_pmdl<std::uint16_t>(
+        n, [&](auto&, auto&, std::vector<std::uint16_t>& idx) { idx[i] = static_cast<std::uint16_t>(n + i); }));
+    REQUIRE_FALSE(narrow);
+    CHECK(narrow.error().context.value == n + i);
+  }
+}

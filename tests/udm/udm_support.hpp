@@ -324,4 +324,18 @@ inline u::property skinned_model() {
   return u::make_asset("PMDL", 1, std::move(data));
 }
 
+/// A PMDL whose one mesh group "body" holds one mesh with one sub-mesh of
+/// `sub_mesh_data` (the PMESH asset's data).
+inline u::property one_sub_mesh_model(u::property sub_mesh_data) {
+  u::property mesh = u::make_element();
+  mesh.add("subMeshes", u::make_array_of(u::type::element, {u::make_asset("PMESH", 1, std::move(sub_mesh_data))}));
+  u::property group = u::make_element();
+  group.add("meshes", u::make_array_of(u::type::element, {std::move(mesh)}));
+  u::property groups = u::make_element();
+  groups.add("body", std::move(group));
+  u::property data = u::make_element();
+  data.add("meshGroups", std::move(groups));
+  return u::make_asset("PMDL", 1, std::move(data));
+}
+
 }  // namespace udm_test

@@ -318,3 +318,94 @@ TEST_CASE("urho3d model: the engine's own 2011 files with NaN geometry centres a
   }
   CHECK(u3::non_finite_centers(*u3::open_model(load(data_dir() / "Models/Box.mdl"))) == 0);
 }
+
+namespace {
+
+/// A skinned UMD2 model of `n` vertices (position, normal, VECTOR2
+/// texcoord, blend weights, UBYTE4 blend indices: 52 bytes), a triangle per
+/// vertex (v, v + 1, v + 2 mod n) with 32-bit indices, three bones (so the
+/// palette is 3) and vertex v skinned to bones v % 3 and (v + 1) % 3.
+struct skinned_grid {
+  bytes file;
+  std::size_t vertices = 0;  // offset of the vertex data
+  std::size_t indices = 0;   // offset of the index data
+};
+skinned_grid make_skinned(std::uint32_t n) {
+  skinned_grid s;
+  gen g;
+  g.id("UMD2").u32(1).u32(n).u32(5).u32(0x0003).u32(0x0103).u32(0x0402).u32(0x0604).u32(0x0705).u32(0).u32(0);
+  s.vertices = g.size();
+  for (std::uint32_t v = 0; v < n; ++v) {
+    g.f32(static_cast<float>(v)).f32(1).f32(2);                       // position
+    g.f32(0).f32(1).f32(0);                                           // normal
+    g.f32(0.25f).f32(0.75f);                                          // texcoord
+    g.f32(0.5f).f32(0.5f).f32(0).f32(0);                              // blend weights
+    g.u8(static_cast<std::uint8_t>(v % 3)).u8(static_cast<std::uint8_t>((v + 1) % 3)).u8(0).u8(0);  // blend indices
+  }
+  g.u32(1).u32(3 * n).u32(4);
+  s.indices = g.size();
+  for (std::uint32_t v = 0; v < n; ++v) g.u32(v).u32((v + 1) % n).u32((v + 2) % n);
+  g.u32(1).u32(0).u32(1).f32(0).u32(0).u32(0).u32(0).u32(0).u32(3 * n);  // one geometry, identity mapping, one LOD
+  g.u32(0);                                                              // morphs
+  g.u32(3);
+  for (std::uint32_t b = 0; b < 3; ++b) {
+    g.cstr(b == 0 ? "root" : b == 1 ? "a" : "b").u32(b == 0 ? 0 : b - 1);
+    g.f32(0).f32(0).f32(0).f32(1).f32(0).f32(0).f32(0).f32(1).f32(1).f32(1);  // position, rotation (wxyz), scale
+    for (int k = 0; k < 12; ++k) g.f32(k % 5 == 0 ? 1.0f : 0.0f);             // 3x4 identity
+    g.u8(0);
+  }
+  g.f32(0).f32(0).f32(0).f32(static_cast<float>(n)).f32(2).f32(2);
+  s.file = g.b;
+  return s;
+}
+
+}  // namespace
+
+// The deep checks summarise each array in one pass and walk it element by
+// element only when the summary shows a problem; whichever vertex, word or
+// index holds it (in a whole block of the summary's vectors or in the tail
+// after the last block), the error is the element walk's: the same field,
+// record, value and offset.
+TEST_CASE("urho3d model: deep checks find a bad value wherever it lies, with the same context") {
+  constexpr std::uint32_t n = 37;  // 9 blocks of 4 vertices and a tail of one
+  const skinned_grid base = make_skinned(n);
+  REQUIRE(u3::open_model(base.file, {.deep_checks = true}).has_value());
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (std::uint32_t v = 0; v < n; ++v) {
+    CAPTURE(v);
+    const std::size_t vertex = base.vertices + std::size_t{v} * 52;
+    for (std::size_t word = 0; word < 12; ++word) {
+      CAPTURE(word);
+      bytes b = base.file;
+      put_f32(b, vertex + 4 * word, word % 2 == 0 ? nan : -std::numeric_limits<float>::infinity());
+      const auto r = u3::open_model(b, {.deep_checks = true});
+      if (word >= 3 && word < 6) {  // the normal: not a checked float
+        CHECK(r.has_value());
+        continue;
+      }
+      REQUIRE_FALSE(r);
+      CHECK(r.error().code == errc::u3d_not_finite);
+      CHECK(std::string_view(r.error().context.field) == (word < 3 ? "position" : word < 8 ? "texcoord" : "blendWeight"));
+      CHECK(r.error().context.offset == vertex + 4 * word);
+      CHECK(r.error().context.record_index == 0);
+    }
+    bytes zero_weight = base.file;  // the third index has weight 0: ignored, however large
+    zero_weight[vertex + 50] = std::byte{200};
+    CHECK(u3::open_model(zero_weight, {.deep_checks = true}).has_value());
+    bytes weighted = base.file;  // the first has weight 0.5: past the palette of 3
+    weighted[vertex + 48] = std::byte{3};
+    const auto blend = u3::open_model(weighted, {.deep_checks = true});
+    REQUIRE_FALSE(blend);
+    CHECK(blend.error().code == errc::u3d_blend_index);
+    CHECK(blend.error().context.value == 3);
+  }
+  for (std::uint32_t i = 0; i < 3 * n; ++i) {
+    CAPTURE(i);
+    bytes b = base.file;
+    put_u32(b, base.indices + 4 * std::size_t{i}, n + i);
+    const auto r = u3::open_model(b, {.deep_checks = true});
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == errc::u3d_index_value);
+    CHECK(r.error().context.value == n + i);
+  }
+}

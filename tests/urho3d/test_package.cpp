@@ -256,14 +256,80 @@ TEST_CASE("urho3d package: one crafted file per rule") {
   }
 }
 
-TEST_CASE("urho3d package: the 8-bytes-at-a-time SDBM equals the byte-by-byte definition") {
+TEST_CASE("urho3d package: the blocked SDBM equals the byte-by-byte definition") {
+  // Every length up to 700 (64-byte vector blocks, 8-byte steps and the
+  // byte tail in every combination), every byte value, and all-0xFF bytes
+  // (the largest products of the vector multiply-adds).
   bytes b;
-  for (int i = 0; i < 300; ++i) b.push_back(static_cast<std::byte>((i * 37 + 11) & 0xFF));
-  for (std::size_t n = 0; n <= b.size(); n += 7) {
+  for (int i = 0; i < 700; ++i) b.push_back(static_cast<std::byte>((i * 37 + 11) & 0xFF));
+  const bytes ones(700, std::byte{0xFF});
+  for (std::size_t n = 0; n <= b.size(); ++n) {
+    CAPTURE(n);
     const bytes part(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n));
     CHECK(u3::sdbm(part) == hand_sdbm(part));
     CHECK(u3::sdbm(part, 12345u) == hand_sdbm(part, 12345u));
+    const bytes high(ones.begin(), ones.begin() + static_cast<std::ptrdiff_t>(n));
+    CHECK(u3::sdbm(high, 0xFFFFFFFFu) == hand_sdbm(high, 0xFFFFFFFFu));
   }
+  // At any alignment (the blocks are unaligned loads).
+  for (std::size_t at = 1; at < 16; ++at) {
+    const untold::byte_span part = untold::byte_span(b).subspan(at, 300);
+    CHECK(u3::sdbm(part) == hand_sdbm(bytes(part.begin(), part.end())));
+  }
+#if defined(UNTOLD_DETAIL_SDBM_X86)
+  // sdbm takes the AVX2 blocks where the CPU has them: the SSE2 ones directly.
+  for (std::size_t blocks = 0; blocks <= 5; ++blocks) {
+    const bytes part(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(blocks * 128));
+    CHECK(u3::detail::sdbm_blocks_sse2(part.data(), blocks, 777u) == hand_sdbm(part, 777u));
+    const bytes high(ones.begin(), ones.begin() + static_cast<std::ptrdiff_t>(blocks * 128));
+    CHECK(u3::detail::sdbm_blocks_sse2(high.data(), blocks, 0xFFFFFFFFu) == hand_sdbm(high, 0xFFFFFFFFu));
+  }
+#endif
+}
+
+TEST_CASE("urho3d package: extract_entry_into gives extract_entry's bytes and errors in the caller's memory") {
+  for (bool lz4 : {false, true})
+    for (std::size_t block : {std::size_t{32768}, std::size_t{7}}) {
+      CAPTURE(lz4);
+      CAPTURE(block);
+      hand_pak h = make_pak(lz4, block);
+      auto p = u3::open_package(h.file);
+      REQUIRE(p);
+      bytes buffer(200, std::byte{0xEE});  // one buffer for every entry
+      for (const auto& e : p->entries) {
+        CAPTURE(e.name);
+        bytes expected;
+        REQUIRE(u3::extract_entry(*p, e, expected));
+        const untold::mutable_byte_span out = untold::mutable_byte_span(buffer).first(e.size);
+        REQUIRE(u3::extract_entry_into(*p, e, out));
+        CHECK(bytes(out.begin(), out.end()) == expected);
+        U3D_CHECK_ERR(u3::extract_entry_into(*p, e, untold::mutable_byte_span(buffer).first(e.size + 1)),
+                      errc::invalid_argument);
+      }
+      // A wrong entry checksum: U3D-PAK-CHECKSUM from both, with the same context.
+      put_u32(h.file, h.entry_fields[1] + 8, 12345u);
+      auto bad = u3::open_package(h.file);
+      REQUIRE(bad);
+      const auto& e = bad->entries[1];
+      bytes vec;
+      const auto from_vector = u3::extract_entry(*bad, e, vec);
+      const auto from_span = u3::extract_entry_into(*bad, e, untold::mutable_byte_span(buffer).first(e.size));
+      REQUIRE_FALSE(from_vector);
+      REQUIRE_FALSE(from_span);
+      CHECK(from_span.error().code == errc::u3d_pak_checksum);
+      CHECK(from_span.error().describe() == from_vector.error().describe());
+    }
+  // A block that does not decode: U3D-PAK-BLOCK from both.
+  hand_pak h = make_pak(true, 7);
+  h.file[get_u32(h.file, h.entry_fields[0]) + 4] = std::byte{0xF0};
+  auto p = u3::open_package(h.file);
+  REQUIRE(p);
+  bytes vec, buffer(p->entries[0].size);
+  const auto from_vector = u3::extract_entry(*p, p->entries[0], vec);
+  const auto from_span = u3::extract_entry_into(*p, p->entries[0], buffer);
+  REQUIRE_FALSE(from_span);
+  CHECK(from_span.error().code == errc::u3d_pak_block);
+  CHECK(from_span.error().describe() == from_vector.error().describe());
 }
 
 TEST_CASE("urho3d package: extracting one entry reads no other entry's data") {

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "../bytes.hpp"
+#include "../detail/scan.hpp"
 #include "../error.hpp"
 #include "../sink.hpp"
 #include "../vertex.hpp"
@@ -634,34 +635,48 @@ class hmesh {
   auto value_fail = [&](errc code, chunk_id id, const char* field, std::uint64_t value, std::uint64_t record) {
     return make_error(code).at_field(field).with_value(value).at_record(record).at_chunk(row_of(id), fourcc_of(id));
   };
+  // Each array is summarised in one pass (whether its values are in range,
+  // or its floats finite: detail/scan.hpp); the element loops, which find the
+  // first offending value for the error's context, run only when a summary
+  // shows one.
   const index_view idx = m.indices();
-  for (std::size_t i = 0; i < idx.size(); ++i)
-    if (idx[i] >= d.vertex_count) return value_fail(errc::hm_index_value, chunk_id::idxs, "index", idx[i], i);
+  if (!untold::detail::indices_below(idx.bytes(), idx.width(), d.vertex_count))
+    for (std::size_t i = 0; i < idx.size(); ++i)
+      if (idx[i] >= d.vertex_count) return value_fail(errc::hm_index_value, chunk_id::idxs, "index", idx[i], i);
   const le_array<std::uint32_t> mlvr = m.meshlet_vertices();
-  for (std::size_t i = 0; i < mlvr.size(); ++i)
-    if (mlvr[i] >= d.vertex_count) return value_fail(errc::hm_index_value, chunk_id::mlvr, "vertex", mlvr[i], i);
+  if (!untold::detail::indices_below(m.span(chunk_id::mlvr), 4, d.vertex_count))
+    for (std::size_t i = 0; i < mlvr.size(); ++i)
+      if (mlvr[i] >= d.vertex_count) return value_fail(errc::hm_index_value, chunk_id::mlvr, "vertex", mlvr[i], i);
   const le_array<std::uint32_t> lodi = m.lod_indices();
-  for (std::size_t i = 0; i < lodi.size(); ++i)
-    if (lodi[i] >= d.vertex_count) return value_fail(errc::hm_index_value, chunk_id::lodi, "index", lodi[i], i);
+  if (!untold::detail::indices_below(m.span(chunk_id::lodi), 4, d.vertex_count))
+    for (std::size_t i = 0; i < lodi.size(); ++i)
+      if (lodi[i] >= d.vertex_count) return value_fail(errc::hm_index_value, chunk_id::lodi, "index", lodi[i], i);
   const byte_span mltr = m.span(chunk_id::mltr);
   for (std::uint32_t i = 0; i < lets.size(); ++i) {
     const meshlet ml = lets[i];
     const std::byte* p = mltr.data() + std::size_t{ml.triangle_offset} * 3;
-    for (std::size_t k = 0; k < std::size_t{ml.triangle_count} * 3; ++k)
+    const std::size_t corners = std::size_t{ml.triangle_count} * 3;
+    if (untold::detail::all_below_le<std::uint8_t>(p, corners, ml.vertex_count)) continue;
+    for (std::size_t k = 0; k < corners; ++k)
       if (static_cast<std::uint8_t>(p[k]) >= ml.vertex_count)
         return value_fail(errc::hm_meshlet_index, chunk_id::mltr, "local index", static_cast<std::uint8_t>(p[k]),
                           std::size_t{ml.triangle_offset} + k / 3);
   }
   const le_array<skin_vertex> skin = m.skin();
-  for (std::size_t v = 0; v < skin.size(); ++v) {
-    const skin_vertex sv = skin[v];
-    for (const std::uint16_t j : sv.joints)
-      if (j >= joints.size()) return value_fail(errc::hm_skin_joint, chunk_id::skin, "joints", j, v);
-    for (const float w : sv.weights)
-      if (!detail::is_finite(w)) return make_error(errc::hm_not_finite).at_field("weights").with_float(w)
-          .at_record(v).at_chunk(
-            row_of(chunk_id::skin), fourcc_of(chunk_id::skin));
-  }
+  constexpr std::uint32_t skin_joint_words[] = {0, 1}, skin_weight_words[] = {2, 3, 4, 5};
+  const auto skin_scan = untold::detail::scan_records(m.span(chunk_id::skin).data(), skin.size(), 24, skin_weight_words,
+                                              skin_joint_words);
+  const std::uint32_t joint_bound = std::max(skin_scan.ored & 0xFFFFu, skin_scan.ored >> 16);
+  if (!skin_scan.all_finite || (!skin.empty() && joint_bound >= joints.size()))
+    for (std::size_t v = 0; v < skin.size(); ++v) {
+      const skin_vertex sv = skin[v];
+      for (const std::uint16_t j : sv.joints)
+        if (j >= joints.size()) return value_fail(errc::hm_skin_joint, chunk_id::skin, "joints", j, v);
+      for (const float w : sv.weights)
+        if (!detail::is_finite(w)) return make_error(errc::hm_not_finite).at_field("weights").with_float(w)
+            .at_record(v).at_chunk(
+              row_of(chunk_id::skin), fourcc_of(chunk_id::skin));
+    }
   auto finite_bounds = [](const mesh_bounds& b) {
     for (const auto* a : {&b.min, &b.max, &b.center})
       for (const float f : *a)
@@ -684,7 +699,9 @@ class hmesh {
     }
   }
   const byte_span vtx = m.span(chunk_id::vtxs);
-  for (std::size_t v = 0; v < d.vertex_count; ++v)
+  constexpr std::uint32_t position_words[] = {0, 1, 2};
+  if (!untold::detail::scan_records(vtx.data(), d.vertex_count, gpu_vertex_stride, position_words, {}).all_finite)
+    for (std::size_t v = 0; v < d.vertex_count; ++v)
     for (std::size_t c = 0; c < 3; ++c)
       if (!detail::is_finite(load_le_unchecked<float>(vtx.data() + v * gpu_vertex_stride + 4 * c)))
         return value_fail(errc::hm_not_finite, chunk_id::vtxs, "position", c, v);

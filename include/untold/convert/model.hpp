@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "../budget.hpp"
+#include "../detail/scan.hpp"
 #include "../error.hpp"
 #include "../format.hpp"
 #include "../matrix.hpp"
@@ -475,8 +476,9 @@ inline void report_dropped_extras(const scene& s, conversion_report& report, std
           if (k >= palette) return bad("mesh.joints", i, k);
     }
     if (m.material != no_ref && m.material >= s.materials.size()) return bad("mesh.material", i, m.material);
-    for (std::uint32_t idx : m.indices)
-      if (idx >= v) return bad("mesh.indices", i, idx);
+    if (!untold::detail::values_below(m.indices, v))  // the loop names the first bad index
+      for (std::uint32_t idx : m.indices)
+        if (idx >= v) return bad("mesh.indices", i, idx);
     for (const lod_level& l : m.lods)
       for (std::uint32_t idx : l.indices)
         if (idx >= v) return bad("mesh.lods.indices", i, idx);

@@ -43,6 +43,7 @@
 #include "../budget.hpp"
 #include "../convert/model.hpp"
 #include "../detail/checks.hpp"
+#include "../detail/scan.hpp"
 #include "../error.hpp"
 #include "../matrix.hpp"
 #include "reader.hpp"
@@ -132,8 +133,9 @@ inline result<pmdl_sub_mesh> read_sub_mesh(property_view sub, std::string_view g
     s.index_type = idx.value_type();
     s.index_bytes = idx.raw();
     s.index_count = static_cast<std::uint32_t>(idx.size());
-    for (std::size_t i = 0; i < s.index_count; ++i)
-      if (s.index(i) >= s.vertex_count()) return pmdl_error("indices", group, s.index(i), true);
+    if (!untold::detail::indices_below(s.index_bytes, s.index_type == type::uint16 ? 2 : 4, s.vertex_count()))
+      for (std::size_t i = 0; i < s.index_count; ++i)
+        if (s.index(i) >= s.vertex_count()) return pmdl_error("indices", group, s.index(i), true);
   }
   if (const property_view w = s.data["vertexWeights"]; w) {
     auto ws = w.as_structs();
@@ -297,6 +299,29 @@ namespace detail {
 inline error not_finite(const char* field, std::string_view subject, float value) {
   return make_error(errc::udm_pmdl_finite).at_field(field).with_float(value).with_subject(subject);
 }
+/// The float words (from `first`, `count` of them) of a struct member, or
+/// false when the member does not sit on a 4-byte boundary of its struct.
+inline bool add_float_words(std::vector<std::uint32_t>& words, std::uint32_t offset, std::uint32_t count) {
+  if (offset % 4 != 0) return false;
+  for (std::uint32_t k = 0; k < count; ++k) words.push_back(offset / 4 + k);
+  return true;
+}
+/// True when every position, uv and weight of `s` is finite, found in one
+/// pass per struct array (untold::detail::scan_records). False when one is
+/// not, or when a struct's layout is not whole 32-bit words: the caller then
+/// checks value by value.
+inline bool vertex_floats_finite(const pmdl_sub_mesh& s) {
+  std::vector<std::uint32_t> words;
+  if (s.vertices.stride() % 4 != 0 || !add_float_words(words, s.position.offset, 3) ||
+      (s.has_uv && !add_float_words(words, s.uv.offset, 2)))
+    return false;
+  if (!untold::detail::scan_records(s.vertices.bytes().data(), s.vertex_count(), s.vertices.stride(), words, {}).all_finite)
+    return false;
+  if (!s.weights) return true;
+  words.clear();
+  return s.weights->stride() % 4 == 0 && add_float_words(words, s.weight_values.offset, 4) &&
+         untold::detail::scan_records(s.weights->bytes().data(), s.weights->size(), s.weights->stride(), words, {}).all_finite;
+}
 }  // namespace detail
 
 /// The values a model needs finite (validate --deep and import_pmdl run it):
@@ -306,20 +331,23 @@ inline error not_finite(const char* field, std::string_view subject, float value
 /// model pmdl_from_document returned.
 [[nodiscard]] inline status check_pmdl_values(const pmdl_model& m) {
   for (const pmdl_sub_mesh& s : m.sub_meshes) {
-    for (std::size_t i = 0; i < s.vertex_count(); ++i) {
-      const vec3 p = s.vertices.get<vec3>(i, s.position);
-      if (auto bad = detail::non_finite(std::array{p.x, p.y, p.z}))
-        return detail::not_finite("vertices.pos", s.group, *bad).at_record(i);
-      if (s.has_uv) {
-        const vec2 uv = s.vertices.get<vec2>(i, s.uv);
-        if (auto bad = detail::non_finite(std::array{uv.x, uv.y}))
-          return detail::not_finite("vertices.uv", s.group, *bad).at_record(i);
+    // One pass over the vertex (and weight) structs first; the loop below,
+    // which names the first bad value, runs only when it finds one.
+    if (!detail::vertex_floats_finite(s))
+      for (std::size_t i = 0; i < s.vertex_count(); ++i) {
+        const vec3 p = s.vertices.get<vec3>(i, s.position);
+        if (auto bad = detail::non_finite(std::array{p.x, p.y, p.z}))
+          return detail::not_finite("vertices.pos", s.group, *bad).at_record(i);
+        if (s.has_uv) {
+          const vec2 uv = s.vertices.get<vec2>(i, s.uv);
+          if (auto bad = detail::non_finite(std::array{uv.x, uv.y}))
+            return detail::not_finite("vertices.uv", s.group, *bad).at_record(i);
+        }
+        if (!s.weights) continue;
+        const vec4 w = s.weights->get<vec4>(i, s.weight_values);
+        if (auto bad = detail::non_finite(std::array{w.x, w.y, w.z, w.w}))
+          return detail::not_finite("vertexWeights.w", s.group, *bad).at_record(i);
       }
-      if (!s.weights) continue;
-      const vec4 w = s.weights->get<vec4>(i, s.weight_values);
-      if (auto bad = detail::non_finite(std::array{w.x, w.y, w.z, w.w}))
-        return detail::not_finite("vertexWeights.w", s.group, *bad).at_record(i);
-    }
     if (auto bad = detail::non_finite(detail::components(s.pose))) return detail::not_finite("subMesh.pose", s.group, *bad);
   }
   for (std::size_t i = 0; i < m.bones.size(); ++i)
@@ -503,47 +531,44 @@ inline std::array<float, 3> apply(const untold::mat4& m, float x, float y, float
     if (s.has_normal) m.normals.resize(3 * n);
     if (s.has_tangent) m.tangents.resize(4 * n);
     if (s.has_uv) m.uv0.resize(2 * n);
+    // One pass over the vertex structs (each vertex's member at
+    // base + i x stride + offset, read in place), writing every stream.
+    const std::byte* base = s.vertices.bytes().data();
+    const std::size_t stride = s.vertices.stride();
+    float* const positions = m.positions.data();
+    float* const normals = m.normals.data();
+    float* const tangents = m.tangents.data();
+    float* const uvs = m.uv0.data();
     for (std::size_t i = 0; i < n; ++i) {
-      vec3 p = s.vertices.get<vec3>(i, s.position);
-      if (posed) {
-        const auto q = detail::apply(pose, p.x, p.y, p.z, 1);
-        p = {q[0], q[1], q[2]};
-      }
-      m.positions[3 * i] = p.x * scale;
-      m.positions[3 * i + 1] = p.y * scale;
-      m.positions[3 * i + 2] = p.z * scale;
+      const std::byte* vertex = base + i * stride;
+      auto floats = [vertex](const struct_member& mb, std::size_t k) { return load_le_unchecked<float>(vertex + mb.offset + 4 * k); };
+      std::array<float, 3> p{floats(s.position, 0), floats(s.position, 1), floats(s.position, 2)};
+      if (posed) p = detail::apply(pose, p[0], p[1], p[2], 1);
+      for (std::size_t k = 0; k < 3; ++k) positions[3 * i + k] = p[k] * scale;
       if (posed)  // finite positions and a finite pose can still overflow
-        if (auto bad = detail::non_finite(std::span<const float>(m.positions).subspan(3 * i, 3)))
+        if (auto bad = detail::non_finite(std::span<const float>(positions + 3 * i, 3)))
           return detail::not_finite("subMesh.pose", s.group, *bad).at_record(i);
       if (s.has_normal) {
-        vec3 v = s.vertices.get<vec3>(i, s.normal);
-        if (posed) {
-          const auto q = detail::apply(pose, v.x, v.y, v.z, 0);
-          v = {q[0], q[1], q[2]};
-        }
-        m.normals[3 * i] = v.x;
-        m.normals[3 * i + 1] = v.y;
-        m.normals[3 * i + 2] = v.z;
+        std::array<float, 3> v{floats(s.normal, 0), floats(s.normal, 1), floats(s.normal, 2)};
+        if (posed) v = detail::apply(pose, v[0], v[1], v[2], 0);
+        for (std::size_t k = 0; k < 3; ++k) normals[3 * i + k] = v[k];
       }
       if (s.has_tangent) {
-        vec4 t = s.vertices.get<vec4>(i, s.tangent);
-        if (posed) {
-          const auto q = detail::apply(pose, t.x, t.y, t.z, 0);
-          t = {q[0], q[1], q[2], t.w};
-        }
-        m.tangents[4 * i] = t.x;
-        m.tangents[4 * i + 1] = t.y;
-        m.tangents[4 * i + 2] = t.z;
-        m.tangents[4 * i + 3] = t.w < 0 ? -1.0f : 1.0f;
+        std::array<float, 3> t{floats(s.tangent, 0), floats(s.tangent, 1), floats(s.tangent, 2)};
+        if (posed) t = detail::apply(pose, t[0], t[1], t[2], 0);
+        for (std::size_t k = 0; k < 3; ++k) tangents[4 * i + k] = t[k];
+        tangents[4 * i + 3] = floats(s.tangent, 3) < 0 ? -1.0f : 1.0f;
       }
-      if (s.has_uv) {
-        const vec2 uv = s.vertices.get<vec2>(i, s.uv);
-        m.uv0[2 * i] = uv.x;
-        m.uv0[2 * i + 1] = uv.y;
-      }
+      if (s.has_uv) uvs[2 * i] = floats(s.uv, 0), uvs[2 * i + 1] = floats(s.uv, 1);
     }
-    m.indices.resize(s.index_count);
-    for (std::size_t i = 0; i < s.index_count; ++i) m.indices[i] = s.index(i);
+    const std::size_t index_count = s.index_count;  // a local: the stores below cannot change it
+    m.indices.resize(index_count);
+    const std::byte* const index_bytes = s.index_bytes.data();
+    std::uint32_t* const indices = m.indices.data();
+    if (s.index_type == type::uint16)
+      for (std::size_t i = 0; i < index_count; ++i) indices[i] = load_le_unchecked<std::uint16_t>(index_bytes + 2 * i);
+    else
+      for (std::size_t i = 0; i < index_count; ++i) indices[i] = load_le_unchecked<std::uint32_t>(index_bytes + 4 * i);
     // Extra uv sets: uvSets/<name> with one Vector2 per vertex.
     for (property_view set : s.data["uvSets"]) {
       UNTOLD_TRY(charge_entry(set.key().size() + where.size()));

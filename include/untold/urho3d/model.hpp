@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "../budget.hpp"
+#include "../detail/scan.hpp"
 #include "../records.hpp"
 #include "../sink.hpp"
 #include "common.hpp"
@@ -662,13 +663,43 @@ namespace detail {
     return make_error(code).at_field(field).at_record(record).with_value(value);
   };
   UNTOLD_TRY(check_draw_budget(m));
-  // The skinning elements of each buffer, found once (not once per LOD).
-  std::vector<const vertex_element*> indices_of(m.vertex_buffers.size()), weights_of(m.vertex_buffers.size());
+  // Each buffer is read once up front (untold::detail::scan_records): are
+  // the floats U3D-FINITE covers finite, and an upper bound of its blend
+  // indices. The loops below, which find the first offending value and its
+  // context, then run only where these summaries (or a draw range's index
+  // scan) show a problem.
+  struct buffer_summary {
+    const vertex_element* position = nullptr;  // the one the engine and cook use
+    const vertex_element* indices = nullptr;   // UBYTE4 blend indices (only UBYTE4 is meaningful)
+    const vertex_element* weights = nullptr;   // VECTOR4 blend weights
+    bool floats_finite = true;
+    std::uint32_t blend_bound = 0;  // every blend index <= this
+  };
+  auto checked_floats = [](const buffer_summary& s, const vertex_element& e) {
+    const bool floats = e.type == element_type::float32 || e.type == element_type::vector2 ||
+                        e.type == element_type::vector3 || e.type == element_type::vector4;
+    return floats && (&e == s.position || e.semantic == element_semantic::texcoord ||
+                      e.semantic == element_semantic::blend_weights);
+  };
+  std::vector<buffer_summary> summaries(m.vertex_buffers.size());
+  std::vector<std::uint32_t> float_words;
   for (std::size_t vi = 0; vi < m.vertex_buffers.size(); ++vi) {
-    const vertex_element* indices = m.vertex_buffers[vi].find(element_semantic::blend_indices);
-    const vertex_element* weights = m.vertex_buffers[vi].find(element_semantic::blend_weights);
-    indices_of[vi] = indices != nullptr && indices->type == element_type::ubyte4 ? indices : nullptr;  // only UBYTE4 is meaningful
-    weights_of[vi] = weights != nullptr && weights->type == element_type::vector4 ? weights : nullptr;
+    const vertex_buffer& vb = m.vertex_buffers[vi];
+    buffer_summary& s = summaries[vi];
+    s.position = vb.find(element_semantic::position);
+    const vertex_element* indices = vb.find(element_semantic::blend_indices);
+    const vertex_element* weights = vb.find(element_semantic::blend_weights);
+    s.indices = indices != nullptr && indices->type == element_type::ubyte4 ? indices : nullptr;
+    s.weights = weights != nullptr && weights->type == element_type::vector4 ? weights : nullptr;
+    float_words.clear();
+    for (const vertex_element& e : vb.elements)
+      if (checked_floats(s, e))
+        for (std::uint32_t k = 0; k < element_size(e.type) / 4; ++k) float_words.push_back(e.offset / 4 + k);
+    const std::uint32_t blend_word = s.indices != nullptr ? s.indices->offset / 4 : 0;
+    const auto scan = untold::detail::scan_records(vb.data.data(), vb.vertex_count, vb.vertex_size, float_words,
+                                                   std::span(&blend_word, s.indices != nullptr ? 1 : 0));
+    s.floats_finite = scan.all_finite;
+    for (std::uint32_t k = 0; k < 4; ++k) s.blend_bound = std::max(s.blend_bound, (scan.ored >> (8 * k)) & 0xFFu);
   }
   for (std::size_t gi = 0; gi < m.geometries.size(); ++gi) {
     const geometry& g = m.geometries[gi];
@@ -677,17 +708,20 @@ namespace detail {
         return detail::not_finite("lod.distance", gi, {0, l.distance, nullptr});
       const vertex_buffer& vb = m.vertex_buffers[l.vertex_buffer];
       const index_buffer& ib = m.index_buffers[l.index_buffer];
-      const vertex_element* indices = indices_of[l.vertex_buffer];
-      const vertex_element* weights = weights_of[l.vertex_buffer];
+      const buffer_summary& s = summaries[l.vertex_buffer];
       const std::uint64_t palette = g.bone_mapping.empty() ? m.bones.size() : g.bone_mapping.size();
+      const bool in_range = untold::detail::indices_below(
+          ib.data.subspan(std::size_t{l.index_start} * ib.index_size, std::size_t{l.index_count} * ib.index_size),
+          ib.index_size, vb.vertex_count);
+      if (l.index_count == 0 || (in_range && (s.indices == nullptr || s.blend_bound < palette))) continue;
       for (std::uint64_t i = l.index_start; i < std::uint64_t{l.index_start} + l.index_count; ++i) {
         const std::uint32_t v = ib.at(static_cast<std::size_t>(i));
         if (v >= vb.vertex_count) return err(errc::u3d_index_value, "index", gi, v);
-        if (indices == nullptr) continue;
+        if (s.indices == nullptr) continue;
         const std::byte* vertex = vb.vertex(v);
         for (std::size_t k = 0; k < 4; ++k) {
-          const float w = weights != nullptr ? load_le_unchecked<float>(vertex + weights->offset + 4 * k) : 1.0f;
-          const auto bi = static_cast<std::uint8_t>(vertex[indices->offset + k]);
+          const float w = s.weights != nullptr ? load_le_unchecked<float>(vertex + s.weights->offset + 4 * k) : 1.0f;
+          const auto bi = static_cast<std::uint8_t>(vertex[s.indices->offset + k]);
           if (w != 0.0f && bi >= palette) return err(errc::u3d_blend_index, "blendIndex", gi, bi);
         }
       }
@@ -695,16 +729,13 @@ namespace detail {
   }
   for (std::size_t vi = 0; vi < m.vertex_buffers.size(); ++vi) {
     const vertex_buffer& vb = m.vertex_buffers[vi];
-    const vertex_element* position = vb.find(element_semantic::position);  // the one the engine and cook use
+    const buffer_summary& s = summaries[vi];
+    if (s.floats_finite) continue;
     for (const vertex_element& e : vb.elements) {
-      const bool floats = e.type == element_type::float32 || e.type == element_type::vector2 ||
-                          e.type == element_type::vector3 || e.type == element_type::vector4;
-      const bool checked = &e == position || e.semantic == element_semantic::texcoord ||
-                           e.semantic == element_semantic::blend_weights;
-      if (!floats || !checked) continue;
+      if (!checked_floats(s, e)) continue;
       const auto bad = detail::first_non_finite(vb.data, vb.vertex_size, e.offset, element_size(e.type) / 4);
       if (bad)
-        return detail::not_finite(&e == position                                ? "position"
+        return detail::not_finite(&e == s.position                                ? "position"
                                   : e.semantic == element_semantic::texcoord ? "texcoord"
                                                                               : "blendWeight",
                                   vi, bad, file);
@@ -713,6 +744,10 @@ namespace detail {
   for (const morph& mo : m.morphs)
     for (const morph_buffer& mb : mo.buffers) {
       const std::size_t deltas = (mb.stride() - 4) / 4;
+      constexpr std::uint32_t delta_words[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+      if (untold::detail::scan_records(mb.data.data(), mb.vertex_count, mb.stride(), std::span(delta_words, deltas), {})
+              .all_finite)
+        continue;
       if (const auto bad = detail::first_non_finite(mb.data, mb.stride(), 4, deltas))
         return detail::not_finite("morph.delta", mb.buffer, bad, file).with_subject(mo.name);
     }

@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -233,6 +234,49 @@ struct package_options {
   return p;
 }
 
+namespace detail {
+/// The decode of extract_entry: entry `e`'s blocks decoded in order, each
+/// into the span block_memory(written, unpacked) gives (where the block's
+/// bytes go), its SDBM continued while the block is in the cache; then the
+/// checksum compared. Preconditions: as extract_entry's, and each span
+/// block_memory returns is `unpacked` bytes.
+template <class BlockMemory>
+[[nodiscard]] status decode_entry(const package& p, const package_entry& e, const untold::limits& lim,
+                                  BlockMemory&& block_memory) {
+  if (e.size > lim.max_chunk_bytes)
+    return make_error(errc::limit_exceeded).at_field("entry.size").with_value(e.size).at_offset(e.offset)
+        .with_subject(e.name);
+  std::uint32_t sum = 0;
+  if (p.kind == package_kind::upak) {
+    const mutable_byte_span out = block_memory(std::size_t{0}, std::size_t{e.size});
+    if (e.size != 0) std::memcpy(out.data(), p.file.data() + e.offset, e.size);
+    sum = sdbm(out);
+  } else {
+    std::size_t pos = e.offset, written = 0;
+    for (std::uint32_t b = 0; b < e.blocks; ++b) {
+      const auto unpacked = load_le_unchecked<std::uint16_t>(p.file.data() + pos);
+      const auto packed = load_le_unchecked<std::uint16_t>(p.file.data() + pos + 2);
+      const mutable_byte_span out = block_memory(written, std::size_t{unpacked});
+      const status s = untold::decompress(compression::lz4, p.file.subspan(pos + 4, packed), out);
+      if (!s) {
+        if (s.error().code == errc::compression_unsupported) return s;
+        return make_error(errc::u3d_pak_block).at_field("block").with_value(b).at_offset(pos).with_subject(e.name);
+      }
+      sum = sdbm(out, sum);  // while the block is in the cache
+      pos += 4 + std::size_t{packed};
+      written += unpacked;
+    }
+  }
+  if (sum != e.checksum) {
+    error err = make_error(errc::u3d_pak_checksum).at_field("entry.checksum").with_value(sum).at_offset(e.offset);
+    err.context.limit = e.checksum;
+    err.context.has_limit = true;
+    return err.with_subject(e.name);
+  }
+  return {};
+}
+}  // namespace detail
+
 /// Decodes entry `e` of `p` into `out` (e.size bytes when it succeeds) and
 /// checks its checksum. Preconditions: `p` came from open_package and its
 /// file is alive; `e` is one of p.entries. `out` grows block by block as
@@ -243,36 +287,27 @@ struct package_options {
 /// Safe on untrusted input.
 [[nodiscard]] inline status extract_entry(const package& p, const package_entry& e, std::vector<std::byte>& out,
                                           const untold::limits& lim = {}) {
-  if (e.size > lim.max_chunk_bytes)
-    return make_error(errc::limit_exceeded).at_field("entry.size").with_value(e.size).at_offset(e.offset)
-        .with_subject(e.name);
   out.clear();
-  if (p.kind == package_kind::upak) {
-    out.assign(p.file.begin() + e.offset, p.file.begin() + e.offset + e.size);
-  } else {
-    std::size_t pos = e.offset;
-    for (std::uint32_t b = 0; b < e.blocks; ++b) {
-      const auto unpacked = load_le_unchecked<std::uint16_t>(p.file.data() + pos);
-      const auto packed = load_le_unchecked<std::uint16_t>(p.file.data() + pos + 2);
-      const std::size_t written = out.size();
-      out.resize(written + unpacked);  // geometric growth: amortised linear
-      const status s = untold::decompress(compression::lz4, p.file.subspan(pos + 4, packed),
-                                          mutable_byte_span(out).subspan(written, unpacked));
-      if (!s) {
-        if (s.error().code == errc::compression_unsupported) return s;
-        return make_error(errc::u3d_pak_block).at_field("block").with_value(b).at_offset(pos).with_subject(e.name);
-      }
-      pos += 4 + std::size_t{packed};
-    }
-  }
-  const std::uint32_t sum = sdbm(out);
-  if (sum != e.checksum) {
-    error err = make_error(errc::u3d_pak_checksum).at_field("entry.checksum").with_value(sum).at_offset(e.offset);
-    err.context.limit = e.checksum;
-    err.context.has_limit = true;
-    return err.with_subject(e.name);
-  }
-  return {};
+  return detail::decode_entry(p, e, lim, [&out](std::size_t written, std::size_t unpacked) {
+    out.resize(written + unpacked);  // geometric growth: amortised linear
+    return mutable_byte_span(out).subspan(written, unpacked);
+  });
+}
+
+/// The same into memory the caller owns: `out` must be exactly e.size bytes
+/// (invalid_argument otherwise), for example one buffer reused for every
+/// entry. Nothing is allocated, and no byte is written twice (the vector
+/// form zero-fills what it grows). Whatever `out` holds when an error is
+/// returned is unspecified. Preconditions and errors otherwise as
+/// extract_entry's; safe on untrusted input.
+[[nodiscard]] inline status extract_entry_into(const package& p, const package_entry& e, mutable_byte_span out,
+                                               const untold::limits& lim = {}) {
+  if (out.size() != e.size)
+    return make_error(errc::invalid_argument).at_field("out.size").with_value(out.size()).with_limit(e.size)
+        .with_subject(e.name);
+  return detail::decode_entry(p, e, lim, [out](std::size_t written, std::size_t unpacked) {
+    return out.subspan(written, unpacked);
+  });
 }
 
 /// Extracts the entry called `name` (reading no other entry's data).
