@@ -452,6 +452,17 @@ struct integrity_access {
     return verify_stored(a, row, blocks.offset, subspan(a.payload(row), blocks));
   }
 
+  /// Whether verify_on_load left chunk `row` for later (whole-file open with
+  /// deferral: an uncompressed chunk open does not read).
+  [[nodiscard]] static bool is_deferred(const asset& a, std::uint32_t row) noexcept {
+    const block_digest_state& s = a.integrity_;
+    const chunk_entry& c = a.chunks_[row];
+    return s.block_size != 0 && s.defer_uncompressed &&
+           c.compression_type == static_cast<std::uint32_t>(compression::none) && !is_read_at_open(c.chunk_type);
+  }
+  /// The digests' block size (0: the asset has none attached).
+  [[nodiscard]] static std::uint64_t block_size(const asset& a) noexcept { return a.integrity_.block_size; }
+
   /// asset_loader::load_payload calls this with a chunk's stored bytes before
   /// it keeps or decodes them.
   template <class = void>
