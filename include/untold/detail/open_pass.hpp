@@ -2,8 +2,9 @@
 // (reader.hpp, untold::open with integrity::full or deep checks): every block
 // digest open left for later and the deep checks on the same block's bytes
 // while they are in cache, block by block, through open_options::executor
-// (in parallel when it has threads); the contentHash, when it is to be
-// verified, is one more job. Errors are those of the serial order (the
+// (in parallel when it has threads), two blocks per job (sha256_pair hashes
+// them together); the contentHash, when it is to be verified, is one more
+// job. Errors are those of the serial order (the
 // contentHash, then each chunk's blocks in table order, then the deep rules
 // in validate_deep's order), whichever job finds them first.
 #pragma once
@@ -38,13 +39,16 @@ struct deep_piece_result {
   std::uint32_t largest = 0;
 };
 
-/// A block of chunk `row`'s payload, [block x block_size, + block_size).
+/// Blocks [block, block + blocks) of chunk `row`'s payload, each
+/// block_size bytes (the last of the chunk may be shorter): two per job, which
+/// sha256_pair hashes together.
 struct pass_job {
   std::uint32_t row = 0;
-  bool verify = false;  // its digest is still to be checked
-  std::uint64_t block = 0;
+  bool verify = false;  // their digests are still to be checked
+  std::uint64_t block = 0, blocks = 0;
   std::size_t first_piece = 0, end_piece = 0;
 };
+inline constexpr std::uint64_t blocks_per_job = 2;
 
 /// The serial verification the pass replaces, in its order: the contentHash
 /// (when `content_hash`), then the blocks of every deferred chunk of rows
@@ -109,7 +113,8 @@ status verify_and_check(const asset& a, byte_span file, bool content_hash, bool 
   }
 
   // Jobs: the blocks of every deferred row and, for the fused deep checks,
-  // of the geometry rows; each with its pieces (counting sort by block).
+  // of the geometry rows, two by two; each with its pieces (counting sort by
+  // block).
   std::vector<pass_job> jobs;
   std::vector<deep_piece> pieces;
   for (std::uint32_t row = 0; row < rows; ++row) {
@@ -120,7 +125,8 @@ status verify_and_check(const asset& a, byte_span file, bool content_hash, bool 
     if (!verify && part < 0) continue;
     const std::uint64_t blocks = digest_block_count(a.payload(row).size(), block_size);
     const std::size_t first_job = jobs.size();
-    for (std::uint64_t k = 0; k < blocks; ++k) jobs.push_back({row, verify, k, 0, 0});
+    for (std::uint64_t k = 0; k < blocks; k += blocks_per_job)
+      jobs.push_back({row, verify, k, std::min(blocks_per_job, blocks - k), 0, 0});
     if (part < 0 || blocks == 0) continue;
     std::vector<std::size_t> per_block(blocks + 1, 0);
     const auto for_each_piece = [&](auto&& emit) {
@@ -147,9 +153,9 @@ status verify_and_check(const asset& a, byte_span file, bool content_hash, bool 
     for (std::uint64_t k = 0; k < blocks; ++k) per_block[k + 1] += per_block[k];
     const std::size_t base = pieces.size();
     pieces.resize(base + per_block[blocks]);
-    for (std::uint64_t k = 0; k < blocks; ++k) {
-      jobs[first_job + k].first_piece = base + per_block[k];
-      jobs[first_job + k].end_piece = base + per_block[k + 1];
+    for (std::size_t j = first_job; j < jobs.size(); ++j) {
+      jobs[j].first_piece = base + per_block[jobs[j].block];
+      jobs[j].end_piece = base + per_block[jobs[j].block + jobs[j].blocks];
     }
     for_each_piece([&](const deep_piece& piece, std::uint64_t k) { pieces[base + per_block[k]++] = piece; });
   }
@@ -166,7 +172,7 @@ status verify_and_check(const asset& a, byte_span file, bool content_hash, bool 
     const pass_job& job = jobs[index - hash_jobs];
     const byte_span payload = a.payload(job.row);
     const std::uint64_t start = job.block * block_size;
-    const std::uint64_t length = std::min(block_size, payload.size() - start);
+    const std::uint64_t length = std::min(job.blocks * block_size, payload.size() - start);
     if (job.verify && !integrity_access::verify_stored(a, job.row, start,
                                                        payload.subspan(static_cast<std::size_t>(start),
                                                                        static_cast<std::size_t>(length)))) {
