@@ -20,9 +20,7 @@
 // (__ARM_NEON, where it is baseline). decode_path forces one path. Define
 // UNTOLD_NO_SIMD to compile only the scalar path. Bit-identity relies on IEEE
 // semantics (no -ffast-math): every path computes max(float(q) / 511.0f, -1)
-// and byte / 255.0f rounded as a true division (AVX2: the product with the
-// reciprocal corrected by FMA, which rounds the same for every code), and
-// exact half -> float conversion.
+// with a true division, byte / 255.0f, and exact half -> float conversion.
 #pragma once
 
 #include <cstddef>
@@ -86,7 +84,7 @@ namespace detail {
 #if UNTOLD_VERTEX_X86
 struct x86_features {
   bool sse41 = false;
-  bool avx2 = false;  // and F16C and FMA, which every AVX2 CPU has but cpuid reports separately
+  bool avx2 = false;  // and F16C, which every AVX2 CPU has but cpuid reports separately
 };
 
 [[nodiscard]] inline x86_features detect_x86_features() noexcept {
@@ -98,7 +96,7 @@ struct x86_features {
   // "f16c").
   unsigned a = 0, b = 0, c = 0, d = 0;
   const bool f16c = __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
-  f.avx2 = __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0 && f16c;
+  f.avx2 = __builtin_cpu_supports("avx2") != 0 && f16c;
   return f;
 }
 
@@ -182,7 +180,7 @@ inline void decode_soa_scalar(const std::byte* in, std::size_t begin, std::size_
 // half the speed on x86.
 
 #define UNTOLD_TARGET_SSE41 __attribute__((target("sse4.1")))
-#define UNTOLD_TARGET_AVX2 __attribute__((target("avx2,f16c,fma")))
+#define UNTOLD_TARGET_AVX2 __attribute__((target("avx2,f16c")))
 
 /// Exact binary16 -> binary32 of the low 16 bits of each lane (SSE4.1).
 UNTOLD_TARGET_SSE41 inline __m128i half_to_float_bits_sse41(__m128i h) noexcept {
@@ -272,33 +270,20 @@ struct avx2_vertex_pair {
   __m256 color;      // [r g b a] x 2
 };
 
-/// x / d for the integers the decode divides (snorm10 codes by 511, color
-/// bytes by 255), rounded exactly as the division: the product with 1 / d,
-/// corrected once by FMA. A division costs several times as much; for every
-/// value of both domains the two agree (tests/unit/test_vertex.cpp decodes
-/// every code and every byte on every path against the scalar division).
-template <int D>
-UNTOLD_TARGET_AVX2 inline __m256 divide_small_avx2(__m256 x) noexcept {
-  const __m256 reciprocal = _mm256_set1_ps(1.0f / static_cast<float>(D));
-  const __m256 q = _mm256_mul_ps(x, reciprocal);
-  return _mm256_fmadd_ps(_mm256_fnmadd_ps(q, _mm256_set1_ps(static_cast<float>(D)), x), reciprocal, q);
-}
-
 /// Decodes vertices p[0..32) and p[32..64): low 128-bit lane = first vertex.
-/// `Color`: also the colors (else left zero: the streams skip them).
-template <bool Color = true>
 UNTOLD_TARGET_AVX2 inline avx2_vertex_pair decode_vertex_pair_avx2(const std::byte* p) noexcept {
   const auto* q = reinterpret_cast<const __m128i*>(p);
   const __m256i a = _mm256_loadu2_m128i(q + 2, q);      // p0 p1 p2 N | same, vertex 1
   const __m256i b = _mm256_loadu2_m128i(q + 3, q + 1);  // T U0 U1 C | same, vertex 1
+  const __m256 k511 = _mm256_set1_ps(511.0f);
   const __m256 kneg1 = _mm256_set1_ps(-1.0f);
   const __m256i lift = _mm256_setr_epi32(22, 12, 2, 0, 22, 12, 2, 0);
   avx2_vertex_pair v;
   v.position = a;
   const __m256i n = _mm256_srai_epi32(_mm256_sllv_epi32(_mm256_shuffle_epi32(a, 0xFF), lift), 22);
-  v.normal = _mm256_max_ps(divide_small_avx2<511>(_mm256_cvtepi32_ps(n)), kneg1);
+  v.normal = _mm256_max_ps(_mm256_div_ps(_mm256_cvtepi32_ps(n), k511), kneg1);
   const __m256i t = _mm256_srai_epi32(_mm256_sllv_epi32(_mm256_shuffle_epi32(b, 0x00), lift), 22);
-  const __m256 txyz = _mm256_max_ps(divide_small_avx2<511>(_mm256_cvtepi32_ps(t)), kneg1);
+  const __m256 txyz = _mm256_max_ps(_mm256_div_ps(_mm256_cvtepi32_ps(t), k511), kneg1);
   const __m256 w = _mm256_or_ps(_mm256_set1_ps(1.0f), _mm256_and_ps(_mm256_castsi256_ps(t), _mm256_set1_ps(-0.0f)));
   v.tangent = _mm256_blend_ps(txyz, w, 0x88);
   // The 4 halves of each vertex (bytes 20..27) side by side, then one 8-wide
@@ -309,7 +294,7 @@ UNTOLD_TARGET_AVX2 inline avx2_vertex_pair decode_vertex_pair_avx2(const std::by
   // Bytes 12..15 of each lane (the color word) zero-extended to 32 bits.
   const __m256i spread = _mm256_setr_epi8(12, -1, -1, -1, 13, -1, -1, -1, 14, -1, -1, -1, 15, -1, -1, -1,  //
                                           12, -1, -1, -1, 13, -1, -1, -1, 14, -1, -1, -1, 15, -1, -1, -1);
-  v.color = Color ? divide_small_avx2<255>(_mm256_cvtepi32_ps(_mm256_shuffle_epi8(b, spread))) : _mm256_setzero_ps();
+  v.color = _mm256_div_ps(_mm256_cvtepi32_ps(_mm256_shuffle_epi8(b, spread)), _mm256_set1_ps(255.0f));
   return v;
 }
 
@@ -339,13 +324,12 @@ UNTOLD_TARGET_AVX2 inline void decode_aos_avx2(const std::byte* in, std::size_t 
   decode_aos_scalar(in, i, n, out);
 }
 
-template <bool Color>
 UNTOLD_TARGET_AVX2 inline void decode_soa_avx2(const std::byte* in, std::size_t n, const stream_ptrs& s) noexcept {
   std::size_t i = 0;
   // Keep the spare lane of the second vertex's 3-float stores inside the
   // stream: stop while a vertex after the pair remains.
   for (; i + 2 < n; i += 2) {
-    const avx2_vertex_pair v = decode_vertex_pair_avx2<Color>(in + i * pbr_vertex_stride);
+    const avx2_vertex_pair v = decode_vertex_pair_avx2(in + i * pbr_vertex_stride);
     if (s.positions) {
       _mm_storeu_si128(reinterpret_cast<__m128i*>(s.positions + 3 * i), _mm256_castsi256_si128(v.position));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(s.positions + 3 * i + 3), _mm256_extracti128_si256(v.position, 1));
@@ -361,17 +345,9 @@ UNTOLD_TARGET_AVX2 inline void decode_soa_avx2(const std::byte* in, std::size_t 
       if (s.uv0) _mm_storeu_pd(reinterpret_cast<double*>(s.uv0 + 2 * i), _mm256_castpd256_pd128(uv));
       if (s.uv1) _mm_storeu_pd(reinterpret_cast<double*>(s.uv1 + 2 * i), _mm256_extractf128_pd(uv, 1));
     }
-    if (Color) _mm256_storeu_ps(s.colors + 4 * i, v.color);
+    if (s.colors) _mm256_storeu_ps(s.colors + 4 * i, v.color);
   }
   decode_soa_scalar(in, i, n, s);
-}
-
-/// The colors only when asked for: most callers skip them.
-UNTOLD_TARGET_AVX2 inline void decode_soa_avx2(const std::byte* in, std::size_t n, const stream_ptrs& s) noexcept {
-  if (s.colors)
-    decode_soa_avx2<true>(in, n, s);
-  else
-    decode_soa_avx2<false>(in, n, s);
 }
 #endif  // UNTOLD_VERTEX_X86
 
