@@ -31,13 +31,19 @@
 //   file/untold_default/INPUT    open_file with default options
 //   file/untold_verified/INPUT/threads:N  open_file with integrity::full and
 //                                deep checks, the pass on N threads
-//                                (thread_pool.hpp; 1 = no executor)
+//                                (thread_pool.hpp; 1 = no executor): every
+//                                block digest, the contentHash, deep checks
+//   file/untold_deep/INPUT/threads:N  open_file with deep checks and the
+//                                default integrity: every block digest (the
+//                                deep checks read every byte), no second
+//                                pass for the contentHash
 //   file/decode_floor/INPUT      memcpy into new arrays of the output's size
 //   file/decode/INPUT            every mesh's vertices decoded into new
 //                                position, normal, tangent and uv0 arrays
 //                                (decode_pbr_vertices, uninitialised storage)
 //
-// Counters: x_cgltf = time / cgltf's (same run); x_floor = decode / floor.
+// Counters: x_cgltf = time / cgltf's (same run); x_floor = decode / floor;
+// cpu_ms = process CPU time per iteration, all threads.
 //
 // Counters on the peers: untold_*_ratio = untold time / peer time for the same
 // scene in the same run (0.01 = untold takes 1% of the peer's time).
@@ -302,6 +308,7 @@ template <class Body>
 double warm_wall_loop(benchmark::State& state, Body&& body) {
   body();  // warm the page cache and the allocator
   const loop_seconds s = timed_loop(state, body);
+  if (state.iterations() > 0) state.counters["cpu_ms"] = 1e3 * s.cpu / static_cast<double>(state.iterations());
   return s.wall;
 }
 
@@ -327,15 +334,17 @@ void file_cgltf(benchmark::State& state, input_file input) {
 }
 #endif
 
-void file_untold(benchmark::State& state, input_file input, bool verified) {
+enum class untold_open { default_options, deep, full_deep };
+
+void file_untold(benchmark::State& state, input_file input, untold_open how) {
   const file_input* f = input_or_skip(state, input);
   if (!f) return;
-  const auto threads = static_cast<unsigned>(verified ? state.range(0) : 1);
+  const auto threads = static_cast<unsigned>(how == untold_open::default_options ? 1 : state.range(0));
   untold::thread_pool pool(threads);
   untold::open_options options{};
-  if (verified) {
+  if (how != untold_open::default_options) {
     options.deep_checks = true;
-    options.integrity = untold::integrity::full;
+    if (how == untold_open::full_deep) options.integrity = untold::integrity::full;
     if (threads > 1) options.executor = pool.executor();
   }
   const double s = warm_wall_loop(state, [&] {
@@ -399,12 +408,15 @@ void file_benchmarks() {
 #if defined(UNTOLD_BENCH_HAVE_CGLTF)
     benchmark::RegisterBenchmark(("file/cgltf/" + name).c_str(), file_cgltf, input)->UseRealTime();
 #endif
-    benchmark::RegisterBenchmark(("file/untold_default/" + name).c_str(), file_untold, input, false)->UseRealTime();
-    benchmark::RegisterBenchmark(("file/untold_verified/" + name).c_str(), file_untold, input, true)
-        ->ArgName("threads")
-        ->Arg(1)
-        ->Arg(2)
+    benchmark::RegisterBenchmark(("file/untold_default/" + name).c_str(), file_untold, input,
+                                 untold_open::default_options)
         ->UseRealTime();
+    for (const auto& [how, what] : {std::pair{untold_open::full_deep, "verified"}, std::pair{untold_open::deep, "deep"}})
+      benchmark::RegisterBenchmark(("file/untold_" + std::string(what) + "/" + name).c_str(), file_untold, input, how)
+          ->ArgName("threads")
+          ->Arg(1)
+          ->Arg(2)
+          ->UseRealTime();
     benchmark::RegisterBenchmark(("file/decode_floor/" + name).c_str(), file_decode, input, true)->UseRealTime();
     benchmark::RegisterBenchmark(("file/decode/" + name).c_str(), file_decode, input, false)->UseRealTime();
   }
