@@ -28,6 +28,11 @@
 //                                load (only with -DUNTOLD_BENCH_CGLTF_DIR=a
 //                                cgltf checkout; bench/run.sh takes it from
 //                                $UNTOLD_BENCH_CGLTF_DIR)
+//   file/fastgltf/INPUT          fastgltf::MappedGltfFile + Parser::loadGltf
+//                                (Options::None: the GLB buffer loaded) +
+//                                fastgltf::validate (with
+//                                -DUNTOLD_BENCH_FASTGLTF_DIR=a fastgltf
+//                                checkout and libsimdjson-dev)
 //   file/untold_default/INPUT    open_file with default options
 //   file/untold_verified/INPUT/threads:N  open_file with integrity::full and
 //                                deep checks, the pass on N threads
@@ -42,7 +47,8 @@
 //                                position, normal, tangent and uv0 arrays
 //                                (decode_pbr_vertices, uninitialised storage)
 //
-// Counters: x_cgltf = time / cgltf's (same run); x_floor = decode / floor;
+// Counters: x_cgltf, x_fastgltf = time / the peer's (same run); x_floor =
+// decode / floor;
 // cpu_ms = process CPU time per iteration, all threads.
 //
 // Counters on the peers: untold_*_ratio = untold time / peer time for the same
@@ -64,6 +70,9 @@
 #if defined(UNTOLD_BENCH_HAVE_CGLTF)
 #define CGLTF_IMPLEMENTATION
 #include <cgltf.h>
+#endif
+#if defined(UNTOLD_BENCH_HAVE_FASTGLTF)
+#include <fastgltf/core.hpp>
 #endif
 #if defined(UNTOLD_BENCH_HAVE_ASSIMP)
 #include <assimp/cimport.h>
@@ -336,6 +345,28 @@ void file_cgltf(benchmark::State& state, input_file input) {
 
 enum class untold_open { default_options, deep, full_deep };
 
+#if defined(UNTOLD_BENCH_HAVE_FASTGLTF)
+void file_fastgltf(benchmark::State& state, input_file input) {
+  const file_input* f = input_or_skip(state, input);
+  if (!f) return;
+  fastgltf::Parser parser;  // reused across loads, as its documentation advises
+  const double s = warm_wall_loop(state, [&] {
+    auto data = fastgltf::MappedGltfFile::FromPath(f->glb);
+    if (!data) {
+      state.SkipWithError("fastgltf: cannot map the file");
+      return;
+    }
+    auto asset = parser.loadGltf(data.get(), f->glb.parent_path(), fastgltf::Options::None);
+    if (asset.error() != fastgltf::Error::None || fastgltf::validate(asset.get()) != fastgltf::Error::None)
+      state.SkipWithError("fastgltf failed");
+    benchmark::DoNotOptimize(asset);
+  });
+  set_baseline(state, std::string("fastgltf/") + input_name(input), s);
+  time_ratio(state, "x_cgltf", cgltf_key(input), s);
+  state.counters["file_mb"] = static_cast<double>(std::filesystem::file_size(f->glb)) / 1e6;
+}
+#endif
+
 void file_untold(benchmark::State& state, input_file input, untold_open how) {
   const file_input* f = input_or_skip(state, input);
   if (!f) return;
@@ -353,6 +384,7 @@ void file_untold(benchmark::State& state, input_file input, untold_open how) {
     benchmark::DoNotOptimize(a);
   });
   time_ratio(state, "x_cgltf", cgltf_key(input), s);
+  time_ratio(state, "x_fastgltf", std::string("fastgltf/") + input_name(input), s);
   state.counters["file_mb"] = static_cast<double>(std::filesystem::file_size(f->untold)) / 1e6;
 }
 
@@ -407,6 +439,9 @@ void file_benchmarks() {
     const std::string name = input_name(input);
 #if defined(UNTOLD_BENCH_HAVE_CGLTF)
     benchmark::RegisterBenchmark(("file/cgltf/" + name).c_str(), file_cgltf, input)->UseRealTime();
+#endif
+#if defined(UNTOLD_BENCH_HAVE_FASTGLTF)
+    benchmark::RegisterBenchmark(("file/fastgltf/" + name).c_str(), file_fastgltf, input)->UseRealTime();
 #endif
     benchmark::RegisterBenchmark(("file/untold_default/" + name).c_str(), file_untold, input,
                                  untold_open::default_options)

@@ -169,7 +169,9 @@ def machine_table(run):
         ("libraries", f"lz4 {m.get('lz4', '?')}, zstd {m.get('zstd', '?')}, OpenSSL {m.get('openssl', '?')}, "
                       f"google-benchmark {m.get('benchmark', '?')} (Debian's build reports itself as "
                       f"\"{c.get('library_build_type', '?')}\": that is the timing harness, not the measured code)"),
-        ("peers", f"tinygltf {m.get('tinygltf', '?')} (Debian's libtinygltf-dev), assimp {m.get('assimp', '?')}"),
+        ("peers", f"tinygltf {m.get('tinygltf', '?')} (Debian's libtinygltf-dev), assimp {m.get('assimp', '?')}, "
+                  f"cgltf {m.get('cgltf', 'not built')} (`UNTOLD_BENCH_CGLTF_DIR`), fastgltf "
+                  f"{m.get('fastgltf', 'not built')} (`UNTOLD_BENCH_FASTGLTF_DIR`; simdjson {m.get('simdjson', '?')})"),
         ("load average", f"{m.get('load_average_start', '?')} at the start, {m.get('load_average_end', '?')} "
                          f"at the end ({m.get('cpus', '?')} CPUs)"),
         ("run", f"`bench/run.sh`, `--benchmark_repetitions={reps}`, {how}; the suite took "
@@ -511,6 +513,7 @@ def peers_table(run):
 # Files side by side with cgltf (bench_peers.cpp, file/*): (benchmark, what).
 FILE_ROWS = [
     ("cgltf", "cgltf_parse_file + cgltf_load_buffers + cgltf_validate (whole load)"),
+    ("fastgltf", "fastgltf `MappedGltfFile` + `Parser::loadGltf` + `validate`"),
     ("untold_default", "`open_file`, default options"),
     ("untold_verified/threads:1", "`open_file`, `integrity::full` + deep checks, 1 thread"),
     ("untold_verified/threads:2", "the same, 2 threads (`thread_pool`)"),
@@ -536,11 +539,11 @@ def files_table(run):
                 continue
             rows.append([inp, text, seconds_text(wall(b)), seconds_text(counter(b, "cpu_ms") and counter(b, "cpu_ms") / 1e3),
                          x(counter(b, "x_cgltf")), x(ratio(counter(b, "cpu_ms"), counter(base, "cpu_ms"))),
-                         x(counter(b, "x_floor"))])
+                         x(counter(b, "x_fastgltf")), x(counter(b, "x_floor"))])
     if not rows:
         return no_results("^file/")
-    text = table(["input", "load", "wall", "CPU (all threads)", "x cgltf (wall)", "x cgltf (CPU)", "x floor"], rows,
-                 "llrrrrr")
+    text = table(["input", "load", "wall", "CPU (all threads)", "x cgltf (wall)", "x cgltf (CPU)", "x fastgltf (wall)",
+                  "x floor"], rows, "llrrrrrr")
     goals = []
     for inp in FILE_INPUTS:
         v = counter(file_entry(run, "untold_verified/threads:2", inp), "x_cgltf")

@@ -33,6 +33,9 @@
 #                             rows (bench_peers.cpp). Fetched by you, never
 #                             vendored: e.g. git clone --depth 1
 #                             https://github.com/jkuhlmann/cgltf /tmp/cgltf
+#   UNTOLD_BENCH_FASTGLTF_DIR a checkout of github.com/spnda/fastgltf: adds the
+#                             file/fastgltf rows; needs libsimdjson-dev
+#                             (Debian's 3.0.1 builds it)
 #   UNTOLD_BENCH_CYLINDER_GLB 2CylinderEngine.glb (default: Debian
 #                             assimp-testmodels' copy); this script cooks it
 #                             into $UNTOLD_BENCH_DIR/2CylinderEngine.untold
@@ -56,7 +59,8 @@ if [[ ${UNTOLD_BENCH_SKIP_BUILD:-0} != 1 ]]; then
   mkdir -p "$build"
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DUNTOLD_BUILD_BENCH=ON -DUNTOLD_BUILD_TESTS=OFF \
     -DUNTOLD_BUILD_EXAMPLES=OFF -DUNTOLD_BUILD_TOOLS=ON -DUNTOLD_DEVELOPER_MODE=OFF \
-    -DUNTOLD_BENCH_CGLTF_DIR="${UNTOLD_BENCH_CGLTF_DIR:-}" > "$build/run-configure.log"
+    -DUNTOLD_BENCH_CGLTF_DIR="${UNTOLD_BENCH_CGLTF_DIR:-}" \
+    -DUNTOLD_BENCH_FASTGLTF_DIR="${UNTOLD_BENCH_FASTGLTF_DIR:-}" > "$build/run-configure.log"
   targets=(untold_bench untold_make_scene untold_cli)
   if grep -q untold_write_driver bench/CMakeLists.txt; then targets+=(untold_write_driver); fi
   cmake --build "$build" --target "${targets[@]}"
@@ -67,10 +71,10 @@ json_string() { python3 -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$
 pkg_version() { pkg-config --modversion "$1" 2> /dev/null || echo "?"; }
 deb_version() { dpkg-query -W -f='${Version}' "$1" 2> /dev/null || echo "?"; }
 load_average() { cut -d' ' -f1-3 /proc/loadavg; }
-cgltf_version() {  # the checkout's commit, or its header's version line
-  local dir=${UNTOLD_BENCH_CGLTF_DIR:-}
-  if [[ -z "$dir" ]]; then echo "not built (UNTOLD_BENCH_CGLTF_DIR unset)"; return; fi
-  git -C "$dir" rev-parse --short HEAD 2> /dev/null || sed -n 's/^ \* Version: //p' "$dir/cgltf.h" | head -n 1
+checkout_version() {  # DIR FILE: the checkout's commit, else FILE's modification date; "not built" without DIR
+  local dir=$1
+  if [[ -z "$dir" ]]; then echo "not built"; return; fi
+  git -C "$dir" rev-parse --short HEAD 2> /dev/null || date -u -r "$dir/$2" '+files of %Y-%m-%d'
 }
 compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
 load_start=$(load_average)
@@ -95,7 +99,9 @@ if [[ -n "$changed" ]]; then commit="$commit + uncommitted changes in: ${changed
   echo "  \"benchmark\": $(json_string "$(deb_version libbenchmark-dev)"),"
   echo "  \"tinygltf\": $(json_string "$(deb_version libtinygltf-dev)"),"
   echo "  \"assimp\": $(json_string "$(pkg_version assimp)"),"
-  echo "  \"cgltf\": $(json_string "$(cgltf_version)"),"
+  echo "  \"cgltf\": $(json_string "$(checkout_version "${UNTOLD_BENCH_CGLTF_DIR:-}" cgltf.h)"),"
+  echo "  \"fastgltf\": $(json_string "$(checkout_version "${UNTOLD_BENCH_FASTGLTF_DIR:-}" README.md)"),"
+  echo "  \"simdjson\": $(json_string "$(deb_version libsimdjson-dev)"),"
   echo "  \"repetitions\": $reps,"
   echo "  \"quick\": $([[ $quick == 1 ]] && echo true || echo false),"
   echo "  \"load_average_start\": $(json_string "$load_start"),"
