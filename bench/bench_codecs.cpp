@@ -4,7 +4,9 @@
 // call's in the same run (1.0 = no cost for the strict checks).
 //
 // codec_scene_*: per-chunk decode as untold::open does it, on a generated
-// compressed scene (1000 meshes, 64 MiB of geometry, every chunk lz4 or zstd):
+// compressed scene (1000 meshes, 64 MiB of geometry, every chunk lz4, zstd,
+// meshopt or meshopt+zstd; for the meshopt ones the raw row is
+// meshoptimizer's own decoder on each stream, the directory read untimed):
 // untold::open (no content hash) against the raw decoder over the same chunks
 // into freshly allocated, uninitialised buffers (the physical limit of a
 // loader that must allocate what it decodes), and into zero-filled
@@ -21,6 +23,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -34,6 +37,9 @@
 #endif
 #if defined(UNTOLD_HAS_OPENSSL) && UNTOLD_HAS_OPENSSL
 #include <openssl/evp.h>
+#endif
+#if defined(UNTOLD_HAS_MESHOPT) && UNTOLD_HAS_MESHOPT
+#include <meshoptimizer.h>
 #endif
 
 namespace {
@@ -70,12 +76,57 @@ const bytes& stored_payload(untold::compression method) {
     static const bytes lz4 = *untold::compress(untold::compression::lz4, 0, vertex_payload());
     return lz4;
   }
+  if (untold::is_mesh_codec(method)) {  // one vertex stream (one mesh), as the writer cuts it
+    const untold::codec_input stream[] = {{vertex_payload(), 32, true}};
+    static const bytes meshopt = *untold::compress_streams(untold::compression::meshopt, 0, stream);
+    static const bytes meshopt_zstd = *untold::compress_streams(untold::compression::meshopt_zstd, 0, stream);
+    return method == untold::compression::meshopt ? meshopt : meshopt_zstd;
+  }
   static const bytes zstd = *untold::compress(untold::compression::zstd, 0, vertex_payload());
   return zstd;
 }
 
+#if defined(UNTOLD_HAS_MESHOPT) && UNTOLD_HAS_MESHOPT
+/// meshoptimizer's own decode of a meshopt chunk's streams (and ZSTD_decompress
+/// of each frame for meshopt+zstd), with the directory read beforehand: the
+/// floor for untold's decode of the same bytes, which checks the directory and
+/// each stream's bounds on every call.
+bool raw_mesh_decode(untold::compression method, untold::byte_span in, std::span<std::byte> out) {
+  static thread_local std::map<const std::byte*, std::vector<untold::codec_stream>> directories;
+  static thread_local bytes scratch;
+  auto known = directories.find(in.data());
+  if (known == directories.end()) {  // parsed on the first call on these bytes (the warm-up), never again
+    auto parsed = untold::parse_codec_directory(method, in, in.size());
+    if (!parsed) return false;
+    known = directories.emplace(in.data(), std::move(*parsed)).first;
+  }
+  for (const untold::codec_stream& s : known->second) {
+    const auto* data = reinterpret_cast<const unsigned char*>(in.data() + s.stored_offset);
+    std::size_t size = static_cast<std::size_t>(s.stored_size);
+    if (method == untold::compression::meshopt_zstd) {
+      const std::size_t inner = ZSTD_getFrameContentSize(data, size);
+      if (scratch.size() < inner) scratch.resize(inner);
+      if (ZSTD_decompress(scratch.data(), inner, data, size) != inner) return false;
+      data = reinterpret_cast<const unsigned char*>(scratch.data());
+      size = inner;
+    }
+    void* into = out.data() + s.raw_offset;
+    const int rc = s.kind == untold::codec_stream_kind::vertex
+                       ? meshopt_decodeVertexBuffer(into, s.element_count, s.element_size, data, size)
+                   : s.kind == untold::codec_stream_kind::index_triangles
+                       ? meshopt_decodeIndexBuffer(into, s.element_count, s.element_size, data, size)
+                       : meshopt_decodeIndexSequence(into, s.element_count, s.element_size, data, size);
+    if (rc != 0) return false;
+  }
+  return true;
+}
+#endif
+
 /// The raw library call: decode `in` into exactly `out`; true on success.
 bool raw_decode(untold::compression method, untold::byte_span in, std::span<std::byte> out) {
+#if defined(UNTOLD_HAS_MESHOPT) && UNTOLD_HAS_MESHOPT
+  if (untold::is_mesh_codec(method)) return raw_mesh_decode(method, in, out);
+#endif
 #if defined(UNTOLD_HAS_LZ4) && UNTOLD_HAS_LZ4
   if (method == untold::compression::lz4)
     return LZ4_decompress_safe(reinterpret_cast<const char*>(in.data()), reinterpret_cast<char*>(out.data()),
@@ -155,9 +206,12 @@ void codec_scene(benchmark::State& state, untold::compression method, scene_deco
 // Per codec this build has: the 4 MiB chunk (raw, untold), then the scene
 // (raw into uninitialised buffers = the baseline, raw zeroed, untold::open).
 const bool codec_benchmarks_registered = [] {
-  for (const untold::compression method : {untold::compression::lz4, untold::compression::zstd}) {
+  for (const untold::compression method : {untold::compression::lz4, untold::compression::zstd,
+                                           untold::compression::meshopt, untold::compression::meshopt_zstd}) {
     if (!untold::compression_available(method)) continue;
-    const std::string codec = method == untold::compression::lz4 ? "lz4" : "zstd";
+    const std::string codec = method == untold::compression::meshopt_zstd ? "meshopt_zstd"
+                                                                           : std::string(untold::compression_name(
+                                                                                 static_cast<std::uint32_t>(method)));
     for (const bool raw : {true, false})
       benchmark::RegisterBenchmark((std::string("codec_decompress/") + codec + (raw ? "_raw" : "_untold")).c_str(),
                                    codec_decompress, method, raw);

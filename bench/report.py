@@ -618,18 +618,30 @@ def gltfpack_table(run):
     if not run.gltfpack:
         return no_results("scripts/bench-gltfpack.sh did not run or failed: it needs npm and the untold CLI; "
                           "`UNTOLD_BENCH_GLTFPACK=0` skips it")
-    lines = run.gltfpack.strip().splitlines()
-    rows, notes = [], []
-    for line in lines[2:]:
-        cols = line.split()
-        if len(cols) == 7 and cols[1].isdigit():
-            rows.append((cols[0], f"{int(cols[1]):,}", f"{int(cols[2]):,}", f"{int(cols[3]):,}", cols[4], cols[5],
-                         cols[6]))
-        elif cols:
-            notes.append(line.strip())
-    return (f"{lines[0]} (untold: the Release build of this run).\n\n" +
-            table(("model", "gltfpack -cc (B)", "untold (B)", "untold + images (B)", "ratio", "gltfpack ms",
-                   "untold ms"), rows) + "".join(f"\n\n{note}" for note in notes))
+    blocks = [b.strip().splitlines() for b in run.gltfpack.strip().split("\n\n") if b.strip()]
+    out = []
+    for lines in blocks:
+        rows, notes = [], []
+        wire = "bytes on the wire" in lines[0]
+        for line in lines[2:]:
+            cols = line.split()
+            if wire and len(cols) == 8 and cols[1].isdigit():
+                rows.append((cols[0],) + tuple(f"{int(c):,}" for c in cols[1:6]) + (cols[6], cols[7]))
+            elif wire and line.startswith("total") and len(cols) >= 8:
+                rows.append(("**total** (rows both wrote)", DASH) + tuple(f"**{int(c):,}**" for c in cols[-6:-2]) +
+                            (f"**{cols[-2]}**", f"**{cols[-1]}**"))
+            elif not wire and len(cols) == 7 and cols[1].isdigit():
+                rows.append((cols[0], f"{int(cols[1]):,}", f"{int(cols[2]):,}", f"{int(cols[3]):,}", cols[4], cols[5],
+                             cols[6]))
+            elif cols:
+                notes.append(line.strip())
+        header = (("model", "gltfpack -cc -te", "+ zstd -19", "untold zstd:19", "meshopt+zstd:19",
+                   "quantized + meshopt+zstd:19", "quantized / gltfpack+zstd", "meshopt+zstd / zstd:19") if wire else
+                  ("model", "gltfpack -cc (B)", "untold (B)", "untold + images (B)", "ratio", "gltfpack ms",
+                   "untold ms"))
+        out.append(f"{lines[0]} (untold: the Release build of this run).\n\n" + table(header, rows) +
+                   "".join(f"\n\n{note}" for note in notes))
+    return "\n\n".join(out)
 
 
 STANDARD_KEYS = {"name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",

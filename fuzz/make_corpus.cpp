@@ -6,6 +6,7 @@
 //   untold_fuzz_corpus <out-dir>
 // Deterministic: the same library gives the same files.
 #include <array>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -208,6 +209,34 @@ int main(int argc, char** argv) {
   save("fuzz_decompress", "none", codec_input(0, 16, bytes(16, std::byte{7})));
   save("fuzz_decompress", "lz4-mutated", codec_input(0x81, 37, text));
   save("fuzz_decompress", "zstd-mutated", codec_input(0x82, 1234, text));
+
+  // meshopt chunks: fuzz_mesh_codec (byte 0 method and mode, byte 1 element size).
+  if (untold::compression_available(compression::meshopt_zstd)) {
+    const bytes q = quad(0.0f);
+    const std::uint32_t quad_indices[6] = {0, 1, 2, 2, 1, 3};
+    bytes index_bytes(sizeof quad_indices);
+    std::memcpy(index_bytes.data(), quad_indices, sizeof quad_indices);
+    for (const auto [name, method] : {std::pair{"meshopt", compression::meshopt}, std::pair{"meshopt-zstd", compression::meshopt_zstd}}) {
+      const std::uint8_t bit = method == compression::meshopt ? 0 : 1;
+      const untold::codec_input vertex_stream[] = {{q, 32, true}};
+      bytes stored = {std::byte{bit}, std::byte{0}};
+      const bytes packed = must(untold::compress_streams(method, 3, vertex_stream), name);
+      stored.insert(stored.end(), packed.begin(), packed.end());
+      save("fuzz_mesh_codec", std::string(name) + "-vertices", stored);
+      const untold::codec_input index_stream[] = {{index_bytes, 4, false}};
+      bytes stored_indices = {std::byte{bit}, std::byte{0}};
+      const bytes packed_indices = must(untold::compress_streams(method, 3, index_stream), name);
+      stored_indices.insert(stored_indices.end(), packed_indices.begin(), packed_indices.end());
+      save("fuzz_mesh_codec", std::string(name) + "-indices", stored_indices);
+      bytes encoded = {std::byte(0x80u | bit), std::byte{7}};
+      encoded.insert(encoded.end(), q.begin(), q.end());
+      save("fuzz_mesh_codec", std::string(name) + "-encode-vertices", encoded);
+      bytes encoded_indices = {std::byte(0x82u | bit), std::byte{1}};
+      encoded_indices.insert(encoded_indices.end(), index_bytes.begin(), index_bytes.end());
+      encoded_indices.insert(encoded_indices.end(), index_bytes.begin(), index_bytes.end());
+      save("fuzz_mesh_codec", std::string(name) + "-encode-indices", encoded_indices);
+    }
+  }
 
   // Vertex bytes: fuzz_vertex (first byte = misalignment).
   bytes vertices = {std::byte{3}};

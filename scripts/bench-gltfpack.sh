@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# scripts/bench-gltfpack.sh [BUILD_DIR] - output size and cook time of
-# `gltfpack -cc` against `untold cook --compress zstd` on the same
-# assimp-testmodels glTF files (issue 17 item 7; results in docs/benchmarks.md).
+# scripts/bench-gltfpack.sh [BUILD_DIR] - bytes on the wire and cook time of
+# `gltfpack -cc` against `untold cook` on the same assimp-testmodels glTF
+# files (issue 17 item 7, issue 30; results in docs/benchmarks.md).
 #
 # gltfpack comes from the npm registry (package "gltfpack", a WebAssembly build
 # that runs on Debian's nodejs) and is installed into a temporary prefix that
@@ -9,11 +9,15 @@
 # `apt-get install -y npm` is run (root only); when the registry cannot be
 # reached, Debian's older gltfpack package is used and named in the output.
 #
-# Sizes: gltfpack writes one .glb (geometry quantised and meshopt-compressed,
-# images embedded when the source embeds them); untold writes the .untold
-# (every chunk zstd-compressed, geometry as PBR_STATIC_V1) plus the images it
-# copies or extracts next to it. Both are printed; the ratio is the total
-# (.untold + images) over the .glb.
+# Sizes (every glTF 2.0 file of assimp-testmodels, one row each): images are
+# counted the same way on both sides, inside the one file each tool writes
+# (gltfpack -te embeds them, untold cook --embed too; neither re-encodes
+# them). Columns: gltfpack -cc; that .glb + zstd -19 (what a CDN serving it
+# compressed sends); untold cook --compress zstd:19; --compress
+# meshopt+zstd:19; --vertex-layout quantized --compress meshopt+zstd:19 (the
+# .untold files are served as they are: their chunks are compressed). The
+# ratio is the quantized meshopt+zstd file over gltfpack + zstd (goal <= 1.0)
+# and meshopt+zstd over zstd:19 (goal <= 0.8).
 # Times: wall clock of one run, best of 3 (node's start-up is part of
 # gltfpack's, as users run it).
 set -euo pipefail
@@ -38,6 +42,39 @@ else  # offline: Debian's (older) gltfpack package
   gltfpack=$(command -v gltfpack)
   version="$("$gltfpack" -v 2>&1 | head -n 1 | awk '{print $2}') (Debian package; npm unavailable)"
 fi
+
+
+sizes_of() {  # model path -> prints the size columns, or a failure note
+  local src="$1" out="$2"
+  rm -rf "$out"
+  mkdir -p "$out"
+  "$gltfpack" -i "$src" -o "$out/gp.glb" -cc -te > /dev/null 2>&1 || { echo "gltfpack-failed"; return; }
+  zstd -q -19 -f "$out/gp.glb" -o "$out/gp.glb.zst"
+  "$untold" cook -q "$src" -o "$out/z.untold" --embed --compress zstd:19 > /dev/null 2>&1 || { echo "untold-failed"; return; }
+  "$untold" cook -q "$src" -o "$out/m.untold" --embed --compress meshopt+zstd:19 > /dev/null 2>&1 || { echo "untold-failed"; return; }
+  "$untold" cook -q "$src" -o "$out/q.untold" --embed --compress meshopt+zstd:19 --vertex-layout quantized > /dev/null 2>&1 ||
+    { echo "untold-failed"; return; }
+  echo "$(stat -c %s "$out/gp.glb") $(stat -c %s "$out/gp.glb.zst") $(stat -c %s "$out/z.untold") $(stat -c %s "$out/m.untold") $(stat -c %s "$out/q.untold")"
+}
+
+echo "gltfpack $version vs untold cook, bytes on the wire, $(date -u +%Y-%m-%d)"
+printf '%-46s %10s %10s %10s %10s %10s %9s %9s\n' model gltfpack gp+zstd zstd:19 meshopt+z quant+mz q/gp+z mz/z19
+mapfile -t all < <(cd "$models_dir" && find glTF2 \( -name '*.gltf' -o -name '*.glb' \) | LC_ALL=C sort)
+sum_gpz=0 sum_q=0 sum_z=0 sum_m=0
+for rel in "${all[@]}"; do
+  read -r -a s <<< "$(sizes_of "$models_dir/$rel" "$work/sizes")"
+  if [[ ${#s[@]} -ne 5 ]]; then printf '%-46s %s\n' "$rel" "${s[0]:-failed}"; continue; fi
+  q_ratio=$(awk -v a="${s[4]}" -v b="${s[1]}" 'BEGIN { printf "%.2f", a / b }')
+  m_ratio=$(awk -v a="${s[3]}" -v b="${s[2]}" 'BEGIN { printf "%.2f", a / b }')
+  printf '%-46s %10d %10d %10d %10d %10d %9s %9s\n' "$rel" "${s[0]}" "${s[1]}" "${s[2]}" "${s[3]}" "${s[4]}" "$q_ratio" "$m_ratio"
+  sum_gpz=$((sum_gpz + s[1])); sum_z=$((sum_z + s[2])); sum_m=$((sum_m + s[3])); sum_q=$((sum_q + s[4]))
+done
+if [[ $sum_gpz -gt 0 ]]; then
+  printf '%-46s %10s %10d %10d %10d %10d %9s %9s\n' "total (rows both tools wrote)" "" "$sum_gpz" "$sum_z" "$sum_m" "$sum_q" \
+    "$(awk -v a=$sum_q -v b=$sum_gpz 'BEGIN { printf "%.2f", a / b }')" "$(awk -v a=$sum_m -v b=$sum_z 'BEGIN { printf "%.2f", a / b }')"
+fi
+echo "q/gp+z = quantized meshopt+zstd:19 / (gltfpack -cc -te + zstd -19), goal <= 1.0; mz/z19 = meshopt+zstd:19 / zstd:19, goal <= 0.8"
+echo
 
 models=(
   glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb

@@ -16,7 +16,7 @@ cxx="${CXX:-g++}"
 runs="${1:-5}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-flags=(-std=c++20 -Iinclude -DUNTOLD_HAS_LZ4=1 -DUNTOLD_HAS_ZSTD=1 -DUNTOLD_HAS_OPENSSL=1)
+flags=(-std=c++20 -Iinclude -DUNTOLD_HAS_LZ4=1 -DUNTOLD_HAS_ZSTD=1 -DUNTOLD_HAS_MESHOPT=1 -DUNTOLD_HAS_OPENSSL=1)
 
 measure() {  # name, lines of the translation unit...
   local name="$1"; shift

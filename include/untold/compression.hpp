@@ -3,6 +3,9 @@
 //   none (0): stored bytes are the payload.
 //   lz4  (1): one raw LZ4 block (no frame, no size prefix).
 //   zstd (2): exactly one standard zstd frame, nothing after it.
+//   meshopt (3), meshopt+zstd (4): the library's extension for VERTEX_DATA
+//            and INDEX_DATA, a stream directory then meshoptimizer streams
+//            (each zstd-framed for 4): mesh_codec.hpp.
 //
 // Decoding is strict: a chunk must decode to exactly its declared
 // uncompressedSize AND consume exactly its compressedSize, otherwise it is
@@ -28,6 +31,7 @@
 #include "bytes.hpp"
 #include "error.hpp"
 #include "format.hpp"
+#include "mesh_codec.hpp"
 
 #if defined(UNTOLD_HAS_LZ4) && UNTOLD_HAS_LZ4
 #define UNTOLD_DETAIL_LZ4 1
@@ -64,6 +68,8 @@ namespace untold {
     case compression::none: return true;
     case compression::lz4: return UNTOLD_DETAIL_LZ4 != 0;
     case compression::zstd: return UNTOLD_DETAIL_ZSTD != 0;
+    case compression::meshopt: return UNTOLD_DETAIL_MESHOPT != 0;
+    case compression::meshopt_zstd: return UNTOLD_DETAIL_MESHOPT != 0 && UNTOLD_DETAIL_ZSTD != 0;
   }
   return false;
 }
@@ -185,8 +191,40 @@ class decompressor {
         return decode_lz4(stored, out);
       case compression::zstd:
         return decode_zstd(stored, out);
+      case compression::meshopt:
+      case compression::meshopt_zstd:
+        return decode_mesh_codec(method, stored, out);
     }
     return detail::unknown_method_error(errc::unknown_compression, method);
+  }
+
+  /// Decodes one stream of a meshopt chunk (`s` from its directory,
+  /// for_each_codec_stream; `stored` its s.stored_size bytes) into `out`,
+  /// exactly s.raw_size() bytes: a mesh loaded by byte range decodes its
+  /// own streams only. For meshopt+zstd the frame must declare its content
+  /// size, at most the codec's bound and at least 1/64 of the stream.
+  /// Errors: decompress_failed, compression_unsupported. Safe on untrusted
+  /// input.
+  [[nodiscard]] status decompress_stream(compression method, const codec_stream& s, byte_span stored,
+                                         mutable_byte_span out) noexcept {
+    if (out.size() != s.raw_size()) return detail::codec_error(errc::decompress_failed, "uncompressedSize", out.size());
+    if (method == compression::meshopt) return decode_codec_stream(s, stored, out);
+    if (method != compression::meshopt_zstd) return detail::unknown_method_error(errc::unknown_compression, method);
+#if UNTOLD_DETAIL_ZSTD
+    const auto magic = load_le<std::uint32_t>(stored, 0);
+    if (!magic || *magic != ZSTD_MAGICNUMBER)
+      return detail::codec_error(errc::decompress_failed, "storedSize", stored.size());
+    const unsigned long long declared = ZSTD_getFrameContentSize(stored.data(), stored.size());
+    if (declared == ZSTD_CONTENTSIZE_ERROR || declared == ZSTD_CONTENTSIZE_UNKNOWN || declared == 0 ||
+        declared > codec_encoded_bound(s) || s.raw_size() > declared * codec_max_expansion)
+      return detail::codec_error(errc::decompress_failed, "storedSize", stored.size());
+    if (scratch_.size() < declared) scratch_ = byte_buffer(static_cast<std::size_t>(declared));
+    const mutable_byte_span encoded(scratch_.data(), static_cast<std::size_t>(declared));
+    UNTOLD_TRY(decode_zstd(stored, encoded));
+    return decode_codec_stream(s, encoded, out);
+#else
+    return detail::unknown_method_error(errc::compression_unsupported, method);
+#endif
   }
 
  private:
@@ -209,9 +247,16 @@ class decompressor {
     out = {};
     if (method == compression::none && size != stored.size())
       return detail::codec_error(errc::raw_size_mismatch, "compressedSize", stored.size());
-    if (method != compression::none && method != compression::lz4 && method != compression::zstd)
+    if (!is_known_compression(static_cast<std::uint32_t>(method)))
       return detail::unknown_method_error(errc::unknown_compression, method);
-    if (method != compression::none) {
+    if (is_mesh_codec(method)) {  // the directory proves the size before anything is allocated
+      std::uint64_t end = 0;
+      UNTOLD_TRY(for_each_codec_stream(method, stored, stored.size(), [&](std::uint32_t, const codec_stream& s) -> status {
+        end = s.raw_end();
+        return {};
+      }));
+      if (end != size) return detail::codec_error(errc::decompress_failed, "uncompressedSize", size);
+    } else if (method != compression::none) {
       constexpr std::uint64_t first_capacity = std::uint64_t{256} << 10;
       std::uint64_t capacity = std::max(first_capacity, std::uint64_t{stored.size()} * 4);
       for (; capacity < size; capacity = std::max(capacity * 2, capacity + zstd_block_max)) {
@@ -292,6 +337,30 @@ class decompressor {
   }
 #endif
 
+  // The directory is checked whole (and its end against out.size()) before
+  // any stream is decoded; gaps are zero.
+  status decode_mesh_codec(compression method, byte_span stored, mutable_byte_span out) noexcept {
+    if (!compression_available(method)) return detail::unknown_method_error(errc::compression_unsupported, method);
+    std::uint64_t end = 0;
+    UNTOLD_TRY(for_each_codec_stream(method, stored, stored.size(), [&](std::uint32_t, const codec_stream& s) -> status {
+      end = s.raw_end();
+      return {};
+    }));
+    if (end != out.size()) return detail::codec_error(errc::decompress_failed, "uncompressedSize", out.size());
+    std::uint64_t written = 0;
+    return for_each_codec_stream(method, stored, stored.size(), [&](std::uint32_t i, const codec_stream& s) -> status {
+      if (s.raw_offset > written) std::memset(out.data() + written, 0, static_cast<std::size_t>(s.raw_offset - written));
+      written = s.raw_end();
+      status st = decompress_stream(method, s, stored.subspan(static_cast<std::size_t>(s.stored_offset),
+                                                              static_cast<std::size_t>(s.stored_size)),
+                                    out.subspan(static_cast<std::size_t>(s.raw_offset), static_cast<std::size_t>(s.raw_size())));
+      if (st) return st;
+      error e = st.error();
+      e.context.record_index = i;
+      return e;
+    });
+  }
+
   static status decode_lz4([[maybe_unused]] byte_span stored, [[maybe_unused]] mutable_byte_span out) noexcept {
 #if UNTOLD_DETAIL_LZ4
     // The LZ4 block API counts in int.
@@ -355,6 +424,7 @@ class decompressor {
 
 #if UNTOLD_DETAIL_ZSTD
   detail::zstd_dctx zstd_;  // created on first zstd chunk
+  byte_buffer scratch_;     // one meshopt+zstd stream's meshoptimizer bytes
 #endif
 };
 
@@ -399,7 +469,10 @@ namespace detail {
 ///         block's Block_Maximum_Size (128 KiB, which the format applies to
 ///         the decompressed size too), or the frame's declared content size
 ///         when that is less (decoding must produce exactly it); 0 when the
-///         bytes are not one well-formed standard frame (decoding fails).
+///         bytes are not one well-formed standard frame (decoding fails);
+///   meshopt, meshopt+zstd: where the directory's last stream ends, once the
+///         directory and each stream's 64x bound (of its zstd frame's bound
+///         for 4) hold; 0 when they do not.
 /// Never below what a successful decompress() produces (fuzz_decompress
 /// checks this); UINT64_MAX for a codec this build lacks or an unknown method,
 /// so decompress() reports those. Safe on untrusted input.
@@ -408,6 +481,21 @@ namespace detail {
   switch (method) {
     case compression::none: return stored.size();
     case compression::lz4: return UNTOLD_DETAIL_LZ4 ? checked_mul(stored.size(), 256).value_or(unknown) : unknown;
+    case compression::meshopt:
+    case compression::meshopt_zstd: {
+      if (!compression_available(method)) return unknown;
+      std::uint64_t end = 0;
+      const status ok = for_each_codec_stream(method, stored, stored.size(), [&](std::uint32_t, const codec_stream& s) -> status {
+        if (method == compression::meshopt_zstd) {  // the frame's own bound, then the codec's
+          const byte_span frame = stored.subspan(static_cast<std::size_t>(s.stored_offset), static_cast<std::size_t>(s.stored_size));
+          if (s.raw_size() > max_decoded_size(compression::zstd, frame) * codec_max_expansion)
+            return detail::codec_error(errc::decompress_failed, "storedSize", s.stored_size);
+        }
+        end = s.raw_end();
+        return {};
+      });
+      return ok ? end : 0;
+    }
     case compression::zstd: {
 #if UNTOLD_DETAIL_ZSTD
       const auto magic = load_le<std::uint32_t>(stored, 0);
@@ -602,8 +690,74 @@ template <class = void>
 #else
       return detail::unknown_method_error(errc::compression_unsupported, method);
 #endif
+    case compression::meshopt:
+    case compression::meshopt_zstd:  // needs the element sizes: compress_streams
+      return detail::unknown_method_error(errc::invalid_argument, method);
   }
   return detail::unknown_method_error(errc::invalid_argument, method);
+}
+
+/// Compresses a VERTEX_DATA or INDEX_DATA payload, given as its streams in
+/// order (one per mesh; element_size 0 for the zero padding between them),
+/// with meshopt or meshopt+zstd (`level`: zstd's, for meshopt+zstd): the
+/// stream directory, then each stream (mesh_codec.hpp). Empty inputs are
+/// skipped. Deterministic for the same inputs, meshoptimizer and zstd
+/// versions and level. Errors: invalid_argument (another method, padding
+/// that is not zero or longer than 15 bytes, a stream that is not a whole
+/// number of elements, or an element size the directory cannot hold),
+/// encode_failed, compression_unsupported. The inputs are trusted writer
+/// data.
+template <class = void>
+[[nodiscard]] result<std::vector<std::byte>> compress_streams(compression method, [[maybe_unused]] int level,
+                                                              std::span<const codec_input> inputs) {
+  if (!is_mesh_codec(method)) return detail::unknown_method_error(errc::invalid_argument, method);
+  if (!compression_available(method)) return detail::unknown_method_error(errc::compression_unsupported, method);
+  std::vector<std::byte> directory(codec_directory_header_size), streams, encoded;
+  std::uint64_t raw_at = 0, gap = 0;
+  std::uint32_t count = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const codec_input& in = inputs[i];
+    if (in.bytes.empty()) continue;
+    if (in.element_size == 0) {  // padding
+      gap += in.bytes.size();
+      for (const std::byte b : in.bytes)
+        if (b != std::byte{0} || gap > codec_max_gap) return make_error(errc::invalid_argument).at_field("padding").at_record(i);
+      raw_at += in.bytes.size();
+      continue;
+    }
+    const bool sizes_ok = in.is_vertex ? in.element_size >= 4 && in.element_size <= 256 && in.element_size % 4 == 0
+                                       : in.element_size == 2 || in.element_size == 4;
+    if (!sizes_ok || in.bytes.size() % in.element_size != 0 || in.bytes.size() / in.element_size > 0xFFFFFFFFu)
+      return make_error(errc::invalid_argument).at_field("elementSize").with_value(in.element_size).at_record(i);
+    encoded.clear();
+    auto kind = encode_codec_stream(in, encoded);
+    if (!kind) return kind.error();
+    std::uint64_t stored_size = encoded.size();
+    if (method == compression::meshopt_zstd) {
+#if UNTOLD_DETAIL_ZSTD
+      auto frame = detail::zstd_compress(level, encoded);
+      if (!frame) return frame.error();
+      streams.insert(streams.end(), frame->begin(), frame->end());
+      stored_size = frame->size();
+#endif
+    } else {
+      streams.insert(streams.end(), encoded.begin(), encoded.end());
+    }
+    std::byte entry[codec_stream_entry_size]{};
+    store_le_unchecked<std::uint64_t>(entry, raw_at);
+    store_le_unchecked<std::uint32_t>(entry + 8, static_cast<std::uint32_t>(in.bytes.size() / in.element_size));
+    store_le_unchecked<std::uint16_t>(entry + 12, in.element_size);
+    entry[14] = static_cast<std::byte>(*kind);
+    store_le_unchecked<std::uint64_t>(entry + 16, stored_size);
+    directory.insert(directory.end(), entry, entry + codec_stream_entry_size);
+    raw_at += in.bytes.size();
+    gap = 0;
+    ++count;
+  }
+  if (gap != 0) return make_error(errc::invalid_argument).at_field("padding").with_value(gap);  // nothing may follow the last stream
+  store_le_unchecked<std::uint32_t>(directory.data(), count);
+  directory.insert(directory.end(), streams.begin(), streams.end());
+  return directory;
 }
 
 /// compress() of the concatenation of `pieces` (the writer's chunks lie in

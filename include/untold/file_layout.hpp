@@ -36,6 +36,7 @@
 #include "records.hpp"
 #include "scene.hpp"
 #include "validate.hpp"
+#include "vertex_quant.hpp"
 #include "write_options.hpp"
 
 namespace untold {
@@ -242,17 +243,28 @@ struct file_layout {
     std::uint32_t element_count = 0;
     std::vector<byte_span> parts{};
     std::uint64_t parts_size = 0;
+    // Per part, for the meshopt compressions: its vertex stride or index
+    // size, 0 for padding.
+    std::vector<std::uint16_t> element_sizes{};
 
     [[nodiscard]] std::uint64_t size() const noexcept { return parts.empty() ? payload.size() : parts_size; }
-    void append(byte_span bytes) {
+    void append(byte_span bytes, std::uint16_t element_size = 0) {
       if (bytes.empty()) return;
       parts.push_back(bytes);
+      element_sizes.push_back(element_size);
       parts_size += bytes.size();
     }
     // Zero bytes up to the next multiple of `alignment` (<= chunk_alignment).
     void align(std::uint64_t alignment) {
       if (const std::uint64_t r = parts_size % alignment; r != 0)
         append(byte_span(detail::zero_padding).first(static_cast<std::size_t>(alignment - r)));
+    }
+    // The parts as the meshopt compressions' streams.
+    [[nodiscard]] std::vector<codec_input> codec_inputs() const {
+      std::vector<codec_input> inputs(parts.size());
+      const bool vertex = type == static_cast<std::uint32_t>(chunk_type::vertex_data);
+      for (std::size_t i = 0; i < parts.size(); ++i) inputs[i] = {parts[i], element_sizes[i], vertex};
+      return inputs;
     }
   };
   struct pending_skeleton {
@@ -473,6 +485,16 @@ struct file_layout {
     pending_chunk vertex_data{static_cast<std::uint32_t>(chunk_type::vertex_data), {}, 0};
     pending_chunk index_data{static_cast<std::uint32_t>(chunk_type::index_data), {}, 0};
     pending_chunk edge_data{static_cast<std::uint32_t>(chunk_type::edge_index_data), {}, 0};
+    const auto layout = static_cast<std::uint32_t>(options.vertex_layout);
+    const std::uint32_t stride = vertex_stride_of(layout);
+    if (stride == 0) return make_error(errc::invalid_argument).at_field("vertexLayout").with_value(layout);
+    h.vertex_layout = layout;
+    const bool quantized = options.vertex_layout == vertex_layout::pbr_quant_v1;
+    if (quantized) {  // the quantized bytes live in the chunk's payload, which the parts view: it must never move
+      std::size_t total = 0;
+      for (const pending_mesh& pm : in.meshes) total += pm.vertices.size() / vertex_stride_pbr_static_v1 * stride;
+      vertex_data.payload.reserve(total);
+    }
     std::vector<bool> has_bounds(entities.size(), false);
     std::unordered_map<std::uint32_t, mesh_record> stored;  // owner of shared bytes -> its first record
     for (const std::uint32_t source : order) {
@@ -487,7 +509,7 @@ struct file_layout {
 
       const std::uint32_t isize = index_size(m.index_type);
       m.entity_id = owner.entity_id;
-      m.vertex_stride_bytes = vertex_stride_pbr_static_v1;
+      m.vertex_stride_bytes = stride;
       // Geometry is stored once per owner of bytes; instances reuse its ranges.
       const std::uint32_t bytes_of = pm.geometry_of == none ? source : pm.geometry_of;
       if (const auto it = stored.find(bytes_of); it != stored.end()) {
@@ -497,16 +519,27 @@ struct file_layout {
         m.index_data_offset = first.index_data_offset;
         m.index_data_size_bytes = first.index_data_size_bytes;
         m.reserved0 = first.reserved0;
+        if (quantized) m.local_bounds = first.local_bounds;  // the codes are relative to the owner's bounds
       } else {
         const pending_mesh& data = in.meshes[bytes_of];
         m.vertex_data_offset = vertex_data.size();
-        m.vertex_data_size_bytes = data.vertices.size();
-        vertex_data.append(data.vertices);
+        if (quantized) {
+          const std::size_t at = vertex_data.payload.size();
+          vertex_data.payload.resize(at + data.vertices.size() / vertex_stride_pbr_static_v1 * stride);  // reserved
+          const mutable_byte_span codes = mutable_byte_span(vertex_data.payload).subspan(at);
+          if (auto q = quantize_vertices(data.vertices, m.local_bounds, codes); !q)
+            return error(q.error()).at_chunk(none, static_cast<std::uint32_t>(chunk_type::mesh_table)).at_record(source);
+          m.vertex_data_size_bytes = codes.size();
+          vertex_data.append(codes, static_cast<std::uint16_t>(stride));
+        } else {
+          m.vertex_data_size_bytes = data.vertices.size();
+          vertex_data.append(data.vertices, static_cast<std::uint16_t>(stride));
+        }
         // Index ranges start 4-byte aligned so a GPU upload can take them as is.
         index_data.align(4);
         m.index_data_offset = index_data.size();
         m.index_data_size_bytes = data.indices.size();
-        index_data.append(data.indices);
+        index_data.append(data.indices, static_cast<std::uint16_t>(isize));
         if (!data.edge_indices.empty()) {
           edge_data.align(4);
           if (edge_data.size() > 0xFFFFFFFFu)
@@ -516,7 +549,7 @@ struct file_layout {
         }
         stored.emplace(bytes_of, m);
       }
-      m.estimated_gpu_bytes = std::uint64_t{m.vertex_count} * 32 + std::uint64_t{m.index_count} * isize +
+      m.estimated_gpu_bytes = std::uint64_t{m.vertex_count} * stride + std::uint64_t{m.index_count} * isize +
                               std::uint64_t{m.edge_index_count()} * isize;
       meshes.push_back(m);
     }
@@ -766,7 +799,12 @@ struct file_layout {
       const chunk_compression policy = options.compression.for_chunk(chunks[i].type);
       const byte_span payload = chunks[i].payload;
       const std::span<const byte_span> raw = chunks[i].parts.empty() ? std::span(&payload, 1) : std::span(chunks[i].parts);
-      auto packed = compress(policy.method, policy.level, raw);
+      if (is_mesh_codec(policy.method) && chunks[i].parts.empty()) {  // the builder always gives geometry in parts
+        failures[i] = make_error(errc::invalid_argument).at_field("compressionType").at_chunk(i, chunks[i].type);
+        return;
+      }
+      auto packed = is_mesh_codec(policy.method) ? compress_streams(policy.method, policy.level, chunks[i].codec_inputs())
+                                                 : compress(policy.method, policy.level, raw);
       if (!packed) {
         failures[i] = packed.error();
         failures[i].context.chunk_index = i;

@@ -21,6 +21,8 @@ inline constexpr std::uint32_t chunk_alignment = 16;
 inline constexpr std::uint32_t min_format_version = 1;
 inline constexpr std::uint32_t max_format_version = 4;
 inline constexpr std::uint32_t vertex_stride_pbr_static_v1 = 32;
+/// PBR_QUANT_V1 (vertexLayout 2, the library's extension; vertex_quant.hpp).
+inline constexpr std::uint32_t vertex_stride_pbr_quant_v1 = 24;
 
 enum class file_type : std::uint32_t { tile = 1, lod = 2, hlod = 3, shared = 4, animation = 5 };
 
@@ -64,8 +66,12 @@ enum class chunk_type : std::uint32_t {
 inline constexpr std::uint32_t max_known_chunk_type = 27;
 inline constexpr std::uint32_t first_plugin_chunk_type = 0x8000;
 
-enum class compression : std::uint32_t { none = 0, lz4 = 1, zstd = 2 };
-enum class vertex_layout : std::uint32_t { pbr_static_v1 = 1 };
+/// 3 and 4 are the library's extension (mesh_codec.hpp): the reference
+/// engine reads 0-2 only.
+enum class compression : std::uint32_t { none = 0, lz4 = 1, zstd = 2, meshopt = 3, meshopt_zstd = 4 };
+/// 2 is the library's extension (vertex_quant.hpp): the reference engine
+/// reads 1 only.
+enum class vertex_layout : std::uint32_t { pbr_static_v1 = 1, pbr_quant_v1 = 2 };
 enum class index_type : std::uint32_t { uint16 = 1, uint32 = 2 };
 
 enum class texture_format : std::uint32_t {
@@ -127,7 +133,15 @@ inline constexpr std::uint32_t custom_distance = 1u << 2;
 }  // namespace light_flags
 
 [[nodiscard]] constexpr bool is_known_file_type(std::uint32_t v) noexcept { return v >= 1 && v <= 5; }
-[[nodiscard]] constexpr bool is_known_compression(std::uint32_t v) noexcept { return v <= 2; }
+[[nodiscard]] constexpr bool is_known_compression(std::uint32_t v) noexcept { return v <= 4; }
+/// The vertex stride of a vertexLayout: 32 for PBR_STATIC_V1, 24 for
+/// PBR_QUANT_V1, 0 for an unknown layout.
+[[nodiscard]] constexpr std::uint32_t vertex_stride_of(std::uint32_t layout) noexcept {
+  return layout == 1 ? vertex_stride_pbr_static_v1 : layout == 2 ? vertex_stride_pbr_quant_v1 : 0;
+}
+[[nodiscard]] constexpr std::string_view vertex_layout_name(std::uint32_t layout) noexcept {
+  return layout == 1 ? "pbrStaticV1" : layout == 2 ? "pbrQuantV1" : "unknown";
+}
 [[nodiscard]] constexpr bool is_known_light_type(std::uint32_t v) noexcept { return v >= 1 && v <= 4; }
 /// A core chunk type the library interprets: 1..27 except 25 (the Gaussian
 /// asset table, whose layout is not published: it stays a raw chunk, like
@@ -196,7 +210,8 @@ inline constexpr std::uint32_t custom_distance = 1u << 2;
 }
 
 [[nodiscard]] constexpr std::string_view compression_name(std::uint32_t c) noexcept {
-  return c == 0 ? "none" : c == 1 ? "lz4" : c == 2 ? "zstd" : "unknown";
+  constexpr std::array<std::string_view, 5> names = {"none", "lz4", "zstd", "meshopt", "meshopt+zstd"};
+  return c < names.size() ? names[c] : "unknown";
 }
 
 [[nodiscard]] constexpr std::string_view file_type_name(std::uint32_t t) noexcept {

@@ -43,8 +43,10 @@ enum class attribute_format : std::uint8_t {
   sint32,
   sint32x4,
   snorm10_10_10_2,  // x, y, z: 10-bit snorm (bits 0-29), w: 2-bit snorm (bits 30-31)
+  unorm16x4,
+  snorm8x2,
 };
-inline constexpr std::size_t attribute_format_count = 13;
+inline constexpr std::size_t attribute_format_count = 15;
 
 /// An enumerator of an API: its numeric value and its name in the API's headers.
 /// `shader_decode`: the API has no native format for the encoding; `value`
@@ -88,6 +90,7 @@ struct format_info {
 };
 
 // OpenGL type enumerants (glcorearb.h).
+inline constexpr std::uint32_t gl_byte = 0x1400;
 inline constexpr std::uint32_t gl_unsigned_byte = 0x1401;
 inline constexpr std::uint32_t gl_short = 0x1402;
 inline constexpr std::uint32_t gl_unsigned_short = 0x1403;
@@ -143,6 +146,12 @@ inline constexpr std::array<format_info, attribute_format_count> formats{{
      {65, "VK_FORMAT_A2B10G10R10_SNORM_PACK32"}, {42, "DXGI_FORMAT_R32_UINT", true},
      {40, "MTLVertexFormatInt1010102Normalized"}, {"uint32", true},
      {gl_int_2_10_10_10_rev, "GL_INT_2_10_10_10_REV", 4, true, false}},
+    {attribute_format::unorm16x4, "unorm16x4", 8, 4,
+     {91, "VK_FORMAT_R16G16B16A16_UNORM"}, {11, "DXGI_FORMAT_R16G16B16A16_UNORM"},
+     {21, "MTLVertexFormatUShort4Normalized"}, {"unorm16x4"}, {gl_unsigned_short, "GL_UNSIGNED_SHORT", 4, true, false}},
+    {attribute_format::snorm8x2, "snorm8x2", 2, 2,
+     {17, "VK_FORMAT_R8G8_SNORM"}, {51, "DXGI_FORMAT_R8G8_SNORM"}, {10, "MTLVertexFormatChar2Normalized"},
+     {"snorm8x2"}, {gl_byte, "GL_BYTE", 2, true, false}},
 }};
 
 /// The API formats of `f`. Precondition: f is an enumerator of attribute_format.
@@ -173,6 +182,13 @@ enum class shader_step : std::uint8_t {
   /// Integer fetch on purpose: as snorm, -32768 and -32767 both become -1.0
   /// and bit 0 would be lost.
   octahedral_tangent,
+  /// PBR_QUANT_V1 position: vec4 unorm16 -> mix(localBounds.min, .max, xyz)
+  /// (untold_quant_position; the mesh's bounds are a per-draw constant);
+  /// w carries the tangent's handedness (untold_quant_handedness).
+  bounds_dequantize,
+  /// PBR_QUANT_V1 tangent: vec2 snorm8 octahedral direction
+  /// (untold_oct_decode), handedness from the position's w.
+  octahedral_handedness_from_position,
 };
 
 /// One attribute of a vertex layout.
@@ -216,6 +232,20 @@ inline constexpr std::array<vertex_attribute, 6> pbr_static_v1_attributes{{
 inline constexpr vertex_layout_desc pbr_static_v1{"PBR_STATIC_V1", vertex_stride_pbr_static_v1,
                                                   pbr_static_v1_attributes};
 
+/// PBR_QUANT_V1 (vertexLayout 2, the library's extension; vertex_quant.hpp):
+/// asset.vertices(mesh) as stored, dequantized in the shader with the
+/// mesh record's localBounds. No decode pass on the CPU.
+inline constexpr std::array<vertex_attribute, 6> pbr_quant_v1_attributes{{
+    {semantic::position, 0, attribute_format::unorm16x4, 0, location::position, shader_step::bounds_dequantize},
+    {semantic::normal, 0, attribute_format::snorm8x2, 8, location::normal, shader_step::octahedral},
+    {semantic::tangent, 0, attribute_format::snorm8x2, 10, location::tangent,
+     shader_step::octahedral_handedness_from_position},
+    {semantic::texcoord, 0, attribute_format::float16x2, 12, location::texcoord0, shader_step::none},
+    {semantic::texcoord, 1, attribute_format::float16x2, 16, location::texcoord1, shader_step::none},
+    {semantic::color, 0, attribute_format::unorm8x4, 20, location::color0, shader_step::none},
+}};
+inline constexpr vertex_layout_desc pbr_quant_v1{"PBR_QUANT_V1", vertex_stride_pbr_quant_v1, pbr_quant_v1_attributes};
+
 /// GpuVertex (spec 4.1): the .hmesh VTXS chunk (assetc::hmesh::vertices().bytes()).
 inline constexpr std::array<vertex_attribute, 4> gpu_vertex_attributes{{
     {semantic::position, 0, attribute_format::float32x3, 0, location::position, shader_step::none},
@@ -245,8 +275,8 @@ inline constexpr std::array<vertex_attribute, 2> hmesh_skin_attributes{{
 inline constexpr vertex_layout_desc hmesh_skin{"hmesh SKIN", 24, hmesh_skin_attributes};
 
 /// Every fixed layout above, for tables and tools.
-inline constexpr std::array<const vertex_layout_desc*, 5> fixed_layouts{&pbr_static_v1, &gpu_vertex, &joint_indices,
-                                                                       &joint_weights, &hmesh_skin};
+inline constexpr std::array<const vertex_layout_desc*, 6> fixed_layouts{&pbr_static_v1, &pbr_quant_v1, &gpu_vertex,
+                                                                       &joint_indices, &joint_weights, &hmesh_skin};
 
 /// The format of an Urho3D vertex element by its stored VertexElementType
 /// (urho3d::element_type: 0 INT, 1 FLOAT, 2 VECTOR2, 3 VECTOR3, 4 VECTOR4,

@@ -236,10 +236,12 @@ namespace detail {
   return static_cast<std::int16_t>(round_half_away(clamp_or(c, -1.0, 1.0, 0.0) * 32767.0));
 }
 
-/// The octahedral code of a direction, or of `fallback` when the direction is
-/// zero or not finite (the reference tool divides by zero there).
-[[nodiscard]] constexpr std::array<std::int16_t, 2> octahedral_encode(double x, double y, double z,
-                                                                      std::array<double, 3> fallback) noexcept {
+/// The folded octahedral coordinates (u, v) in [-1, 1] of a direction, or of
+/// `fallback` when the direction is zero or not finite (the reference tool
+/// divides by zero there). Shared by the 16-bit (spec 4.1) and 8-bit
+/// (PBR_QUANT_V1) codes.
+[[nodiscard]] constexpr std::array<double, 2> octahedral_fold(double x, double y, double z,
+                                                              std::array<double, 3> fallback) noexcept {
   if (!is_finite_value(x) || !is_finite_value(y) || !is_finite_value(z)) {
     x = fallback[0];
     y = fallback[1];
@@ -266,7 +268,14 @@ namespace detail {
     v = (1.0 - abs_value(u)) * sign_not_negative(v);
     u = folded_u;
   }
-  return {quantize_snorm16_away(u), quantize_snorm16_away(v)};
+  return {u, v};
+}
+
+/// The octahedral 2 x snorm16 code of a direction (spec 4.1).
+[[nodiscard]] constexpr std::array<std::int16_t, 2> octahedral_encode(double x, double y, double z,
+                                                                      std::array<double, 3> fallback) noexcept {
+  const auto uv = octahedral_fold(x, y, z, fallback);
+  return {quantize_snorm16_away(uv[0]), quantize_snorm16_away(uv[1])};
 }
 
 [[nodiscard]] constexpr float dequantize_snorm16(std::int16_t q) noexcept {
@@ -295,11 +304,9 @@ namespace detail {
   return code;
 }
 
-/// Decodes an octahedral code to a unit vector: i16 / 32767 clamped to >= -1,
-/// unfold, normalise (all in float). Safe on any input.
-[[nodiscard]] inline std::array<float, 3> unpack_octahedral_normal(std::int16_t qx, std::int16_t qy) noexcept {
-  float x = detail::dequantize_snorm16(qx);
-  float y = detail::dequantize_snorm16(qy);
+namespace detail {
+/// Unfolds dequantized octahedral coordinates to a unit vector (in float).
+[[nodiscard]] inline std::array<float, 3> octahedral_unfold(float x, float y) noexcept {
   const float z = 1.0f - detail::abs(x) - detail::abs(y);
   if (z < 0.0f) {
     const float folded_x = (1.0f - detail::abs(y)) * (x >= 0.0f ? 1.0f : -1.0f);
@@ -309,6 +316,13 @@ namespace detail {
   // |x|+|y|+|z| >= 1 after unfolding, so the length is never 0.
   const float len = detail::sqrt(x * x + y * y + z * z);
   return {x / len, y / len, z / len};
+}
+}  // namespace detail
+
+/// Decodes an octahedral code to a unit vector: i16 / 32767 clamped to >= -1,
+/// unfold, normalise (all in float). Safe on any input.
+[[nodiscard]] inline std::array<float, 3> unpack_octahedral_normal(std::int16_t qx, std::int16_t qy) noexcept {
+  return detail::octahedral_unfold(detail::dequantize_snorm16(qx), detail::dequantize_snorm16(qy));
 }
 
 /// Decodes an octahedral tangent code to (x, y, z, handedness); the direction

@@ -147,6 +147,7 @@ class streamed_asset {
     }
     for (std::uint32_t row = 0; row < s.asset_.chunks().size(); ++row)
       if (is_metadata_chunk(s.asset_.chunks()[row].chunk_type)) UNTOLD_TRY(s.load_chunk(row));
+    UNTOLD_TRY(s.read_codec_directories());
     s.prefix_ = {};
     UNTOLD_TRY(asset_loader::validate_metadata(s.asset_));
     return s;
@@ -189,8 +190,10 @@ class streamed_asset {
 
   /// The file ranges load_mesh(mesh_index) reads: the mesh's own vertex,
   /// index and edge-index bytes where those chunks are stored uncompressed,
-  /// the whole chunk where compressed (it must be decoded whole). Chunks
-  /// already loaded need no range. Empty for a mesh index out of range.
+  /// the mesh's own streams where meshopt-compressed (read with their
+  /// directory at open), the whole chunk where otherwise compressed (it must
+  /// be decoded whole). Chunks already loaded need no range. Empty for a
+  /// mesh index out of range.
   [[nodiscard]] std::vector<byte_range> ranges_for_mesh(std::uint32_t mesh_index) const {
     std::vector<byte_range> ranges;
     const auto mesh = asset_.meshes().at(mesh_index);
@@ -201,9 +204,12 @@ class streamed_asset {
       if (c.compression_type == static_cast<std::uint32_t>(compression::none)) {
         const byte_range blocks = detail::integrity_access::covering_blocks(asset_, *part.row, part.offset, part.size);
         ranges.push_back({c.file_offset + blocks.offset, blocks.size});
-      }
-      else
+      } else if (const byte_range streams = stored_streams(*part.row, part.offset, part.size); streams.size != 0) {
+        const byte_range blocks = detail::integrity_access::covering_blocks(asset_, *part.row, streams.offset, streams.size);
+        ranges.push_back({c.file_offset + blocks.offset, blocks.size});
+      } else {
         ranges.push_back({c.file_offset, c.compressed_size});
+      }
     }
     return coalesce(std::move(ranges), 0);
   }
@@ -324,6 +330,10 @@ class streamed_asset {
                           {.record_index = mesh_index, .field = name, .value = target.size(), .has_value = true});
       if (target.empty()) continue;
       const chunk_entry& c = asset_.chunks()[*part.row];
+      if (!asset_.is_loaded(*part.row) && !codec_streams_[*part.row].empty()) {
+        UNTOLD_TRY(decode_streams(target, *part.row, part.offset));
+        continue;
+      }
       if (!asset_.is_loaded(*part.row) && c.compression_type != static_cast<std::uint32_t>(compression::none)) {
         UNTOLD_TRY(load_chunk(*part.row));
       }
@@ -533,6 +543,85 @@ class streamed_asset {
     return {};
   }
 
+  // The stream directory of every meshopt chunk (mesh_codec.hpp), read and
+  // verified like any stored bytes: load_mesh then decodes only the streams
+  // that hold its own bytes. R-DECOMPRESS, R-CODEC-CHUNK.
+  template <class = void>
+  status read_codec_directories() {
+    codec_streams_.assign(asset_.chunks().size(), {});
+    for (std::uint32_t row = 0; row < asset_.chunks().size(); ++row) {
+      const chunk_entry& c = asset_.chunks()[row];
+      const auto method = static_cast<compression>(c.compression_type);
+      if (!is_mesh_codec(method)) continue;
+      const auto fail = [&](error e) { return e.at_chunk(row, c.chunk_type); };
+      std::byte head[codec_directory_header_size];
+      if (c.compressed_size < sizeof head) return fail(detail::directory_error("streamCount", c.compressed_size));
+      UNTOLD_TRY(read_verified(head, row, 0));
+      const std::uint64_t size = *codec_directory_size(head);
+      if (size > c.compressed_size) return fail(detail::directory_error("streamCount", size));
+      byte_buffer directory(static_cast<std::size_t>(size));
+      UNTOLD_TRY(read_verified(directory, row, 0));
+      auto streams = parse_codec_directory(method, directory, c.compressed_size);
+      if (!streams) return fail(streams.error());
+      if (auto kinds = check_codec_streams(*streams, c.chunk_type); !kinds) return fail(kinds.error());
+      if (codec_decoded_size(*streams) != c.uncompressed_size)
+        return fail(detail::directory_error("uncompressedSize", c.uncompressed_size));
+      codec_streams_[row] = std::move(*streams);
+    }
+    return {};
+  }
+
+  // The first and last streams of meshopt chunk `row` that hold payload
+  // bytes [offset, offset + size): indices into codec_streams_[row].
+  [[nodiscard]] std::pair<std::size_t, std::size_t> streams_between(std::uint32_t row, std::uint64_t offset,
+                                                                    std::uint64_t size) const {
+    const std::vector<codec_stream>& streams = codec_streams_[row];
+    const auto first = std::upper_bound(streams.begin(), streams.end(), offset,
+                                        [](std::uint64_t at, const codec_stream& s) { return at < s.raw_end(); });
+    const auto last = std::lower_bound(first, streams.end(), offset + size,
+                                       [](const codec_stream& s, std::uint64_t end) { return s.raw_offset < end; });
+    return {static_cast<std::size_t>(first - streams.begin()), static_cast<std::size_t>(last - streams.begin())};
+  }
+
+  // The stored bytes of those streams (empty when `row` is no meshopt chunk).
+  [[nodiscard]] byte_range stored_streams(std::uint32_t row, std::uint64_t offset, std::uint64_t size) const {
+    if (row >= codec_streams_.size() || codec_streams_[row].empty()) return {};
+    const auto [first, last] = streams_between(row, offset, size);
+    if (first >= last) return {};
+    const std::vector<codec_stream>& streams = codec_streams_[row];
+    return {streams[first].stored_offset, streams[last - 1].stored_offset + streams[last - 1].stored_size -
+                                              streams[first].stored_offset};
+  }
+
+  // Payload bytes [offset, offset + out.size()) of meshopt chunk `row`: reads
+  // (and verifies) only the streams that hold them and decodes those, each
+  // straight into `out` when it is exactly the bytes asked for.
+  template <class = void>
+  status decode_streams(mutable_byte_span out, std::uint32_t row, std::uint64_t offset) {
+    const chunk_entry& c = asset_.chunks()[row];
+    const auto method = static_cast<compression>(c.compression_type);
+    const byte_range span = stored_streams(row, offset, out.size());
+    byte_buffer stored(static_cast<std::size_t>(span.size));
+    if (span.size != 0) UNTOLD_TRY(read_verified(stored, row, span.offset));
+    std::memset(out.data(), 0, out.size());  // the gaps between streams are zero
+    const auto [first, last] = streams_between(row, offset, out.size());
+    byte_buffer decoded;
+    for (std::size_t k = first; k < last; ++k) {
+      const codec_stream& s = codec_streams_[row][k];
+      const byte_span bytes = byte_span(stored).subspan(static_cast<std::size_t>(s.stored_offset - span.offset),
+                                                        static_cast<std::size_t>(s.stored_size));
+      const std::uint64_t from = std::max(offset, s.raw_offset), to = std::min(offset + out.size(), s.raw_end());
+      const bool whole = s.raw_offset == offset && s.raw_size() == out.size();
+      if (!whole && decoded.size() < s.raw_size()) decoded = byte_buffer(static_cast<std::size_t>(s.raw_size()));
+      const mutable_byte_span into = whole ? out : mutable_byte_span(decoded.data(), static_cast<std::size_t>(s.raw_size()));
+      if (auto st = detail::thread_decompressor().decompress_stream(method, s, bytes, into); !st)
+        return error(st.error()).at_chunk(row, c.chunk_type).at_record(k);
+      if (!whole)
+        std::memcpy(out.data() + (from - offset), decoded.data() + (from - s.raw_offset), static_cast<std::size_t>(to - from));
+    }
+    return {};
+  }
+
   template <class = void>
   status extend_prefix(std::uint64_t new_size) {
     std::vector<std::byte> more;
@@ -548,6 +637,7 @@ class streamed_asset {
   stream_options options_;
   std::vector<std::byte> prefix_;  // the first bytes of the file, during open
   asset asset_;
+  std::vector<std::vector<codec_stream>> codec_streams_;  // per row: a meshopt chunk's directory, else empty
   std::uint64_t bytes_read_ = 0;
 };
 

@@ -118,7 +118,7 @@ result<file_header> parse_header(byte_span bytes, const open_options& options = 
     return make_error(errc::bad_header_size, {.field = "headerSize", .value = h.header_size, .has_value = true});
   if (!is_known_file_type(h.file_type))  // R-FILE-TYPE
     return make_error(errc::unknown_file_type, {.field = "fileType", .value = h.file_type, .has_value = true});
-  if (h.vertex_layout != static_cast<std::uint32_t>(vertex_layout::pbr_static_v1))  // R-VERTEX-LAYOUT
+  if (vertex_stride_of(h.vertex_layout) == 0)  // R-VERTEX-LAYOUT
     return make_error(errc::unknown_vertex_layout,
                       {.field = "vertexLayout", .value = h.vertex_layout, .has_value = true});
   return h;
@@ -166,6 +166,8 @@ result<std::vector<chunk_entry>> parse_chunk_table(const file_header& h, byte_sp
     const chunk_entry& c = chunks[row];
     if (!is_known_compression(c.compression_type))  // R-COMPRESSION
       return detail::chunk_error(errc::unknown_compression, row, c, "compressionType", c.compression_type);
+    if (!compression_fits_chunk(c.compression_type, c.chunk_type))  // R-CODEC-CHUNK
+      return detail::chunk_error(errc::codec_chunk_type, row, c, "compressionType", c.compression_type);
     if (c.file_offset % chunk_alignment != 0)  // R-ALIGN
       return detail::chunk_error(errc::misaligned_chunk, row, c, "fileOffset", c.file_offset);
     if (c.compression_type == static_cast<std::uint32_t>(compression::none) &&
@@ -313,8 +315,12 @@ class asset_loader {
     } else {
       // A size the stored bytes cannot decode to is rejected before it is
       // allocated: allocation stays proportional to the file, not the limits.
-      if (c.uncompressed_size > max_decoded_size(static_cast<compression>(c.compression_type), stored))
+      const auto method = static_cast<compression>(c.compression_type);
+      if (c.uncompressed_size > max_decoded_size(method, stored))
         return detail::chunk_error(errc::decompress_failed, row, c, "uncompressedSize", c.uncompressed_size);
+      if (is_mesh_codec(method))  // R-CODEC-CHUNK: the chunk's own codec
+        if (auto s = check_codec_chunk(method, stored, c.chunk_type); !s)
+          return error(s.error()).at_chunk(row, c.chunk_type);
       // And the buffer grows only as the data delivers bytes (compression.hpp),
       // uninitialised: the decoder writes every byte once.
       byte_buffer& storage = a.owned_[row];

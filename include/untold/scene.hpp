@@ -113,7 +113,7 @@ struct resolved_mesh {
   std::string_view name{};
   std::optional<std::uint32_t> entity_row;  // the owning entity (validated assets)
   std::optional<resolved_material> material;
-  byte_span vertices{};  // PBR_STATIC_V1, vertexCount x 32 B (see vertex.hpp)
+  byte_span vertices{};  // as stored: vertexCount x the layout's stride (vertex.hpp, vertex_quant.hpp)
   index_view indices{};
   index_view edge_indices{};
   std::optional<std::uint32_t> skin;  // the first skin row that binds this mesh

@@ -192,7 +192,7 @@ status validate_meshes(const asset& a) {
       return fail(errc::mesh_material, "materialIndex", m.material_index);
     const std::uint32_t isize = index_size(m.index_type);
     if (isize == 0) return fail(errc::bad_index_type, "indexType", m.index_type);
-    if (m.vertex_stride_bytes != vertex_stride_pbr_static_v1)
+    if (m.vertex_stride_bytes != vertex_stride_of(a.header().vertex_layout))
       return fail(errc::bad_stride, "vertexStrideBytes", m.vertex_stride_bytes);
     if (m.vertex_data_size_bytes != std::uint64_t{m.vertex_count} * m.vertex_stride_bytes)
       return fail(errc::vertex_size, "vertexDataSizeBytes", m.vertex_data_size_bytes);
@@ -525,6 +525,15 @@ namespace detail {
 }
 }  // namespace detail
 
+namespace detail {
+/// PBR_QUANT_V1 positions scale max - min: it must be finite too (R-FINITE).
+[[nodiscard]] inline bool finite_extent(const aabb& b) noexcept {
+  for (std::size_t axis = 0; axis < 3; ++axis)
+    if (!is_finite(b.max[axis] - b.min[axis])) return false;
+  return true;
+}
+}  // namespace detail
+
 /// The deep rules of mesh `row` of `a` over the given bytes, scanned
 /// directly: R-FINITE of its localBounds and vertex positions, R-BOUNDS
 /// (positions inside localBounds), R-INDEX-VALUE (indices and edge indices
@@ -545,6 +554,12 @@ status validate_mesh_deep(const asset& a, std::size_t row, byte_span vertices, b
     return detail::record_error(code, a, chunk_type::mesh_table, row, field, value);
   };
   if (!detail::all_finite(m.local_bounds)) return fail(errc::not_finite, "localBounds", 0);
+  if (a.header().vertex_layout == static_cast<std::uint32_t>(vertex_layout::pbr_quant_v1)) {
+    // Positions are codes inside localBounds: finite and inside by
+    // construction, once the extent they scale is finite.
+    if (!detail::finite_extent(m.local_bounds)) return fail(errc::not_finite, "localBounds", 0);
+    vertices = {};
+  }
 
   // The fast scans (detail::scan) prove the common case, a valid mesh, in one
   // pass over the bytes; only a mesh they show to be bad is scanned again,
@@ -604,8 +619,8 @@ status validate_mesh_deep(const asset& a, std::size_t row, byte_span vertices, b
 
 namespace detail {
 /// What a mesh's deep rules need of its bytes, as extrema: the positions'
-/// (position_key) and the largest index and edge index, with the element
-/// counts they cover.
+/// (position_key; PBR_STATIC_V1 only, none for PBR_QUANT_V1) and the largest
+/// index and edge index, with the element counts they cover.
 struct mesh_deep_extrema {
   std::size_t vertices = 0, indices = 0, edge_indices = 0;
   extrema<float, 3> positions = extrema<float, 3>::none();
@@ -615,17 +630,26 @@ struct mesh_deep_extrema {
 /// Whether mesh `m` passes R-FINITE, R-BOUNDS and R-INDEX-VALUE given the
 /// extrema of its bytes (validate_mesh_deep finds the first bad element
 /// when it does not).
-[[nodiscard]] inline bool mesh_deep_passes(const mesh_record& m, const mesh_deep_extrema& e) noexcept {
-  return all_finite(m.local_bounds) && (e.vertices == 0 || positions_inside(e.positions, m.local_bounds)) &&
-         (e.indices == 0 || e.largest_index < m.vertex_count) &&
+/// `float_positions`: the file's layout is PBR_STATIC_V1 (PBR_QUANT_V1
+/// positions are codes inside localBounds, whose extent must be finite).
+[[nodiscard]] inline bool mesh_deep_passes(const mesh_record& m, const mesh_deep_extrema& e,
+                                           bool float_positions) noexcept {
+  const bool positions = float_positions ? e.vertices == 0 || positions_inside(e.positions, m.local_bounds)
+                                         : finite_extent(m.local_bounds);
+  return all_finite(m.local_bounds) && positions && (e.indices == 0 || e.largest_index < m.vertex_count) &&
          (e.edge_indices == 0 || e.largest_edge_index < m.vertex_count);
+}
+
+/// Whether the asset's vertices hold float positions (PBR_STATIC_V1).
+[[nodiscard]] inline bool has_float_positions(const asset& a) noexcept {
+  return a.header().vertex_layout == static_cast<std::uint32_t>(vertex_layout::pbr_static_v1);
 }
 
 /// validate_mesh_deep of mesh `row` when its extrema `e` fail, else success.
 template <class = void>
 status check_mesh_deep(const asset& a, std::size_t row, const mesh_deep_extrema& e) {
   const mesh_record m = a.meshes()[row];
-  if (mesh_deep_passes(m, e)) return {};
+  if (mesh_deep_passes(m, e, has_float_positions(a))) return {};
   return validate_mesh_deep(a, row, a.vertices(m), a.indices(m), a.edge_indices(m));
 }
 }  // namespace detail
@@ -661,7 +685,9 @@ status validate_deep(const asset& a) {
   // mesh's ranges could cost (meshes x data), quadratic in the file size.
   // Range extrema answer each mesh in O(64 + log n); only a mesh they show
   // to be bad is scanned (validate_mesh_deep), to report its first bad element.
-  detail::chunk_extrema<detail::position_key> positions(a.payload(chunk_type::vertex_data), vertex_stride_pbr_static_v1);
+  const bool float_positions = detail::has_float_positions(a);
+  detail::chunk_extrema<detail::position_key> positions(float_positions ? a.payload(chunk_type::vertex_data) : byte_span{},
+                                                        vertex_stride_pbr_static_v1);
   detail::chunk_extrema<detail::index_key<std::uint16_t>> indices16(a.payload(chunk_type::index_data), 2),
       edges16(a.payload(chunk_type::edge_index_data), 2);
   detail::chunk_extrema<detail::index_key<std::uint32_t>> indices32(a.payload(chunk_type::index_data), 4),
@@ -675,7 +701,7 @@ status validate_deep(const asset& a) {
     const byte_span vertices = a.vertices(m), indices = a.indices(m), edges = a.edge_indices(m);
     const std::uint32_t isize = index_size(m.index_type);
     detail::mesh_deep_extrema e;
-    e.vertices = vertices.size() / vertex_stride_pbr_static_v1;
+    e.vertices = float_positions ? vertices.size() / vertex_stride_pbr_static_v1 : 0;
     e.indices = isize == 0 ? 0 : indices.size() / isize;
     e.edge_indices = isize == 0 ? 0 : edges.size() / isize;
     if (e.vertices != 0) e.positions = positions.query(m.vertex_data_offset, e.vertices);

@@ -22,14 +22,20 @@ struct chunk_compression {
 };
 
 /// Compression per chunk kind; `overrides[type]` (a known core type) wins.
+/// meshopt and meshopt+zstd apply to VERTEX_DATA and INDEX_DATA only
+/// (R-CODEC-CHUNK): asked of another chunk, meshopt stores it uncompressed
+/// and meshopt+zstd as zstd at the same level.
 struct compression_policy {
   chunk_compression metadata{};  // string and record tables
   chunk_compression data{};      // vertex, index, joint and edge data
   std::array<std::optional<chunk_compression>, max_known_chunk_type + 1> overrides{};
 
   [[nodiscard]] chunk_compression for_chunk(std::uint32_t type) const noexcept {
-    if (is_known_chunk_type(type) && overrides[type]) return *overrides[type];
-    return is_data_chunk(type) ? data : metadata;
+    chunk_compression c = is_known_chunk_type(type) && overrides[type] ? *overrides[type]
+                                                                        : is_data_chunk(type) ? data : metadata;
+    if (!compression_fits_chunk(static_cast<std::uint32_t>(c.method), type))
+      c.method = c.method == compression::meshopt_zstd ? compression::zstd : compression::none;
+    return c;
   }
 };
 
@@ -59,6 +65,12 @@ struct write_options {
   std::optional<bool> block_digests{};
   std::uint32_t digest_block_size = default_digest_block_size;
   compression_policy compression{};
+  /// The stored vertex layout. The builder takes PBR_STATIC_V1 vertices;
+  /// pbr_quant_v1 (the library's extension, vertex_quant.hpp: 24 bytes,
+  /// positions as unorm16 in each mesh's localBounds, 8-bit octahedral
+  /// normal and tangent) converts them as it writes. The reference engine
+  /// reads pbr_static_v1 only.
+  untold::vertex_layout vertex_layout = untold::vertex_layout::pbr_static_v1;
   /// Threads that compress chunks, compute block digests and (finish())
   /// copy the result while the content hash runs (the calling thread is one
   /// of them); 0 = std::thread::hardware_concurrency(). The

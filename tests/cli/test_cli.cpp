@@ -321,7 +321,7 @@ TEST_CASE("recompress: every method round-trips to the same bytes") {
   REQUIRE(run_untold("cook " + quoted(sample_model()) + " -o " + quoted(plain)).exit_code == 0);
   const auto original = untold::read_file(plain);
   REQUIRE(original.has_value());
-  for (const char* method : {"lz4", "lz4hc:12", "zstd", "zstd:19", "none"}) {
+  for (const char* method : {"lz4", "lz4hc:12", "zstd", "zstd:19", "meshopt", "meshopt+zstd", "meshopt+zstd:19", "none"}) {
     CAPTURE(method);
     const fs::path packed = dir / "packed.untold";
     const run_result r = run_untold("recompress " + quoted(plain) + " -o " + quoted(packed) + " --compress " + method);

@@ -8,6 +8,7 @@
 #include <untold/udm/types.hpp>
 #include <untold/urho3d/model.hpp>
 #include <untold/vertex.hpp>
+#include <untold/vertex_quant.hpp>
 
 #include <vulkan/vulkan.h>
 #if __has_include(<GL/glcorearb.h>)
@@ -52,6 +53,8 @@ static_assert(vk(af::uint16x4) == VK_FORMAT_R16G16B16A16_UINT);
 static_assert(vk(af::sint32) == VK_FORMAT_R32_SINT);
 static_assert(vk(af::sint32x4) == VK_FORMAT_R32G32B32A32_SINT);
 static_assert(vk(af::snorm10_10_10_2) == VK_FORMAT_A2B10G10R10_SNORM_PACK32);
+static_assert(vk(af::unorm16x4) == VK_FORMAT_R16G16B16A16_UNORM);
+static_assert(vk(af::snorm8x2) == VK_FORMAT_R8G8_SNORM);
 static_assert(gpu::index_formats[0].vulkan.value == VK_INDEX_TYPE_UINT16);
 static_assert(gpu::index_formats[1].vulkan.value == VK_INDEX_TYPE_UINT32);
 
@@ -62,6 +65,7 @@ static_assert(dxgi(af::float16x2) == 34 && dxgi(af::unorm8x4) == 28 && dxgi(af::
 static_assert(dxgi(af::snorm16x2) == 37 && dxgi(af::sint16x2) == 38 && dxgi(af::uint16x4) == 12);
 static_assert(dxgi(af::sint32) == 43 && dxgi(af::sint32x4) == 4);
 static_assert(dxgi(af::snorm10_10_10_2) == 42 && gpu::info(af::snorm10_10_10_2).dxgi.shader_decode);  // R32_UINT
+static_assert(dxgi(af::unorm16x4) == 11 && dxgi(af::snorm8x2) == 51);
 static_assert(gpu::index_formats[0].dxgi.value == 57 && gpu::index_formats[1].dxgi.value == 42);
 
 // MTLVertexFormat and MTLIndexType.
@@ -70,14 +74,15 @@ static_assert(metal(af::float32) == 28 && metal(af::float32x2) == 29 && metal(af
 static_assert(metal(af::float16x2) == 25 && metal(af::unorm8x4) == 9 && metal(af::uint8x4) == 3);
 static_assert(metal(af::snorm16x2) == 22 && metal(af::sint16x2) == 16 && metal(af::uint16x4) == 15);
 static_assert(metal(af::sint32) == 32 && metal(af::sint32x4) == 35 && metal(af::snorm10_10_10_2) == 40);
+static_assert(metal(af::unorm16x4) == 21 && metal(af::snorm8x2) == 10);
 static_assert(gpu::index_formats[0].metal.value == 0 && gpu::index_formats[1].metal.value == 1);
 
 // OpenGL enums.
-static_assert(gpu::gl_unsigned_byte == 0x1401 && gpu::gl_short == 0x1402 && gpu::gl_unsigned_short == 0x1403 &&
+static_assert(gpu::gl_byte == 0x1400 && gpu::gl_unsigned_byte == 0x1401 && gpu::gl_short == 0x1402 && gpu::gl_unsigned_short == 0x1403 &&
               gpu::gl_int == 0x1404 && gpu::gl_unsigned_int == 0x1405 && gpu::gl_float == 0x1406 &&
               gpu::gl_half_float == 0x140B && gpu::gl_int_2_10_10_10_rev == 0x8D9F);
 #ifdef UNTOLD_TEST_HAVE_GLCOREARB
-static_assert(gpu::gl_unsigned_byte == GL_UNSIGNED_BYTE && gpu::gl_short == GL_SHORT &&
+static_assert(gpu::gl_byte == GL_BYTE && gpu::gl_unsigned_byte == GL_UNSIGNED_BYTE && gpu::gl_short == GL_SHORT &&
               gpu::gl_unsigned_short == GL_UNSIGNED_SHORT && gpu::gl_int == GL_INT &&
               gpu::gl_unsigned_int == GL_UNSIGNED_INT && gpu::gl_float == GL_FLOAT &&
               gpu::gl_half_float == GL_HALF_FLOAT && gpu::gl_int_2_10_10_10_rev == GL_INT_2_10_10_10_REV);
@@ -103,6 +108,13 @@ static_assert(gpu::pbr_static_v1.attributes[2].offset == untold::pbr_offset::tan
 static_assert(gpu::pbr_static_v1.attributes[3].offset == untold::pbr_offset::uv0);
 static_assert(gpu::pbr_static_v1.attributes[4].offset == untold::pbr_offset::uv1);
 static_assert(gpu::pbr_static_v1.attributes[5].offset == untold::pbr_offset::color0);
+static_assert(gpu::pbr_quant_v1.stride == untold::quant_vertex_stride);
+static_assert(gpu::pbr_quant_v1.attributes[0].offset == untold::quant_offset::position);
+static_assert(gpu::pbr_quant_v1.attributes[1].offset == untold::quant_offset::normal);
+static_assert(gpu::pbr_quant_v1.attributes[2].offset == untold::quant_offset::tangent);
+static_assert(gpu::pbr_quant_v1.attributes[3].offset == untold::quant_offset::uv0);
+static_assert(gpu::pbr_quant_v1.attributes[4].offset == untold::quant_offset::uv1);
+static_assert(gpu::pbr_quant_v1.attributes[5].offset == untold::quant_offset::color0);
 static_assert(gpu::gpu_vertex.stride == untold::gpu_vertex_stride);
 static_assert(gpu::gpu_vertex.attributes[0].offset == untold::gpu_offset::position);
 static_assert(gpu::gpu_vertex.attributes[1].offset == untold::gpu_offset::normal);
@@ -121,7 +133,7 @@ constexpr bool packed_exactly(const gpu::vertex_layout_desc& l) {
   }
   return used == l.stride;
 }
-static_assert(packed_exactly(gpu::pbr_static_v1) && packed_exactly(gpu::gpu_vertex) &&
+static_assert(packed_exactly(gpu::pbr_static_v1) && packed_exactly(gpu::pbr_quant_v1) && packed_exactly(gpu::gpu_vertex) &&
               packed_exactly(gpu::joint_indices) && packed_exactly(gpu::joint_weights) &&
               packed_exactly(gpu::hmesh_skin));
 
@@ -173,6 +185,8 @@ std::string_view step_name(gpu::shader_step s) {
     case gpu::shader_step::handedness_from_w: return "`untold_handedness(w)`";
     case gpu::shader_step::octahedral: return "`untold_oct_decode`";
     case gpu::shader_step::octahedral_tangent: return "`untold_oct_decode_tangent`";
+    case gpu::shader_step::bounds_dequantize: return "`untold_quant_position`, `untold_quant_handedness(w)`";
+    case gpu::shader_step::octahedral_handedness_from_position: return "`untold_oct_decode`, handedness from POSITION.w";
   }
   return "?";
 }

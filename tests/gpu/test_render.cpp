@@ -9,11 +9,13 @@
 
 #include "pbr_static_v1_vert.h"
 #include "pbr_static_v1_u32_vert.h"
+#include "pbr_quant_v1_vert.h"
 #include "gpu_vertex_vert.h"
 #include "value_frag.h"
 
 #include <untold/assetc/hmesh.hpp>
 #include <untold/untold.hpp>
+#include <untold/vertex_quant.hpp>
 
 #include <doctest/doctest.h>
 
@@ -63,7 +65,7 @@ sphere make_sphere(int rings, int segments) {
 
 /// A cooked .untold holding the sphere as one PBR_STATIC_V1 mesh (uint16
 /// indices, zstd-compressed geometry when the library has zstd).
-std::vector<std::byte> cook_pbr_sphere(const sphere& s) {
+std::vector<std::byte> cook_pbr_sphere(const sphere& s, untold::write_options options = {}) {
   untold::pbr_vertex_input in;
   in.positions = s.positions;
   in.normals = s.normals;
@@ -76,7 +78,7 @@ std::vector<std::byte> cook_pbr_sphere(const sphere& s) {
   untold::builder b{untold::file_type::tile};
   const auto e = b.add_entity({.name = "sphere"});
   b.add_mesh({.entity = e, .name = "sphere", .vertices = *vertices, .indices = s.indices});
-  auto file = b.finish();
+  auto file = b.finish(options);
   REQUIRE(file);
   return std::move(*file);
 }
@@ -137,6 +139,17 @@ std::vector<reference_vertex> pbr_reference(untold::byte_span bytes, int mode) {
   std::vector<reference_vertex> out;
   for (const untold::pbr_vertex& v : *view)
     out.push_back({v.position, shade(mode, v.normal, v.tangent, v.uv0, v.uv1, v.color0)});
+  return out;
+}
+
+/// The same for a PBR_QUANT_V1 mesh of the [-1, 1] cube (decode_quant_vertex).
+std::vector<reference_vertex> quant_reference(untold::byte_span bytes, int mode) {
+  constexpr untold::aabb unit_cube{{-1.0f, -1.0f, -1.0f}, {1.0f, 1.0f, 1.0f}};
+  std::vector<reference_vertex> out;
+  for (std::size_t i = 0; i < bytes.size() / untold::quant_vertex_stride; ++i) {
+    const untold::pbr_vertex v = untold::decode_quant_vertex(bytes.data() + i * untold::quant_vertex_stride, unit_cube);
+    out.push_back({v.position, shade(mode, v.normal, v.tangent, v.uv0, v.uv1, v.color0)});
+  }
   return out;
 }
 
@@ -214,6 +227,30 @@ struct pbr_fixture {
   }
 };
 
+/// The sphere written as PBR_QUANT_V1, opened, and its mesh uploaded as stored.
+struct quant_fixture {
+  std::vector<std::byte> file = cook_pbr_sphere(make_sphere(12, 24), {.vertex_layout = untold::vertex_layout::pbr_quant_v1});
+  untold::asset asset;
+  mesh_under_test mesh;
+  quant_fixture() {
+    auto opened = untold::open(file, {.deep_checks = true});
+    REQUIRE(opened);
+    asset = std::move(*opened);
+    REQUIRE(asset.header().vertex_layout == 2);
+    const untold::mesh_record m = asset.meshes()[0];
+    CHECK(m.vertex_stride_bytes == gpu::pbr_quant_v1.stride);
+    // The shader dequantizes with the [-1, 1] cube: the sphere's bounds.
+    REQUIRE(m.local_bounds == untold::aabb{{-1.0f, -1.0f, -1.0f}, {1.0f, 1.0f, 1.0f}});
+    const gpu::index_format* index = gpu::index_format_for(m.index_type);
+    REQUIRE(index != nullptr);
+    mesh.vertex_bytes = asset.vertices(m);
+    mesh.indices = read_indices(asset.indices(m), index->bytes);
+    mesh.gpu = upload(asset.vertices(m), asset.indices(m), *index);
+    mesh.reference = quant_reference;
+    mesh.modes = 4;
+  }
+};
+
 /// The .hmesh sphere, opened, and its VTXS/IDXS uploaded as stored.
 struct gpu_vertex_fixture {
   std::vector<std::byte> file = write_gpu_sphere(make_sphere(12, 24));
@@ -257,6 +294,36 @@ TEST_CASE("PBR_STATIC_V1 fetched as raw u32 and unpacked in the shader (the Dire
   const auto results = draw_and_compare(f.mesh, input, spirv(pbr_static_v1_u32_vert));
   report("PBR_STATIC_V1 (u32 fetch)", results);
   CHECK(all_match(results));
+}
+
+TEST_CASE("PBR_QUANT_V1 from a .untold renders like the library's decoder, with no decode pass") {
+  quant_fixture f;
+  const vertex_input input = vulkan_input(gpu::pbr_quant_v1);
+  REQUIRE_MESSAGE(supported(input), "a PBR_QUANT_V1 vertex format is not supported by " << the_device->name());
+  const auto results = draw_and_compare(f.mesh, input, spirv(pbr_quant_v1_vert));
+  report("PBR_QUANT_V1", results);
+  CHECK(all_match(results));
+  struct wrong {
+    const char* what;
+    void (*edit)(vertex_input&);
+  };
+  const wrong cases[] = {
+      {"position as R16G16B16A16_SNORM", [](vertex_input& in) { in.attributes[0].format = VK_FORMAT_R16G16B16A16_SNORM; }},
+      {"normal as R8G8_UNORM", [](vertex_input& in) { in.attributes[1].format = VK_FORMAT_R8G8_UNORM; }},
+      {"tangent at offset 8 (the normal's)", [](vertex_input& in) { in.attributes[2].offset = 8; }},
+      {"stride 32 (PBR_STATIC_V1's)", [](vertex_input& in) { in.stride = 32; }},
+  };
+  for (const wrong& w : cases) {
+    vertex_input bad = vulkan_input(gpu::pbr_quant_v1);
+    w.edit(bad);
+    if (!supported(bad)) {
+      MESSAGE(std::string(w.what) << ": format not supported here, not drawn");
+      continue;
+    }
+    const auto wrong_results = draw_and_compare(f.mesh, bad, spirv(pbr_quant_v1_vert));
+    report(w.what, wrong_results);
+    CHECK_MESSAGE(!all_match(wrong_results), std::string(w.what));
+  }
 }
 
 TEST_CASE("GpuVertex from an .hmesh renders like the library's decoder") {

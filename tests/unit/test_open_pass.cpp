@@ -78,9 +78,11 @@ const untold::open_options pass_options[] = {
     {.integrity = untold::integrity::full},
 };
 
-bytes with_digests(bool content_hash, bool compressed = false) {
+bytes with_digests(bool content_hash, bool compressed = false,
+                   untold::vertex_layout layout = untold::vertex_layout::pbr_static_v1) {
   untold::write_options options;
   options.block_digests = true;
+  options.vertex_layout = layout;
   if (compressed) options.compression.data = {untold::compression::lz4, 0};
   return test::write_scene(content_hash, options);
 }
@@ -99,6 +101,8 @@ TEST_CASE("open pass: every single-byte change gives the serial stages' first er
       {"digests, lz4 geometry", with_digests(false, true), false},
       {"contentHash only", test::write_scene(true, {.block_digests = false}), false},
       {"nothing to verify (deep rules only)", test::write_scene(false), true},
+      {"PBR_QUANT_V1 (no position pieces), digests + contentHash",
+       with_digests(true, false, untold::vertex_layout::pbr_quant_v1), true},
   };
   for (const variant& v : variants) {
     CAPTURE(v.name);

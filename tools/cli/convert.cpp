@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "compress_spec.hpp"
 #include "convert.hpp"
 
 namespace untold::tools::cli {
@@ -18,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct convert_args {
-  std::string input, output, to;
+  std::string input, output, to, compress;
   std::vector<std::string> animations;
   bool strict = false, mkdir = false;
 };
@@ -34,6 +35,9 @@ int run_convert(const convert_args& args, const common_flags& flags) {
     r.error = args.to.empty() ? quote_path(args.output) + ": no known output format by its extension "
                                                           "(.untold, .mdl, .glb, .gltf, .hmesh, .pmdl_b); --to names one"
                               : "--to " + escaped(args.to) + ": not a format convert writes (untold, urho3d, glb, gltf, assetc, pmdl)";
+  } else if (!args.compress.empty() && *target != convert_target::untold) {
+    code = exit_usage;
+    r.error = "--compress is for .untold output (" + std::string(name(*target)) + " has no chunk compression)";
   } else if (!dir.empty() && !fs::is_directory(dir, ec) && !(args.mkdir && fs::create_directories(dir, ec))) {
     code = exit_io;
     r.error = "cannot write " + quote_path(args.output) + ": directory " + quote_path(dir.string()) +
@@ -45,6 +49,9 @@ int run_convert(const convert_args& args, const common_flags& flags) {
     o.target = *target;
     o.animations.assign(args.animations.begin(), args.animations.end());
     o.strict = args.strict;
+    std::string ignored;  // the option's validator checked it
+    if (!args.compress.empty())
+      o.compression = uniform_policy(parse_compression(args.compress, ignored).value_or(chunk_compression{}));
     r = convert_file(o);
     if (!r) code = r.io_failure ? exit_io : exit_invalid;
   }
@@ -83,6 +90,8 @@ void add_convert_command(CLI::App& app, context& ctx) {
   cmd->add_option("--to", a->to, "output format: untold, urho3d, glb, gltf, assetc, pmdl");
   cmd->add_option("--animations", a->animations, "animation clip files for formats that keep them apart (Urho3D .ani)")
       ->expected(1, -1);
+  cmd->add_option("--compress", a->compress, "chunk compression of a .untold output (default none)")
+      ->check(compression_validator());
   cmd->add_flag("--strict", a->strict, "fail (exit 1, nothing written) when the conversion drops anything");
   cmd->add_flag("-p,--mkdir", a->mkdir, "create the output's directory when it does not exist");
   add_common_flags(*cmd, ctx.flags, "print a JSON report (also on failure)");

@@ -29,7 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct cook_args {
-  std::string input, output, compress = "none";
+  std::string input, output, compress = "none", vertex_layout = "static";
   std::vector<std::string> animations;
   bool copy_textures = false, progress = false, no_optimize = false, mkdir = false, strict = false;
   bool split_animations = false, animations_only = false, embed = false, uv_wrap = false;
@@ -85,6 +85,7 @@ cook_options options_of(const cook_args& args, progress_display& progress) {
   std::string ignored;
   c.compression = uniform_policy(parse_compression(args.compress, ignored).value_or(chunk_compression{}));
   c.format_version = args.format_version;
+  c.vertex_layout = args.vertex_layout == "quantized" ? vertex_layout::pbr_quant_v1 : vertex_layout::pbr_static_v1;
   c.copy_textures = args.copy_textures;
   c.embed_textures = args.embed;
   c.uv_wrap = args.uv_wrap;
@@ -198,6 +199,10 @@ void add_cook_command(CLI::App& app, context& ctx) {
   cmd->add_option("INPUT", a->input, "model file; '-' reads standard input (foreign formats only)")->required();
   cmd->add_option("-o,--output", a->output, "output .untold file")->required();
   cmd->add_option("--compress", a->compress, "chunk compression (default none)")->check(compression_validator());
+  cmd->add_option("--vertex-layout", a->vertex_layout,
+                  "static: PBR_STATIC_V1, 32 bytes (default; what the reference engine reads); quantized: "
+                  "PBR_QUANT_V1, 24 bytes (the library's extension, docs/vertex.md)")
+      ->check(CLI::IsMember({"static", "quantized"}));
   cmd->add_flag("-p,--mkdir", a->mkdir, "create the output's directory when it does not exist");
   cmd->add_flag("--strict", a->strict, "fail (exit 1, nothing written) when the conversion drops anything");
   cmd->add_option("--animations", a->animations, "animation clip files for formats that keep them apart (Urho3D .ani)")

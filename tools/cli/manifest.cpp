@@ -29,7 +29,7 @@
 #include <untold/remote/http.hpp>
 #endif
 #include <untold/scene.hpp>
-#include <untold/vertex.hpp>
+#include <untold/vertex_quant.hpp>
 
 #include "commands.hpp"
 
@@ -105,10 +105,10 @@ std::optional<std::array<double, 3>> vertex_outside(const asset& a, const remote
     const auto m = resolve_mesh(a, i);
     if (!m) continue;
     const mat4& w = m->entity_row && *m->entity_row < walk.world.size() ? walk.world[*m->entity_row] : identity_matrix;
-    const auto view = pbr_vertex_view::from_bytes(m->vertices);
-    if (!view) continue;
-    for (std::size_t v = 0; v < view->size(); ++v) {
-      const auto p = view->position(v);
+    const std::uint32_t layout = a.header().vertex_layout, stride = vertex_stride_of(layout);
+    if (stride == 0) continue;
+    for (std::size_t v = 0; v < m->vertices.size() / stride; ++v) {
+      const auto p = decode_stored_vertex(m->vertices, v, layout, m->record.local_bounds).position;
       const std::array<double, 3> q{static_cast<double>(w[0] * p[0] + w[4] * p[1] + w[8] * p[2] + w[12]),
                                     static_cast<double>(w[1] * p[0] + w[5] * p[1] + w[9] * p[2] + w[13]),
                                     static_cast<double>(w[2] * p[0] + w[6] * p[1] + w[10] * p[2] + w[14])};

@@ -25,22 +25,25 @@ std::optional<chunk_compression> parse_compression(std::string_view spec, std::s
     }
     return true;
   };
-  if (method == "none" || method == "lz4") {
+  if (method == "none" || method == "lz4" || method == "meshopt") {
     if (level) {
-      error = std::string(method) + " takes no level (use lz4hc:N for a levelled lz4)";
+      error = std::string(method) + (method == "meshopt" ? " takes no level (use meshopt+zstd:N)"
+                                                         : " takes no level (use lz4hc:N for a levelled lz4)");
       return std::nullopt;
     }
+    if (method == "meshopt") return chunk_compression{compression::meshopt, 0};
     return method == "none" ? chunk_compression{compression::none, 0} : chunk_compression{compression::lz4, 0};
   }
   if (method == "lz4hc") {
     if (!check_level(1, 12)) return std::nullopt;
     return chunk_compression{compression::lz4, level.value_or(9)};
   }
-  if (method == "zstd") {
+  if (method == "zstd" || method == "meshopt+zstd") {
     if (!check_level(1, 22)) return std::nullopt;
-    return chunk_compression{compression::zstd, level.value_or(0)};
+    return chunk_compression{method == "zstd" ? compression::zstd : compression::meshopt_zstd, level.value_or(0)};
   }
-  error = "unknown compression '" + std::string(spec) + "' (expected none, lz4, lz4hc[:N] or zstd[:N])";
+  error = "unknown compression '" + std::string(spec) +
+          "' (expected none, lz4, lz4hc[:N], zstd[:N], meshopt or meshopt+zstd[:N])";
   return std::nullopt;
 }
 
@@ -55,7 +58,13 @@ std::string describe_compression(chunk_compression c) {
   switch (c.method) {
     case compression::none: return "none";
     case compression::lz4: return c.level > 0 ? "lz4hc:" + std::to_string(c.level) : "lz4";
-    case compression::zstd: return c.level != 0 ? "zstd:" + std::to_string(c.level) : "zstd";
+    case compression::zstd:
+    case compression::meshopt_zstd: {
+      std::string name(compression_name(static_cast<std::uint32_t>(c.method)));
+      if (c.level != 0) name.append(":").append(std::to_string(c.level));
+      return name;
+    }
+    case compression::meshopt: return "meshopt";
   }
   return "unknown";
 }

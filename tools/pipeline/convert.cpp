@@ -113,6 +113,7 @@ cook_report convert_file(const convert_options& options) {
     c.input = options.input;
     c.output = options.output;
     c.strict = options.strict;
+    c.compression = options.compression;
     c.progress = options.progress;
     return foreign != nullptr ? cook_foreign(*foreign, input, options.animations, c) : cook(c);
   }
@@ -167,6 +168,7 @@ cook_report convert_file(const convert_options& options) {
       to_untold_options o;
       o.limits = options.limits;
       o.budget = &budget;
+      o.write.compression = options.compression;
       auto out = to_untold(s, o, r.conversion);
       if (!out) return fail(quote_path(options.input.string()) + ": cannot convert: " + out.error().describe());
       outputs.emplace_back(options.output, std::move(out->file));

@@ -51,6 +51,8 @@ struct convert_options {
   std::vector<std::filesystem::path> animations;
   /// Fail (nothing written) when the conversion drops anything.
   bool strict = false;
+  /// Chunk compression of a .untold output (other targets have none).
+  compression_policy compression{};
   untold::limits limits{};
   /// Called with a stage name and its completion in [0, 1]; may be empty.
   std::function<void(std::string_view stage, float fraction)> progress;

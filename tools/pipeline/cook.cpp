@@ -53,6 +53,21 @@ void remap_stream(std::vector<T>& v, std::size_t components, const std::vector<u
   v = std::move(out);
 }
 
+// Each triangle rotated (winding kept) the way meshoptimizer's index codec
+// hands it back, so the meshopt compressions store every cooked mesh with
+// the triangle codec (mesh_codec.hpp keeps indices exact: a triangle it
+// would rotate sends the whole mesh to the weaker sequence codec), and a
+// file cooked with any --compress holds the same indices. The codec's
+// output is a fixed point: rotating again changes nothing.
+void rotate_for_index_codec(std::vector<std::uint32_t>& indices, std::size_t vertex_count) {
+  if (indices.empty() || indices.size() % 3 != 0) return;
+  std::vector<unsigned char> encoded(meshopt_encodeIndexBufferBound(indices.size(), vertex_count));
+  encoded.resize(meshopt_encodeIndexBuffer(encoded.data(), encoded.size(), indices.data(), indices.size()));
+  std::vector<std::uint32_t> decoded(indices.size());
+  if (meshopt_decodeIndexBuffer(decoded.data(), decoded.size(), sizeof(std::uint32_t), encoded.data(), encoded.size()) == 0)
+    indices = std::move(decoded);
+}
+
 }  // namespace
 
 void optimize_mesh(mesh& m, bool cache) {
@@ -98,6 +113,7 @@ void optimize_mesh(mesh& m, bool cache) {
     remap_stream(t.normal_deltas, 3, remap, unique);
     remap_stream(t.tangent_deltas, 3, remap, unique);
   }
+  if (cache) rotate_for_index_codec(m.indices, unique);
 }
 
 namespace {
@@ -325,8 +341,10 @@ cook_report cook(const cook_options& options) {
       r.conversion.info("LOD levels", "mesh '" + m.name + "'", "did not reduce the triangle count; not written",
                         summary.dropped);
       if (options.optimize)
-        for (lod_level& l : m.lods)
+        for (lod_level& l : m.lods) {
           meshopt_optimizeVertexCache(l.indices.data(), l.indices.data(), l.indices.size(), m.vertex_count());
+          rotate_for_index_codec(l.indices, m.vertex_count());
+        }
     }
     progress("convert", static_cast<float>(i + 1) / static_cast<float>(s.meshes.size()));
   }
@@ -334,6 +352,7 @@ cook_report cook(const cook_options& options) {
   to_untold_options o;
   o.budget = &budget;
   o.write.compression = options.compression;
+  o.write.vertex_layout = options.vertex_layout;
   o.embed_images = options.embed_textures;
   o.uv_wrap = options.uv_wrap;
   if (options.format_version != 0) o.write.format_version = options.format_version;
@@ -445,6 +464,7 @@ cook_report cook_foreign(const format_handler& format, byte_span input, const st
   progress("convert", 0);
   to_untold_options o;
   o.write.compression = options.compression;
+  o.write.vertex_layout = options.vertex_layout;
   if (options.format_version != 0) o.write.format_version = options.format_version;
   if (options.animations == cook_animations::only) o.content = untold_content::animations_only;
   o.embed_images = options.embed_textures;

@@ -47,6 +47,9 @@ struct cook_options {
   std::filesystem::path output;
   /// Chunk compression of the output (metadata and geometry).
   compression_policy compression{};
+  /// Stored vertex layout: PBR_STATIC_V1 (the reference engine's) or the
+  /// library's PBR_QUANT_V1 (write_options::vertex_layout).
+  untold::vertex_layout vertex_layout = untold::vertex_layout::pbr_static_v1;
   /// Format version to write (0: the writer's default).
   std::uint32_t format_version = 0;
   /// Copy referenced image files next to the output (URI = the file name);

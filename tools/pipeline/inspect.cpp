@@ -16,7 +16,7 @@
 
 #include <untold/content_hash.hpp>
 #include <untold/reader.hpp>
-#include <untold/vertex.hpp>
+#include <untold/vertex_quant.hpp>
 
 #if __has_include(<untold/extensions.hpp>)
 #include <untold/extensions.hpp>
@@ -237,9 +237,10 @@ json mesh_json(const asset& a, std::uint32_t row, const mesh_record& m, std::uin
          {"localBounds", bounds(m.local_bounds)}};
   if (vertices > 0) {
     json list = json::array();
-    if (auto view = pbr_vertex_view::from_bytes(a.vertices(m))) {
-      for (std::size_t i = 0; i < view->size() && i < vertices; ++i) list.push_back(vertex_json((*view)[i]));
-    }
+    const byte_span bytes = a.vertices(m);
+    const std::uint32_t layout = a.header().vertex_layout, stride = vertex_stride_of(layout);
+    for (std::size_t i = 0; stride != 0 && i < bytes.size() / stride && i < vertices; ++i)
+      list.push_back(vertex_json(decode_stored_vertex(bytes, i, layout, m.local_bounds)));
     j["vertices"] = std::move(list);
   }
   return j;
@@ -410,7 +411,7 @@ json info_json(const std::string& name, byte_span file) {
   j["fileType"] = file_type_name(h.file_type);
   j["flags"] = h.flags;
   j["headerSize"] = h.header_size;
-  j["vertexLayout"] = h.vertex_layout == 1 ? "pbrStaticV1" : "unknown";
+  j["vertexLayout"] = vertex_layout_name(h.vertex_layout);
   j["counts"] = json{{"chunks", h.chunk_count},
                      {"entities", h.entity_count},
                      {"meshes", h.mesh_count},
@@ -539,7 +540,7 @@ json dump_head(const std::string& name, const asset& a) {
               {"valid", true},
               {"formatVersion", a.format_version()},
               {"fileType", file_type_name(h.file_type)},
-              {"vertexLayout", h.vertex_layout == 1 ? "pbrStaticV1" : "unknown"},
+              {"vertexLayout", vertex_layout_name(h.vertex_layout)},
               {"flags", h.flags},
               {"chunks", std::move(chunks)}};
 }

@@ -12,6 +12,57 @@
 
 namespace untold::tools {
 
+namespace {
+
+// A VERTEX_DATA or INDEX_DATA payload as the meshopt compressions' streams:
+// one per distinct mesh range, in payload order, with the zero padding
+// between them. Empty `error` on success; else why the meshes' ranges do not
+// cut the payload that way (ranges that overlap without being the same,
+// bytes no mesh uses beyond 15 zero padding bytes, an element size the
+// codec cannot take).
+std::vector<codec_input> codec_inputs_for(const asset& a, const chunk_entry& c, byte_span payload, std::string& error) {
+  const bool vertex = c.chunk_type == static_cast<std::uint32_t>(chunk_type::vertex_data);
+  struct range {
+    std::uint64_t offset, size;
+    std::uint32_t element_size;
+    bool operator<(const range& o) const noexcept { return offset != o.offset ? offset < o.offset : size < o.size; }
+    bool operator==(const range& o) const noexcept = default;
+  };
+  std::vector<range> ranges;
+  for (const mesh_record& m : a.meshes()) {
+    const range r = vertex ? range{m.vertex_data_offset, m.vertex_data_size_bytes, m.vertex_stride_bytes}
+                           : range{m.index_data_offset, m.index_data_size_bytes, index_size(m.index_type)};
+    if (r.size != 0) ranges.push_back(r);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  ranges.erase(std::unique(ranges.begin(), ranges.end()), ranges.end());
+  std::vector<codec_input> inputs;
+  std::uint64_t at = 0;
+  const auto padding = [&](std::uint64_t end) {
+    if (end < at || end - at > codec_max_gap) return false;
+    const byte_span gap = payload.subspan(static_cast<std::size_t>(at), static_cast<std::size_t>(end - at));
+    if (std::any_of(gap.begin(), gap.end(), [](std::byte b) { return b != std::byte{0}; })) return false;
+    if (!gap.empty()) inputs.push_back({gap, 0, vertex});
+    return true;
+  };
+  for (const range& r : ranges) {
+    if (!padding(r.offset)) {
+      error = "mesh ranges at byte " + std::to_string(r.offset) + " overlap or leave unused bytes";
+      return {};
+    }
+    inputs.push_back({payload.subspan(static_cast<std::size_t>(r.offset), static_cast<std::size_t>(r.size)),
+                      static_cast<std::uint16_t>(r.element_size), vertex});
+    at = r.offset + r.size;
+  }
+  if (at != payload.size()) {
+    error = "bytes after the last mesh range (from byte " + std::to_string(at) + ")";
+    return {};
+  }
+  return inputs;
+}
+
+}  // namespace
+
 recompress_result recompress(byte_span input, const compression_policy& policy) {
   recompress_result out;
   // Every byte verified before it is re-stored: new block digests and a new
@@ -48,7 +99,15 @@ recompress_result recompress(byte_span input, const compression_policy& policy) 
     stored[row].assign(payload.begin(), payload.end());
     const chunk_compression wanted = policy.for_chunk(c.chunk_type);
     if (wanted.method != compression::none && !payload.empty()) {
-      auto packed = compress(wanted.method, wanted.level, payload);
+      std::string uncut;
+      const std::vector<codec_input> streams =
+          is_mesh_codec(wanted.method) ? codec_inputs_for(a, c, payload, uncut) : std::vector<codec_input>{};
+      if (!uncut.empty()) {
+        out.error = "chunk " + std::to_string(row) + " cannot be cut into one meshopt stream per mesh: " + uncut;
+        return out;
+      }
+      auto packed = is_mesh_codec(wanted.method) ? compress_streams(wanted.method, wanted.level, streams)
+                                                 : compress(wanted.method, wanted.level, payload);
       if (!packed) {
         out.error = "chunk " + std::to_string(row) + ": " + packed.error().describe();
         return out;

@@ -70,6 +70,7 @@
 #include "../matrix.hpp"
 #include "../scene.hpp"
 #include "../vertex_decode.hpp"
+#include "../vertex_quant.hpp"
 #include "model.hpp"
 
 namespace untold::convert {
@@ -361,7 +362,8 @@ namespace detail {
     }
     const byte_span vertex_bytes = a.vertices(r);
     const index_view index_bytes = view_indices(a, r);
-    if (vertex_bytes.size() != std::uint64_t{r.vertex_count} * pbr_vertex_stride)
+    const std::uint32_t stride = vertex_stride_of(a.header().vertex_layout);
+    if (vertex_bytes.size() != std::uint64_t{r.vertex_count} * stride)
       return detail::unresolved(chunk_type::mesh_table, i, "vertexDataSizeBytes", r.vertex_data_size_bytes);
     if (index_bytes.size() != r.index_count)
       return detail::unresolved(chunk_type::mesh_table, i, "indexDataSizeBytes", r.index_data_size_bytes);
@@ -378,8 +380,20 @@ namespace detail {
     m.uv0.resize(2 * v);
     m.uv1.resize(2 * v);
     m.colors.resize(4 * v);
-    UNTOLD_TRY(decode_pbr_vertices(vertex_bytes, pbr_vertex_streams{m.positions, m.normals, m.tangents, m.uv0,
-                                                                    m.uv1, m.colors}));
+    if (stride == vertex_stride_pbr_quant_v1) {
+      for (std::size_t k = 0; k < v; ++k) {
+        const pbr_vertex q = decode_quant_vertex(vertex_bytes.data() + k * stride, r.local_bounds);
+        std::copy_n(q.position.begin(), 3, m.positions.begin() + static_cast<std::ptrdiff_t>(3 * k));
+        std::copy_n(q.normal.begin(), 3, m.normals.begin() + static_cast<std::ptrdiff_t>(3 * k));
+        std::copy_n(q.tangent.begin(), 4, m.tangents.begin() + static_cast<std::ptrdiff_t>(4 * k));
+        std::copy_n(q.uv0.begin(), 2, m.uv0.begin() + static_cast<std::ptrdiff_t>(2 * k));
+        std::copy_n(q.uv1.begin(), 2, m.uv1.begin() + static_cast<std::ptrdiff_t>(2 * k));
+        std::copy_n(q.color0.begin(), 4, m.colors.begin() + static_cast<std::ptrdiff_t>(4 * k));
+      }
+    } else {
+      UNTOLD_TRY(decode_pbr_vertices(vertex_bytes, pbr_vertex_streams{m.positions, m.normals, m.tangents, m.uv0,
+                                                                      m.uv1, m.colors}));
+    }
     m.indices.resize(r.index_count);
     UNTOLD_TRY(widen_indices(index_bytes, m.indices));
     for (const std::uint32_t idx : m.indices)

@@ -105,11 +105,14 @@ status verify_and_check(const asset& a, byte_span file, bool content_hash, bool 
     const auto row = a.find_chunk(p.type);
     if (row) p.row = *row, p.payload = a.payload(*row);
   }
+  // PBR_QUANT_V1 positions are codes inside localBounds: no position pieces.
+  const bool float_positions = has_float_positions(a);
+  if (!float_positions) parts[0].row = none;
   bool fused = deep;
   if (deep) {
     for (const mesh_record& m : meshes)
       for (int part = 0; part < 3; ++part) parts[part].span_bytes += span_of(m, part).size();
-    for (const geometry_part& p : parts) fused = fused && p.span_bytes <= p.payload.size();
+    for (const geometry_part& p : parts) fused = fused && (p.row == none || p.span_bytes <= p.payload.size());
   }
 
   // Jobs: the blocks of every deferred row and, for the fused deep checks,

@@ -33,6 +33,8 @@
   X(untold, decompress_failed, "R-DECOMPRESS", "a compressed chunk failed to decode to exactly its declared size")     \
   X(untold, compression_unsupported, "R-DECOMPRESS",                                                                    \
     "this build of the library cannot decode the chunk's compression (unsupported here)")                      \
+  X(untold, codec_chunk_type, "R-CODEC-CHUNK",                                                                         \
+    "meshopt compression (3, 4) on a chunk other than VERTEX_DATA/INDEX_DATA, or a stream of the other kind")  \
   X(untold, hash_mismatch, "R-HASH", "contentHash does not match the chunk bytes")                                     \
   /* spec 6: records */                                                                                         \
   X(untold, bad_string, "R-STRING", "a string reference is outside the string table, unterminated or not UTF-8")      \

@@ -48,4 +48,17 @@ vec4 untold_oct_decode_tangent(ivec2 q) {
   return vec4(untold_oct_decode(e), handedness);
 }
 
+// PBR_QUANT_V1 position: unorm16x4 fetched (q / 65535) -> the mesh record's
+// localBounds (a per-draw constant): mix(min, max, q.xyz), the library's
+// dequantize_in_bounds (untold/vertex_quant.hpp) up to float rounding.
+vec3 untold_quant_position(vec4 q, vec3 bounds_min, vec3 bounds_max) {
+  return mix(bounds_min, bounds_max, q.xyz);
+}
+
+// PBR_QUANT_V1 tangent handedness, stored in the position's w: 65535 (1.0)
+// -> +1, 0 -> -1. The direction is untold_oct_decode of the snorm8x2 fetch.
+float untold_quant_handedness(vec4 q) {
+  return q.w >= 0.5 ? 1.0 : -1.0;
+}
+
 #endif  // UNTOLD_DECODE_GLSL
