@@ -216,7 +216,8 @@ int main(int argc, char** argv) {
     const std::uint32_t quad_indices[6] = {0, 1, 2, 2, 1, 3};
     bytes index_bytes(sizeof quad_indices);
     std::memcpy(index_bytes.data(), quad_indices, sizeof quad_indices);
-    for (const auto [name, method] : {std::pair{"meshopt", compression::meshopt}, std::pair{"meshopt-zstd", compression::meshopt_zstd}}) {
+    for (const auto& [name, method] :
+         {std::pair{"meshopt", compression::meshopt}, std::pair{"meshopt-zstd", compression::meshopt_zstd}}) {
       const std::uint8_t bit = method == compression::meshopt ? 0 : 1;
       const untold::codec_input vertex_stream[] = {{q, 32, true}};
       bytes stored = {std::byte{bit}, std::byte{0}};

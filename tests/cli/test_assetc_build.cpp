@@ -407,6 +407,74 @@ TEST_CASE("build: textures are raw RGBA8 + zstd KTX2, pixel-exact, with the fall
   CHECK(untold::tools::check_ktx2(untold::byte_span(ktx).first(ktx.size() - 10)));
 }
 
+TEST_CASE("check_ktx2: the DFD's colour model and transfer, level sizes of RGBA8 and UASTC, mip count, global data") {
+  namespace ut = untold::tools;
+  // A 5x3 raw RGBA8 + Zstandard file, then one field changed per case.
+  ut::rgba8_image image;
+  image.width = 5;
+  image.height = 3;
+  image.pixels.assign(5 * 3 * 4, std::uint8_t{7});
+  bytes_t good;
+  REQUIRE_FALSE(ut::make_raw_ktx2_encoder()->encode(image, true, ut::texture_mode::color, good));
+  ut::ktx2_info info;
+  REQUIRE_FALSE(ut::check_ktx2(good, &info));
+  CHECK(info.color_model == ut::ktx2_model_rgbsda);
+  CHECK(info.transfer == 2);
+  CHECK(info.srgb);
+  CHECK(info.levels == 1);
+  const auto get32 = [](const bytes_t& b, std::size_t at) {
+    std::uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = v << 8 | static_cast<std::uint8_t>(b[at + static_cast<std::size_t>(i)]);
+    return v;
+  };
+  const auto set = [](bytes_t& b, std::size_t at, std::uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) b[at + static_cast<std::size_t>(i)] = static_cast<std::byte>((v >> (8 * i)) & 0xFF);
+  };
+  const std::size_t dfd_at = get32(good, 48);
+  const auto refused = [&](const bytes_t& b, const std::string& why) {
+    const auto problem = ut::check_ktx2(b);
+    REQUIRE(problem);
+    CHECK_MESSAGE(problem->find(why) != std::string::npos, *problem);
+  };
+  bytes_t b = good;
+  set(b, 40, 4, 4);  // levelCount 4: a 5x3 image has 3 levels
+  refused(b, "more mip levels");
+  b = good;
+  set(b, 44, ut::ktx2_scheme_basislz, 4);
+  refused(b, "BasisLZ without global data");
+  b = good;
+  set(b, 64, b.size() - 4, 8);  // sgdByteOffset, sgdByteLength 8: past the end
+  set(b, 72, 8, 8);
+  refused(b, "global data past the end");
+  b = good;
+  set(b, 48 + 4, 4, 4);  // dfdByteLength and dfdTotalSize 4: no basic block
+  set(b, dfd_at, 4, 4);
+  refused(b, "shorter than a basic descriptor block");
+  b = good;
+  set(b, 20, std::uint64_t{1} << 31, 4);  // 2^31 x 3 x 4 bytes is more than the check decompresses
+  refused(b, "larger than the 1 GiB");
+  b = good;
+  b[static_cast<std::size_t>(get32(b, 80)) + 5] ^= std::byte{0xFF};  // inside the Zstandard frame
+  CHECK(ut::check_ktx2(b));
+
+  // UASTC: VK_FORMAT_UNDEFINED and DFD model 166; a level holds 16 bytes per 4x4 block.
+  bytes_t uastc = good;
+  set(uastc, 12, 0, 4);
+  uastc[dfd_at + 12] = std::byte{ut::ktx2_model_uastc};
+  refused(uastc, "uncompressed size 60 is not its 5x3 size 32");
+  set(uastc, 44, ut::ktx2_scheme_none, 4);
+  set(uastc, 80, uastc.size(), 8);  // level 0: 32 bytes appended, not supercompressed
+  set(uastc, 88, 32, 8);
+  set(uastc, 96, 32, 8);
+  uastc.resize(uastc.size() + 32);
+  REQUIRE_FALSE(ut::check_ktx2(uastc, &info));
+  CHECK(info.vk_format == 0);
+  CHECK(info.color_model == ut::ktx2_model_uastc);
+  CHECK(info.srgb);  // from the DFD's transfer function
+  set(uastc, 88, 31, 8);
+  refused(uastc, "level 0 has 31 bytes, not 32");
+}
+
 TEST_CASE("build: the cache rebuilds exactly what changed (source, dependency, settings)") {
   const fs::path root = make_tree("build_cache");
   auto o = options_for(root, "runtime");

@@ -270,6 +270,46 @@ TEST_CASE("cook --copy-textures, --compress, --lod, --progress") {
   }
 }
 
+TEST_CASE("cook --texture-compress and build --basisu: how the encoder is found, and its failures") {
+  const fs::path dir = scratch("texture_encoder");
+  const fs::path out = dir / "scene.untold";
+  const std::string cook = " cook " + quoted(sample_model()) + " -o " + quoted(out) + " --texture-compress uastc";
+  // Nothing found: no --basisu, no UNTOLD_BASISU, no basisu on PATH (an empty directory).
+  const std::string bare = "env -u UNTOLD_BASISU PATH=" + quoted(dir) + " " + std::string(UNTOLD_CLI);
+  run_result r = run_untold(bare + cook, true);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--texture-compress needs the Basis Universal encoder basisu: none found") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  // An explicit path or the variable that names no executable: exit 2 naming it.
+  r = run_untold(cook + " --basisu " + quoted(dir / "missing"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--basisu names '" + (dir / "missing").string() + "', which is not an executable file") != std::string::npos);
+  r = run_untold("env UNTOLD_BASISU=" + quoted(dir / "missing") + " " + std::string(UNTOLD_CLI) + cook, true);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("UNTOLD_BASISU names") != std::string::npos);
+  r = run_untold("build " + quoted(dir) + " -o " + quoted(dir / "runtime") + " --basisu " + quoted(dir / "missing"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("not an executable file") != std::string::npos);
+  CHECK(run_untold(" cook " + quoted(sample_model()) + " -o " + quoted(out) + " --texture-compress bc7").exit_code == 2);
+  // A program that is not the encoder, and an encoder that fails: exit 1 with its message, nothing written.
+  const auto script = [&](const std::string& name, const std::string& body) {
+    const fs::path p = dir / name;
+    std::ofstream(p) << "#!/bin/sh\n" << body;
+    fs::permissions(p, fs::perms::owner_all);
+    return p;
+  };
+  r = run_untold(cook + " --basisu " + quoted(script("not_basisu", "echo hello\n")));
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("is not a working Basis Universal encoder") != std::string::npos);
+  const fs::path failing = script("failing_basisu",
+                                  "if [ \"$1\" = -version ]; then echo 'Basis Universal GPU Texture Compressor v9.9'; exit 0; fi\n"
+                                  "echo 'ERROR: no memory'; exit 3\n");
+  r = run_untold(cook + " --basisu " + quoted(failing));
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("failed (exit 3): ERROR: no memory") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+}
+
 TEST_CASE("cook: inputs it cannot read exit 1 with a message") {
   const fs::path dir = scratch("cook_bad");
   std::ofstream(dir / "garbage.gltf") << "{ this is not json";

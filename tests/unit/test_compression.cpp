@@ -130,7 +130,7 @@ TEST_CASE("compression: compressible data shrinks and output is deterministic") 
 
 TEST_CASE("compression: availability and unknown methods") {
   CHECK(untold::compression_available(compression::none));
-  CHECK_FALSE(untold::compression_available(static_cast<compression>(3)));
+  CHECK_FALSE(untold::compression_available(static_cast<compression>(5)));
 #if defined(UNTOLD_HAS_LZ4) && UNTOLD_HAS_LZ4
   CHECK(has_lz4);
 #else
@@ -143,10 +143,10 @@ TEST_CASE("compression: availability and unknown methods") {
 #endif
   const bytes stored = of({1, 2, 3});
   bytes out(3);
-  const auto st = untold::decompress(static_cast<compression>(3), stored, out);
+  const auto st = untold::decompress(static_cast<compression>(5), stored, out);
   REQUIRE_FALSE(st.has_value());
   CHECK(st.error().code == errc::unknown_compression);
-  CHECK(st.error().context.value == 3);
+  CHECK(st.error().context.value == 5);
   CHECK(decode_code(static_cast<compression>(0xFFFFFFFFu), stored, 3) == errc::unknown_compression);
   const auto enc = untold::compress(static_cast<compression>(7), 0, stored);
   REQUIRE_FALSE(enc.has_value());

@@ -77,9 +77,11 @@ std::map<std::uint32_t, std::vector<doc_field>> documented_tables() {
   std::map<std::uint32_t, std::vector<doc_field>> tables;
   std::uint32_t current = 0;
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("#### ", 0) == 0) {
+    if (line.rfind("#", 0) == 0) {  // a record table runs until the next heading of any level
       const auto open = line.find('(');
-      current = open == std::string::npos ? 0 : static_cast<std::uint32_t>(std::atoi(line.c_str() + open + 1));
+      current = line.rfind("#### ", 0) != 0 || open == std::string::npos
+                    ? 0
+                    : static_cast<std::uint32_t>(std::atoi(line.c_str() + open + 1));
       continue;
     }
     if (current == 0 || line.empty() || line[0] != '|') continue;

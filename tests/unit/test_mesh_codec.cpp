@@ -145,13 +145,14 @@ TEST_CASE("mesh codec: one stream per stored mesh, in payload order, with the la
     REQUIRE(v != vertex_streams.end());
     CHECK(v->raw_size() == m.vertex_data_size_bytes);
     CHECK(v->element_size == 32);
-    CHECK(v->kind == untold::codec_stream_kind::vertex);
+    CHECK((v->kind == untold::codec_stream_kind::vertex || untold::is_plain_kind(v->kind)));
     const auto i = std::find_if(index_streams.begin(), index_streams.end(),
                                 [&](const untold::codec_stream& s) { return s.raw_offset == m.index_data_offset; });
     REQUIRE(i != index_streams.end());
     CHECK(i->raw_size() == m.index_data_size_bytes);
     CHECK(i->element_size == untold::index_size(m.index_type));
-    CHECK(i->kind != untold::codec_stream_kind::vertex);
+    CHECK((i->kind == untold::codec_stream_kind::index_triangles || i->kind == untold::codec_stream_kind::index_sequence ||
+           untold::is_plain_kind(i->kind)));
   }
 }
 
@@ -194,7 +195,22 @@ TEST_CASE("mesh codec: every directory rule is refused with R-DECOMPRESS before 
   CHECK(decode_error(craft({{0, 40, 8, 1, v}}, 1), n) == "R-DECOMPRESS reserved");
   CHECK(decode_error(craft({{0, 40, 8, 1, v, 1}}), n) == "R-DECOMPRESS reserved");
   CHECK(decode_error(craft({{0, 40, 8, 0, v}}), n) == "R-DECOMPRESS codec");
-  CHECK(decode_error(craft({{0, 40, 8, 4, v}}), n) == "R-DECOMPRESS codec");
+  CHECK(decode_error(craft({{0, 40, 8, 6, v}}), n) == "R-DECOMPRESS codec");
+  // Words: the elements' 4-byte words grouped by their place; decoded back exactly.
+  {
+    const bytes grouped = untold::group_words(raw, 8);
+    CHECK(grouped != raw);
+    bytes out(n);
+    REQUIRE(untold::decompress(compression::meshopt, craft({{0, 40, 8, 5, grouped}}), out));
+    CHECK(out == raw);
+    CHECK(decode_error(craft({{0, 20, 16, 5, grouped}}), n) == "ok");  // other words, same bytes: decodes, differently
+    CHECK(decode_error(craft({{0, 80, 4, 5, grouped}}), n) == "ok");
+    CHECK(decode_error(craft({{0, 160, 2, 5, grouped}}), n) == "R-DECOMPRESS elementSize");
+  }
+  // A raw stream: its bytes as they are, exactly elementCount x elementSize of them.
+  CHECK(decode_error(craft({{0, 40, 8, 4, raw}}), n) == "ok");
+  CHECK(decode_error(craft({{0, 10, 8, 4, raw}}), 80) == "R-DECOMPRESS storedSize");
+  CHECK(decode_error(craft({{0, 1, 257, 4, bytes(257)}}), 257) == "R-DECOMPRESS elementSize");
   CHECK(decode_error(craft({{0, 80, 4, 1, v}}), n) == "R-DECOMPRESS storedSize");      // other count: the codec fails
   CHECK(decode_error(craft({{0, 32, 10, 1, v}}), 320) == "R-DECOMPRESS elementSize");  // not a multiple of 4
   CHECK(decode_error(craft({{0, 1, 260, 1, v}}), 260) == "R-DECOMPRESS elementSize");  // above 256
@@ -241,6 +257,12 @@ TEST_CASE("mesh codec: meshopt+zstd streams are zstd frames that declare a bound
   REQUIRE(untold::decompress(compression::meshopt_zstd, ok, out));
   CHECK(out == raw);
   CHECK(untold::max_decoded_size(compression::meshopt_zstd, ok) == raw.size());
+  // A raw stream in a frame: the frame must declare exactly the stream's size.
+  const auto raw_frame = untold::compress(compression::zstd, 3, raw);
+  REQUIRE(raw_frame);
+  CHECK(decode_error(craft({{0, 300, 16, 4, *raw_frame}}), raw.size(), compression::meshopt_zstd) == "ok");
+  CHECK(decode_error(craft({{0, 150, 16, 4, *raw_frame}}), raw.size() / 2, compression::meshopt_zstd) ==
+        "R-DECOMPRESS storedSize");
   // The meshopt bytes unframed are no zstd frame.
   CHECK(decode_error(craft({{0, 300, 16, 1, v}}), raw.size(), compression::meshopt_zstd) == "R-DECOMPRESS storedSize");
 }

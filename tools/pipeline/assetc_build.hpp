@@ -42,7 +42,7 @@ namespace assetc_build {
 /// The per-asset knobs (assetc "Settings (v1)").
 struct settings {
   bool mesh_merge = true;        // mesh.merge: bake static node transforms into one mesh
-  bool texture_compress = true;  // texture.compress: UASTC (falls back to raw RGBA8 + zstd here)
+  bool texture_compress = true;  // texture.compress: UASTC (raw RGBA8 + zstd when no basisu is found)
   friend bool operator==(const settings&, const settings&) = default;
 };
 
@@ -113,6 +113,10 @@ struct build_options {
   unsigned jobs = 1;
   bool verify = false;
   bool strict = false;
+  /// The Basis Universal encoder (find_basisu in assetc_ktx2.hpp finds it)
+  /// for texture.compress: true (UASTC). Empty: those textures are written
+  /// raw, and a build note says so.
+  std::filesystem::path basisu;
   /// Called after each asset (done, total, source path); may be empty.
   std::function<void(std::size_t, std::size_t, std::string_view)> progress;
 };
@@ -129,14 +133,14 @@ struct asset_result {
 
 struct build_result {
   std::vector<asset_result> assets;  // in source path order
-  std::vector<std::string> notes;    // e.g. the UASTC fallback
+  std::vector<std::string> notes;    // e.g. the raw fallback of texture.compress: true
   std::vector<std::string> errors;   // build-wide (collisions, manifest, pack, verify)
   bool io_error = false;
   std::size_t manifest_entries = 0;
   std::filesystem::path pack_file;   // when packed
   std::uint64_t pack_bytes = 0;
   std::size_t verified_files = 0;
-  std::string encoder;  // the texture encoder that ran
+  std::string encoder;  // the encoder of texture.compress: true (basisu-uastc VERSION, or raw-rgba8-zstd)
 
   [[nodiscard]] bool lost_anything() const noexcept {
     for (const asset_result& a : assets)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <system_error>
 #include <utility>
@@ -163,6 +164,68 @@ void remove_textures(scene& s, const std::vector<char>& keep) {
   }
 }
 
+/// "texture 'name'" or "texture '#index'" for report entries and warnings.
+std::string texture_where(const texture& t, std::size_t index) {
+  // Appended, not "#" + std::to_string(i): that trips GCC 12's -Wrestrict at -O3 (a false positive).
+  std::string where = "texture '";
+  if (t.name.empty())
+    where.append("#").append(std::to_string(index));
+  else
+    where.append(t.name);
+  where.append("'");
+  return where;
+}
+
+/// cook_options::texture_compression: every image that can be read and
+/// decoded becomes KTX2 bytes held as an embedded image, which
+/// place_textures then writes next to the output (or into it). False, with
+/// r.error set, when the encoder does not run.
+bool compress_textures(scene& s, const cook_options& options, cook_report& r) {
+  std::string problem;
+  const std::unique_ptr<texture_encoder> encoder = make_basisu_encoder(options.basisu, *options.texture_compression, problem);
+  if (encoder == nullptr) {
+    r.failed(problem);
+    return false;
+  }
+  std::vector<char> normal_map(s.textures.size(), 0);
+  for (const material& m : s.materials)
+    if (m.normal_texture.used() && m.normal_texture.texture < s.textures.size()) normal_map[m.normal_texture.texture] = 1;
+  const char* codec = *options.texture_compression == basis_codec::uastc ? "UASTC" : "ETC1S";
+  for (std::size_t i = 0; i < s.textures.size(); ++i) {
+    texture& t = s.textures[i];
+    const std::string where = texture_where(t, i);
+    std::vector<std::byte> source = t.embedded;
+    if (source.empty()) {
+      if (t.uri.empty()) continue;  // place_textures reports it
+      auto mapped = mapped_file::open(texture_file(options.input, t));
+      if (!mapped) continue;  // place_textures warns that it is missing
+      source.assign(mapped->bytes().begin(), mapped->bytes().end());
+    }
+    rgba8_image image;
+    if (auto e = decode_image(source, image)) {
+      r.warnings.push_back(where + " not compressed (" + *e + "); kept as it is");
+      continue;
+    }
+    const texture_mode mode = t.srgb ? texture_mode::color : normal_map[i] ? texture_mode::normal : texture_mode::linear_color;
+    std::vector<std::byte> ktx;
+    if (auto e = encoder->encode(image, t.srgb, mode, ktx)) {
+      r.failed(escaped(options.input.string()) + ": " + where + ": " + *e);
+      return false;
+    }
+    ktx2_info info;
+    (void)check_ktx2(ktx, &info);  // the encoder checked it
+    t.embedded = std::move(ktx);
+    t.format = texture_format::unknown;  // a Basis Universal KTX2, transcoded by the engine
+    t.width = info.width;
+    t.height = info.height;
+    t.mip_count = info.levels;
+    r.conversion.changed("texture", where,
+                         std::string("encoded as ") + codec + " KTX2 with " + std::to_string(info.levels) +
+                             " mip levels by " + std::string(encoder->name()) + " (lossy block compression)");
+  }
+  return true;
+}
+
 /// Gives every texture a portable URI relative to the output: embedded
 /// images become files next to it, image files are referenced where they
 /// are or copied next to it. What cannot be referenced is removed, reported.
@@ -180,13 +243,7 @@ void place_textures(scene& s, const cook_options& options, cook_report& r, std::
   std::map<fs::path, std::string> copied;  // source file -> its URI
   for (std::size_t i = 0; i < s.textures.size(); ++i) {
     texture& t = s.textures[i];
-    // Appended, not "#" + std::to_string(i): that trips GCC 12's -Wrestrict at -O3 (a false positive).
-    std::string where = "texture '";
-    if (t.name.empty())
-      where.append("#").append(std::to_string(i));
-    else
-      where.append(t.name);
-    where.append("'");
+    const std::string where = texture_where(t, i);
     if (!t.embedded.empty()) {
       const std::string ext = image_extension(t.embedded, t.format);
       t.uri = unique_name(stem + "_tex" + std::to_string(i), "." + ext);
@@ -329,6 +386,8 @@ cook_report cook(const cook_options& options) {
 
   progress("convert", 0);
   std::vector<pending_file> files;
+  if (options.texture_compression && options.animations != cook_animations::only && !compress_textures(s, options, r))
+    return r;
   if (options.animations != cook_animations::only) place_textures(s, options, r, files);
   for (std::size_t i = 0; i < s.meshes.size(); ++i) {
     mesh& m = s.meshes[i];
@@ -433,6 +492,7 @@ cook_report cook_foreign(const format_handler& format, byte_span input, const st
   if (options.copy_textures) r.warnings.push_back("--copy-textures applies to assimp inputs");
   if (!options.optimize) r.warnings.push_back("--no-optimize applies to assimp inputs");
   if (options.animations == cook_animations::split) r.warnings.push_back("--split-animations applies to assimp inputs");
+  if (options.texture_compression) r.warnings.push_back("--texture-compress applies to assimp inputs");
 
   progress("import", 0);
   import_request request;

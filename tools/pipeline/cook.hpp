@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -32,6 +33,8 @@
 #include <untold/bytes.hpp>
 #include <untold/convert/model.hpp>
 #include <untold/writer.hpp>
+
+#include "assetc_ktx2.hpp"
 
 namespace untold::tools {
 
@@ -61,6 +64,16 @@ struct cook_options {
   /// URIs naming them "#name"; nothing is written next to the output. A
   /// missing image stays a relative reference (and a warning).
   bool embed_textures = false;
+  /// Encode every image cook can decode (PNG, JPEG, TGA, BMP ...) into a
+  /// KTX2 file with this Basis Universal codec and a full mip chain, through
+  /// the `basisu` executable (make_basisu_encoder, assetc_ktx2.hpp); the
+  /// result is handled like an image the source embeds (OUT_texK.ktx2 next
+  /// to the output, inside it with embed_textures). Each one is a `changed`
+  /// report entry (lossy). Missing or undecodable images stay as they are
+  /// (a warning). Assimp and glTF inputs only.
+  std::optional<basis_codec> texture_compression;
+  /// The basisu executable texture_compression runs (required with it).
+  std::filesystem::path basisu;
   /// UVs beyond the half-float range are shifted by whole units where the
   /// samplers keep the same sampling (convert::to_untold_options::uv_wrap);
   /// otherwise (and by default) clamped and reported.
@@ -119,7 +132,8 @@ struct format_handler;  // formats.hpp
 /// those files is shared by the importer and the writer. Of the options,
 /// compression, format_version, embed_textures, uv_wrap, strict and
 /// animations (in_file, only) apply; the assimp-only ones (copy_textures,
-/// lod_count, optimize off, split animations) each add a warning. Safe on
+/// lod_count, optimize off, split animations, texture_compression) each add
+/// a warning. Safe on
 /// untrusted input (the importers' rules and limits apply).
 [[nodiscard]] cook_report cook_foreign(const format_handler& format, byte_span input,
                                        const std::vector<std::filesystem::path>& animation_files,

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <fstream>
 #include <system_error>
 
 #include <untold/io.hpp>
@@ -62,6 +63,18 @@ std::optional<write_failure> copy_output(const std::filesystem::path& from, cons
   std::fclose(in);
   if (!s) return read_failed ? failure("cannot read", from, s.error()) : failure("cannot write", to, s.error());
   return std::nullopt;
+}
+
+std::optional<std::vector<std::byte>> read_file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0) return std::nullopt;
+  in.seekg(0);
+  std::vector<std::byte> out(static_cast<std::size_t>(size));
+  if (size > 0 && !in.read(reinterpret_cast<char*>(out.data()), size)) return std::nullopt;
+  return out;
 }
 
 }  // namespace untold::tools

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <untold/bytes.hpp>
 #include <untold/error.hpp>
@@ -40,5 +41,8 @@ struct write_failure {
 /// memory). A read failure is "cannot read 'FROM': <reason>".
 [[nodiscard]] std::optional<write_failure> copy_output(const std::filesystem::path& from,
                                                        const std::filesystem::path& to);
+
+/// A whole file's bytes; nullopt when it cannot be opened or read.
+[[nodiscard]] std::optional<std::vector<std::byte>> read_file_bytes(const std::filesystem::path& path);
 
 }  // namespace untold::tools
