@@ -86,7 +86,7 @@ struct open_options {
   bool relaxed_extension_ranges = false;
   /// Runs the whole-file open's pass over the geometry (integrity::full or
   /// deep_checks: block digests, contentHash, deep checks) as independent
-  /// jobs, one per 64 KiB block; empty (the default): on the calling
+  /// jobs, two 64 KiB blocks each; empty (the default): on the calling
   /// thread. The library starts no threads: give it a job system's
   /// executor, or thread_pool::executor() (thread_pool.hpp). Results and
   /// errors do not depend on it.
