@@ -170,7 +170,9 @@ def machine_table(run):
         ("libraries", f"lz4 {m.get('lz4', '?')}, zstd {m.get('zstd', '?')}, OpenSSL {m.get('openssl', '?')}, "
                       f"google-benchmark {m.get('benchmark', '?')} (Debian's build reports itself as "
                       f"\"{c.get('library_build_type', '?')}\": that is the timing harness, not the measured code)"),
-        ("peers", f"tinygltf {m.get('tinygltf', '?')} (Debian's libtinygltf-dev), assimp {m.get('assimp', '?')}"),
+        ("peers", f"tinygltf {m.get('tinygltf', '?')} (Debian's libtinygltf-dev), assimp {m.get('assimp', '?')}, "
+                  f"cgltf {m.get('cgltf', 'not built')} (`UNTOLD_BENCH_CGLTF_DIR`), fastgltf "
+                  f"{m.get('fastgltf', 'not built')} (`UNTOLD_BENCH_FASTGLTF_DIR`; simdjson {m.get('simdjson', '?')})"),
         ("load average", f"{m.get('load_average_start', '?')} at the start, {m.get('load_average_end', '?')} "
                          f"at the end ({m.get('cpus', '?')} CPUs)"),
         ("run", f"`bench/run.sh`, `--benchmark_repetitions={reps}`, {how}; the suite took "
@@ -251,9 +253,13 @@ def goal_rows(run):
                  f"; no cgltf here (see Peers). This run: default `open` / tinygltf {x(min(default_vs_tiny), 2)} to "
                  f"{x(max(default_vs_tiny), 2)}; default / no-hash `open` {x(min(default_vs_nohash))} to "
                  f"{x(max(default_vs_nohash))} (the issue measured the no-hash open at 0.007x cgltf on the grid)")
+    def versus_cgltf(inp):
+        v = counter(run.results.get(f"file/untold_default/{inp}/real_time"), "x_cgltf")
+        return f"{x(v)} (`file/untold_default/{inp}`, wall; table Files)" if v is not None else None
     return [
-        ("default `open_file`, grid, x cgltf full load", "2.36–3.28", "≤ 0.05", none + peer_note),
-        ("default `open_file`, 2CylinderEngine, x cgltf", "3.33", "≤ 0.3", none + " (cgltf; 2CylinderEngine)"),
+        ("default `open_file`, grid, x cgltf full load", "2.36–3.28", "≤ 0.05", versus_cgltf("grid") or none + peer_note),
+        ("default `open_file`, 2CylinderEngine, x cgltf", "3.33", "≤ 0.3",
+         versus_cgltf("2CylinderEngine") or none + " (cgltf; 2CylinderEngine)"),
         ("default `open_file`, 1 GiB / 1 MiB", "916 (hash) / 1.23 (no hash)", "≤ 1.05", one_gib),
         ("deep checks, x memcpy (throughput)", "0.30–0.39", "≥ 0.6", deep or none),
         ("views -> new float arrays, x memcpy into a new buffer (time)", "2.5", "≤ 1.5",
@@ -505,6 +511,53 @@ def peers_table(run):
     return text
 
 
+# Files side by side with cgltf (bench_peers.cpp, file/*): (benchmark, what).
+FILE_ROWS = [
+    ("cgltf", "cgltf_parse_file + cgltf_load_buffers + cgltf_validate (whole load)"),
+    ("fastgltf", "fastgltf `MappedGltfFile` + `Parser::loadGltf` + `validate`"),
+    ("untold_default", "`open_file`, default options"),
+    ("untold_verified/threads:1", "`open_file`, `integrity::full` + deep checks, 1 thread"),
+    ("untold_verified/threads:2", "the same, 2 threads (`thread_pool`)"),
+    ("untold_deep/threads:1", "`open_file`, deep checks (every block digest, no second contentHash pass), 1 thread"),
+    ("untold_deep/threads:2", "the same, 2 threads"),
+    ("decode_floor", "memcpy into new arrays of the decoded size (the floor)"),
+    ("decode", "every mesh decoded into new position, normal, tangent, uv0 arrays"),
+]
+FILE_INPUTS = ["grid", "2CylinderEngine"]
+
+
+def file_entry(run, what, inp):
+    return run.get(f"file/{what.split('/')[0]}/{inp}/{'/'.join(what.split('/')[1:]) + '/' if '/' in what else ''}real_time")
+
+
+def files_table(run):
+    rows = []
+    for inp in FILE_INPUTS:
+        base = file_entry(run, "cgltf", inp)
+        for what, text in FILE_ROWS:
+            b = file_entry(run, what, inp)
+            if b is None:
+                continue
+            rows.append([inp, text, seconds_text(wall(b)), seconds_text(counter(b, "cpu_ms") and counter(b, "cpu_ms") / 1e3),
+                         x(counter(b, "x_cgltf")), x(ratio(counter(b, "cpu_ms"), counter(base, "cpu_ms"))),
+                         x(counter(b, "x_fastgltf")), x(counter(b, "x_floor"))])
+    if not rows:
+        return no_results("^file/")
+    text = table(["input", "load", "wall", "CPU (all threads)", "x cgltf (wall)", "x cgltf (CPU)", "x fastgltf (wall)",
+                  "x floor"], rows, "llrrrrrr")
+    goals = []
+    for inp in FILE_INPUTS:
+        v = counter(file_entry(run, "untold_verified/threads:2", inp), "x_cgltf")
+        d = counter(file_entry(run, "untold_deep/threads:2", inp), "x_cgltf")
+        f = counter(file_entry(run, "decode", inp), "x_floor")
+        if v is not None:
+            goals.append(f"{inp}: verified load, 2 threads, {x(v)}x cgltf (goal ≤ 0.5; every block digest + deep "
+                         f"checks without the second contentHash pass: {x(d)}x); decode {x(f)}x its floor (goal ≤ 1.3)")
+    if goals:
+        text += "\n\nGoals of issue 30 in this run (wall time): " + "; ".join(goals) + "."
+    return text
+
+
 # Foreign formats: (benchmark, what, its floor in the same run).
 FOREIGN = [
     ("u3d/mdl_open", "Urho3D `.mdl` open (structure, views)", "u3d/mdl_memcpy"),
@@ -667,7 +720,8 @@ TABLES = [
     ("machine", machine_table), ("goals", goals_table), ("open_metadata", open_metadata_table),
     ("open_warm", open_warm_table), ("integrity", integrity_table), ("cold", cold_table),
     ("validate", validate_table), ("range", range_table), ("codecs", codecs_table), ("vertex", vertex_table), ("fresh", fresh_table),
-    ("gpu", gpu_table), ("writer", writer_table), ("peers", peers_table), ("foreign_goals", foreign_goals_table),
+    ("gpu", gpu_table), ("writer", writer_table), ("peers", peers_table), ("files", files_table),
+    ("foreign_goals", foreign_goals_table),
     ("foreign", foreign_table),
     ("planner", planner_table), ("gltfpack", gltfpack_table), ("other", other_table),
 ]

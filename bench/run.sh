@@ -31,6 +31,17 @@
 #                             /tmp/untold-bench; ~2.2 GB for the 1 GiB files)
 #   UNTOLD_BENCH_DOC          the page to update (default docs/benchmarks.md)
 #   UNTOLD_BENCH_SKIP_BUILD=1 run the binaries already in the build directory
+#   UNTOLD_BENCH_CGLTF_DIR    a checkout of github.com/jkuhlmann/cgltf (the
+#                             directory holding cgltf.h): adds the file/cgltf
+#                             rows (bench_peers.cpp). Fetched by you, never
+#                             vendored: e.g. git clone --depth 1
+#                             https://github.com/jkuhlmann/cgltf /tmp/cgltf
+#   UNTOLD_BENCH_FASTGLTF_DIR a checkout of github.com/spnda/fastgltf: adds the
+#                             file/fastgltf rows; needs libsimdjson-dev
+#                             (Debian's 3.0.1 builds it)
+#   UNTOLD_BENCH_CYLINDER_GLB 2CylinderEngine.glb (default: Debian
+#                             assimp-testmodels' copy); this script cooks it
+#                             into $UNTOLD_BENCH_DIR/2CylinderEngine.untold
 #
 # Nothing here is part of the library's build: peers and tools are found or
 # fetched by this script only.
@@ -50,7 +61,9 @@ if [[ ${UNTOLD_BENCH_SKIP_BUILD:-0} != 1 ]]; then
   echo "== configure and build ($build, Release)"
   mkdir -p "$build"
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DUNTOLD_BUILD_BENCH=ON -DUNTOLD_BUILD_TESTS=OFF \
-    -DUNTOLD_BUILD_EXAMPLES=OFF -DUNTOLD_BUILD_TOOLS=ON -DUNTOLD_DEVELOPER_MODE=OFF > "$build/run-configure.log"
+    -DUNTOLD_BUILD_EXAMPLES=OFF -DUNTOLD_BUILD_TOOLS=ON -DUNTOLD_DEVELOPER_MODE=OFF \
+    -DUNTOLD_BENCH_CGLTF_DIR="${UNTOLD_BENCH_CGLTF_DIR:-}" \
+    -DUNTOLD_BENCH_FASTGLTF_DIR="${UNTOLD_BENCH_FASTGLTF_DIR:-}" > "$build/run-configure.log"
   targets=(untold_bench untold_make_scene untold_cli)
   if grep -q untold_write_driver bench/CMakeLists.txt; then targets+=(untold_write_driver); fi
   cmake --build "$build" --target "${targets[@]}"
@@ -61,6 +74,11 @@ json_string() { python3 -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$
 pkg_version() { pkg-config --modversion "$1" 2> /dev/null || echo "?"; }
 deb_version() { dpkg-query -W -f='${Version}' "$1" 2> /dev/null || echo "?"; }
 load_average() { cut -d' ' -f1-3 /proc/loadavg; }
+checkout_version() {  # DIR FILE: the checkout's commit, else FILE's modification date; "not built" without DIR
+  local dir=$1
+  if [[ -z "$dir" ]]; then echo "not built"; return; fi
+  git -C "$dir" rev-parse --short HEAD 2> /dev/null || date -u -r "$dir/$2" '+files of %Y-%m-%d'
+}
 compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
 load_start=$(load_average)
 commit=$(git rev-parse --short HEAD 2> /dev/null || echo "?")
@@ -84,10 +102,25 @@ if [[ -n "$changed" ]]; then commit="$commit + uncommitted changes in: ${changed
   echo "  \"benchmark\": $(json_string "$(deb_version libbenchmark-dev)"),"
   echo "  \"tinygltf\": $(json_string "$(deb_version libtinygltf-dev)"),"
   echo "  \"assimp\": $(json_string "$(pkg_version assimp)"),"
+  echo "  \"cgltf\": $(json_string "$(checkout_version "${UNTOLD_BENCH_CGLTF_DIR:-}" cgltf.h)"),"
+  echo "  \"fastgltf\": $(json_string "$(checkout_version "${UNTOLD_BENCH_FASTGLTF_DIR:-}" README.md)"),"
+  echo "  \"simdjson\": $(json_string "$(deb_version libsimdjson-dev)"),"
   echo "  \"repetitions\": $reps,"
   echo "  \"quick\": $([[ $quick == 1 ]] && echo true || echo false),"
   echo "  \"load_average_start\": $(json_string "$load_start"),"
 } > "$out/machine.json.part"
+
+# ---- inputs made with the tool -----------------------------------------------------------
+# 2CylinderEngine for the file/* rows of bench_peers.cpp, cooked with this build's CLI.
+bench_dir=${UNTOLD_BENCH_DIR:-/tmp/untold-bench}
+cylinder_glb=${UNTOLD_BENCH_CYLINDER_GLB:-/usr/share/assimp/models/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb}
+export UNTOLD_BENCH_CYLINDER_GLB=$cylinder_glb UNTOLD_BENCH_CYLINDER=$bench_dir/2CylinderEngine.untold
+if [[ -f "$cylinder_glb" ]]; then
+  mkdir -p "$bench_dir"
+  "$build/tools/untold" cook -q "$cylinder_glb" -o "$UNTOLD_BENCH_CYLINDER" > /dev/null
+else
+  echo "no $cylinder_glb (apt-get install assimp-testmodels): the 2CylinderEngine rows are skipped" >&2
+fi
 
 # ---- the suite -----------------------------------------------------------------------
 filter=${UNTOLD_BENCH_FILTER:-}

@@ -198,6 +198,84 @@ __attribute__((target("sha,ssse3,sse4.1"))) inline void sha256_compress_x86(std:
   std::memcpy(state.data() + 4, &hgfe, 16);
 }
 
+// Four rounds of one message at schedule group `group`: the body of
+// sha256_compress_x86's loop, for the interleaved version below.
+__attribute__((target("sha,ssse3,sse4.1"), always_inline)) inline void sha256_x86_group(
+    int group, sha256_v4si (&w)[4], sha256_v4si& abef, sha256_v4si& cdgh, sha256_v4si k) noexcept {
+  sha256_v4si& words = w[group & 3];
+  if (group >= 4) {
+    const sha256_v4si w7 = __builtin_shufflevector(w[(group + 2) & 3], w[(group + 3) & 3], 1, 2, 3, 4);
+    words = __builtin_ia32_sha256msg2(__builtin_ia32_sha256msg1(words, w[(group + 1) & 3]) + w7, w[(group + 3) & 3]);
+  }
+  const sha256_v4si wk = words + k;
+  cdgh = __builtin_ia32_sha256rnds2(cdgh, abef, wk);
+  abef = __builtin_ia32_sha256rnds2(abef, cdgh, __builtin_shufflevector(wk, wk, 2, 3, 0, 0));
+}
+
+__attribute__((target("sha,ssse3,sse4.1"), always_inline)) inline void sha256_x86_load(const std::array<std::uint32_t, 8>& state,
+                                                                                      sha256_v4si& abef,
+                                                                                      sha256_v4si& cdgh) noexcept {
+  sha256_v4si dcba, hgfe;
+  std::memcpy(&dcba, state.data(), 16);
+  std::memcpy(&hgfe, state.data() + 4, 16);
+  const sha256_v4si badc = __builtin_shufflevector(dcba, dcba, 1, 0, 3, 2);
+  const sha256_v4si efgh = __builtin_shufflevector(hgfe, hgfe, 3, 2, 1, 0);
+  abef = __builtin_shufflevector(efgh, badc, 2, 3, 4, 5);
+  cdgh = __builtin_shufflevector(efgh, badc, 0, 1, 6, 7);
+}
+
+__attribute__((target("sha,ssse3,sse4.1"), always_inline)) inline void sha256_x86_store(std::array<std::uint32_t, 8>& state,
+                                                                                       sha256_v4si abef,
+                                                                                       sha256_v4si cdgh) noexcept {
+  const sha256_v4si feba = __builtin_shufflevector(abef, abef, 3, 2, 1, 0);
+  const sha256_v4si dchg = __builtin_shufflevector(cdgh, cdgh, 1, 0, 3, 2);
+  const sha256_v4si dcba = __builtin_shufflevector(feba, dchg, 0, 1, 6, 7);
+  const sha256_v4si hgfe = __builtin_shufflevector(feba, dchg, 2, 3, 4, 5);
+  std::memcpy(state.data(), &dcba, 16);
+  std::memcpy(state.data() + 4, &hgfe, 16);
+}
+
+__attribute__((target("sha,ssse3,sse4.1"), always_inline)) inline void sha256_x86_message(const std::byte* block,
+                                                                                         sha256_v4si (&w)[4]) noexcept {
+  for (int i = 0; i < 4; ++i) {
+    sha256_v16qi raw;
+    std::memcpy(&raw, block + 16 * i, 16);
+    raw = __builtin_shufflevector(raw, raw, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
+    std::memcpy(&w[i], &raw, 16);
+  }
+}
+
+// Two messages' blocks at once, `count` of each: sha256_compress_x86 with the
+// two hash chains interleaved. One chain waits on every sha256rnds2 it
+// issues; two keep the unit busy, so this hashes more bytes per second than
+// two calls one after the other (block digests: equal-sized blocks,
+// integrity.hpp). Each stream in variables of its own, the rounds unrolled,
+// so that the compiler keeps both states and schedules in registers.
+__attribute__((target("sha,ssse3,sse4.1"))) inline void sha256_compress_x86_x2(
+    std::array<std::uint32_t, 8>& state0, const std::byte* blocks0, std::array<std::uint32_t, 8>& state1,
+    const std::byte* blocks1, std::size_t count) noexcept {
+  sha256_v4si abef0, cdgh0, abef1, cdgh1;
+  sha256_x86_load(state0, abef0, cdgh0);
+  sha256_x86_load(state1, abef1, cdgh1);
+  for (; count != 0; --count, blocks0 += sha256_block_size, blocks1 += sha256_block_size) {
+    const sha256_v4si abef0_before = abef0, cdgh0_before = cdgh0, abef1_before = abef1, cdgh1_before = cdgh1;
+    sha256_v4si w0[4], w1[4];
+    sha256_x86_message(blocks0, w0);
+    sha256_x86_message(blocks1, w1);
+#pragma GCC unroll 16
+    for (int group = 0; group < 16; ++group) {
+      sha256_v4si k;
+      std::memcpy(&k, sha256_round_constants.data() + 4 * group, 16);
+      sha256_x86_group(group, w0, abef0, cdgh0, k);
+      sha256_x86_group(group, w1, abef1, cdgh1, k);
+    }
+    abef0 += abef0_before, cdgh0 += cdgh0_before;
+    abef1 += abef1_before, cdgh1 += cdgh1_before;
+  }
+  sha256_x86_store(state0, abef0, cdgh0);
+  sha256_x86_store(state1, abef1, cdgh1);
+}
+
 // Whether the CPU has the SHA extensions and the SSSE3 / SSE4.1 shuffles
 // sha256_compress_x86 uses (CPUID leaf 1 ECX bits 9 and 19, leaf 7 EBX bit 29).
 [[nodiscard]] inline bool sha256_cpu_has_extensions() noexcept {
@@ -429,6 +507,33 @@ class sha256 {
   sha256 h;
   h.update(data);
   return h.finish();
+}
+
+/// The SHA-256 digests of two messages of the same length, hashed together:
+/// on the CPU's SHA extensions the two computations interleave (nearly twice
+/// the throughput of one after the other); elsewhere, or for messages of
+/// different lengths, each through `sha256`. Fails only with encode_failed
+/// when OpenSSL fails. Safe on untrusted input.
+[[nodiscard]] inline result<std::array<sha256_digest, 2>> sha256_pair(byte_span first, byte_span second) noexcept {
+#if UNTOLD_DETAIL_SHA_X86
+  if (first.size() == second.size() && detail::sha256_cpu_has_extensions()) {
+    const std::size_t whole = first.size() / detail::sha256_block_size;
+    sha256_midstate m0{detail::sha256_initial_state, whole * detail::sha256_block_size}, m1 = m0;
+    detail::sha256_compress_x86_x2(m0.words, first.data(), m1.words, second.data(), whole);
+    sha256_resumable h0(m0), h1(m1);  // the last partial block and the padding
+    h0.update(first.subspan(static_cast<std::size_t>(m0.length)));
+    h1.update(second.subspan(static_cast<std::size_t>(m1.length)));
+    return std::array<sha256_digest, 2>{h0.finish(), h1.finish()};
+  }
+#endif
+  sha256 h;
+  h.update(first);
+  auto d0 = h.finish();
+  if (!d0) return d0.error();
+  h.update(second);
+  auto d1 = h.finish();
+  if (!d1) return d1.error();
+  return std::array<sha256_digest, 2>{*d0, *d1};
 }
 
 }  // namespace untold

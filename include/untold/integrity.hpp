@@ -402,18 +402,43 @@ struct integrity_access {
       return make_error(errc::invalid_argument, {.chunk_index = row, .field = "first", .value = first, .has_value = true});
     UNTOLD_TRY(verify_row_digests(a, row));
     const std::uint64_t row_blocks = s.first_block[row + 1] - s.first_block[row];  // 0 for the integrity chunk
-    sha256 hasher;  // one context for every block: finish() restarts it
-    for (std::uint64_t at = 0; at < bytes.size() && (first + at) / s.block_size < row_blocks; at += s.block_size) {
+    const std::uint64_t size = s.block_size;
+    const auto digest_of = [&](std::uint64_t k) {
+      return s.block_digests.subspan(static_cast<std::size_t>(k * digest_size), digest_size);
+    };
+    const auto block_error = [&](std::uint64_t block_start) {
+      return make_error(errc::block_hash, {.chunk_index = row, .chunk_type = a.chunks_[row].chunk_type,
+                                           .field = "block", .value = block_start / size, .has_value = true});
+    };
+    const auto part = [&](std::uint64_t at, std::uint64_t length) {
+      return bytes.subspan(static_cast<std::size_t>(at), static_cast<std::size_t>(length));
+    };
+    sha256 hasher;  // one context for every lone block: finish() restarts it
+    for (std::uint64_t at = 0; at < bytes.size() && (first + at) / size < row_blocks;) {
       const std::uint64_t block_start = first + at;
-      const std::uint64_t length = std::min<std::uint64_t>(s.block_size, stored_size - block_start);
+      const std::uint64_t length = std::min<std::uint64_t>(size, stored_size - block_start);
       if (bytes.size() - at < length) break;  // a partial block that does not end the chunk
-      const std::uint64_t k = s.first_block[row] + block_start / s.block_size;
-      if (flag_is_set(s.block_verified[k])) continue;
-      hasher.update(bytes.subspan(static_cast<std::size_t>(at), static_cast<std::size_t>(length)));
-      if (!digest_equals(hasher.finish(), s.block_digests.subspan(static_cast<std::size_t>(k * digest_size), digest_size)))
-        return make_error(errc::block_hash, {.chunk_index = row, .chunk_type = a.chunks_[row].chunk_type,
-                                             .field = "block", .value = block_start / s.block_size, .has_value = true});
+      const std::uint64_t k = s.first_block[row] + block_start / size;
+      if (flag_is_set(s.block_verified[k])) {
+        at += size;
+        continue;
+      }
+      // Two whole blocks still to verify: hashed together (sha256_pair).
+      if (bytes.size() - at >= 2 * size && stored_size - block_start >= 2 * size &&
+          !flag_is_set(s.block_verified[k + 1])) {
+        const auto pair = sha256_pair(part(at, size), part(at + size, size));
+        for (std::uint64_t j = 0; j < 2; ++j) {
+          if (!pair || std::memcmp((*pair)[j].data(), digest_of(k + j).data(), digest_size) != 0)
+            return block_error(block_start + j * size);
+          set_flag(s.block_verified[k + j]);
+        }
+        at += 2 * size;
+        continue;
+      }
+      hasher.update(part(at, length));
+      if (!digest_equals(hasher.finish(), digest_of(k))) return block_error(block_start);
       set_flag(s.block_verified[k]);
+      at += size;
     }
     return {};
   }
@@ -451,6 +476,17 @@ struct integrity_access {
     const byte_range blocks = covering_blocks(a, row, offset, size);
     return verify_stored(a, row, blocks.offset, subspan(a.payload(row), blocks));
   }
+
+  /// Whether verify_on_load left chunk `row` for later (whole-file open with
+  /// deferral: an uncompressed chunk open does not read).
+  [[nodiscard]] static bool is_deferred(const asset& a, std::uint32_t row) noexcept {
+    const block_digest_state& s = a.integrity_;
+    const chunk_entry& c = a.chunks_[row];
+    return s.block_size != 0 && s.defer_uncompressed &&
+           c.compression_type == static_cast<std::uint32_t>(compression::none) && !is_read_at_open(c.chunk_type);
+  }
+  /// The digests' block size (0: the asset has none attached).
+  [[nodiscard]] static std::uint64_t block_size(const asset& a) noexcept { return a.integrity_.block_size; }
 
   /// asset_loader::load_payload calls this with a chunk's stored bytes before
   /// it keeps or decodes them.

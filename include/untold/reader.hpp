@@ -13,9 +13,10 @@
 //   parse_chunk_table R-TRUNC-TABLE R-LIMITS R-COMPRESSION R-ALIGN
 //                     R-RAW-SIZE R-CHUNK-RANGE R-DUP-CHUNK R-REQUIRED
 //                     R-TABLE-SIZE R-HEADER-COUNTS
-//   check_integrity (integrity.hpp)  R-INTEGRITY-LAYOUT R-INTEGRITY-HASH
+//   attach_integrity (integrity.hpp) R-INTEGRITY-LAYOUT R-INTEGRITY-HASH
 //                     R-DIRECTORY-HASH; verify_content_hash (content_hash.hpp) R-HASH
-//   load payloads (integrity.hpp)            R-BLOCK-HASH (as they load)
+//   load payloads (integrity.hpp)            R-BLOCK-HASH (as they load, or in
+//                     open's pass: detail/open_pass.hpp)
 //   load payloads (compression.hpp)          R-DECOMPRESS
 //   index_entities    R-ENTITY-ID
 //   validate_records  (validate.hpp) R-STRING .. R-TEXTURE-FORMAT
@@ -45,8 +46,10 @@
 #include "bytes.hpp"
 #include "compression.hpp"
 #include "detail/lean_std.hpp"
+#include "detail/open_pass.hpp"
 #include "content_hash.hpp"
 #include "error.hpp"
+#include "executor.hpp"
 #include "extensions.hpp"
 #include "format.hpp"
 #include "integrity.hpp"
@@ -81,6 +84,13 @@ struct open_options {
   /// (the skin uses the mappings in range) and skeleton parent cycles the
   /// linear-time budget cannot rule out (not checked then).
   bool relaxed_extension_ranges = false;
+  /// Runs the whole-file open's pass over the geometry (integrity::full or
+  /// deep_checks: block digests, contentHash, deep checks) as independent
+  /// jobs, two 64 KiB blocks each; empty (the default): on the calling
+  /// thread. The library starts no threads: give it a job system's
+  /// executor, or thread_pool::executor() (thread_pool.hpp). Results and
+  /// errors do not depend on it.
+  untold::executor executor{};
 
   /// The integrity mode in effect: `integrity`, or none when !verify_hash.
   [[nodiscard]] constexpr untold::integrity effective_integrity() const noexcept {
@@ -266,28 +276,27 @@ class asset_loader {
     return a;
   }
 
-  /// Stage 1b, whole file: what `options.integrity` verifies before any
-  /// payload is used. With current block digests: the integrity chunk,
-  /// header and table now, each chunk's blocks as load_payload takes it
-  /// (lazy: only the chunks open reads; full or deep checks: all). Without
-  /// them (none, or stale: computed for another contentHash), or with
-  /// `full`: the contentHash (R-HASH), as before block digests existed.
+  /// Stage 1b, whole file: the integrity chunk, if the file has current
+  /// block digests: layout, top digest, header and table now; each chunk's
+  /// blocks as load_payload takes it (the chunks open reads), the others
+  /// (uncompressed data) on first access or in open's pass (integrity::full
+  /// or deep checks). Returns whether the contentHash is to be verified
+  /// (verifies_content_hash: without current block digests, or with `full`),
+  /// which the caller does (R-HASH).
   template <class = void>
-  static status check_integrity(asset& a, byte_span file, const open_options& options) {
+  static result<bool> attach_integrity(asset& a, byte_span file, const open_options& options) {
     const integrity mode = options.effective_integrity();
     if (mode == integrity::none) {
       detail::integrity_access::mark_unchecked(a);
-      return {};
+      return false;
     }
     const auto row = find_integrity_chunk(a.chunks_);
     if (!row) return row.error();
     const auto stored = [&](std::uint32_t r) { return subspan(file, {a.chunks_[r].file_offset, a.chunks_[r].compressed_size}); };
     UNTOLD_TRY(detail::integrity_access::use_integrity_chunk(
         a, file.first(static_cast<std::size_t>(chunk_table_range(a.header_).end())), *row,
-        *row == none ? byte_span{} : stored(*row), mode == integrity::lazy && !options.deep_checks, stored));
-    if (verifies_content_hash(mode, a.digests_ == digest_status::current))
-      UNTOLD_TRY(verify_content_hash(a.header_, a.chunks_, file));
-    return {};
+        *row == none ? byte_span{} : stored(*row), true, stored));
+    return verifies_content_hash(mode, a.digests_ == digest_status::current);
   }
 
   /// Stage 2: give chunk `row` its stored bytes (exactly compressedSize of
@@ -378,17 +387,36 @@ class asset_loader {
 /// block digests, geometry is verified on first access through
 /// verified_vertices / verified_payload / verify_chunk (integrity.hpp), not
 /// here. Safe on untrusted input.
+///
+/// With integrity::full or deep_checks, open reads every byte: it loads and
+/// validates the metadata first, then verifies the remaining block digests
+/// (and the contentHash) and runs the deep checks in one pass, block by
+/// block, through options.executor (detail/open_pass.hpp). The error it
+/// returns is the one the stages above report first, as if they ran one
+/// after the other.
 template <class = void>
 result<asset> open(byte_span file, const open_options& options = {}) {
   auto a = asset_loader::from_directory(file, file.size(), options);
   if (!a) return a.error();
-  UNTOLD_TRY(asset_loader::check_integrity(*a, file, options));  // R-INTEGRITY-*, R-DIRECTORY-HASH, R-HASH
+  const bool one_pass = options.deep_checks || options.effective_integrity() == integrity::full;
+  // R-INTEGRITY-*, R-DIRECTORY-HASH; R-HASH here or in the pass
+  const auto content_hash = asset_loader::attach_integrity(*a, file, options);
+  if (!content_hash) return content_hash.error();
+  if (*content_hash && !one_pass) UNTOLD_TRY(verify_content_hash(a->header(), a->chunks(), file));
+  const bool pass_hash = *content_hash && one_pass;
+  // With a pass to come, what it checks comes first in the serial order:
+  // an error here is reported only when the rows before it verify.
+  const auto fail = [&](std::uint32_t end_row, error e) {
+    return one_pass ? detail::first_error(*a, file, pass_hash, end_row, e) : e;
+  };
   for (std::uint32_t row = 0; row < a->chunks().size(); ++row) {
     const chunk_entry& c = a->chunks()[row];
-    UNTOLD_TRY(asset_loader::load_payload(*a, row, subspan(file, {c.file_offset, c.compressed_size})));
+    if (auto s = asset_loader::load_payload(*a, row, subspan(file, {c.file_offset, c.compressed_size})); !s)
+      return fail(row, s.error());
   }
-  UNTOLD_TRY(asset_loader::validate_metadata(*a));
-  if (options.deep_checks) UNTOLD_TRY(asset_loader::validate_all_deep(*a));
+  if (auto s = asset_loader::validate_metadata(*a); !s)
+    return fail(static_cast<std::uint32_t>(a->chunks().size()), s.error());
+  if (one_pass) UNTOLD_TRY(detail::verify_and_check(*a, file, pass_hash, options.deep_checks, options.executor));
   return a;
 }
 

@@ -592,11 +592,47 @@ status validate_mesh_deep(const asset& a, std::size_t row, byte_span vertices, b
   return {};
 }
 
-// R-FINITE: header bounds and root transform, entity bounds and transforms,
-// mesh bounds and vertex positions. R-BOUNDS: vertex positions inside the
-// mesh's localBounds. R-INDEX-VALUE: indices and edge indices < vertexCount.
+namespace detail {
+/// What a mesh's deep rules need of its bytes, as extrema: the positions'
+/// (position_key; PBR_STATIC_V1 only, none for PBR_QUANT_V1) and the largest
+/// index and edge index, with the element counts they cover.
+struct mesh_deep_extrema {
+  std::size_t vertices = 0, indices = 0, edge_indices = 0;
+  extrema<float, 3> positions = extrema<float, 3>::none();
+  std::uint32_t largest_index = 0, largest_edge_index = 0;
+};
+
+/// Whether mesh `m` passes R-FINITE, R-BOUNDS and R-INDEX-VALUE given the
+/// extrema of its bytes (validate_mesh_deep finds the first bad element
+/// when it does not).
+/// `float_positions`: the file's layout is PBR_STATIC_V1 (PBR_QUANT_V1
+/// positions are codes inside localBounds, whose extent must be finite).
+[[nodiscard]] inline bool mesh_deep_passes(const mesh_record& m, const mesh_deep_extrema& e,
+                                           bool float_positions) noexcept {
+  const bool positions = float_positions ? e.vertices == 0 || positions_inside(e.positions, m.local_bounds)
+                                         : finite_extent(m.local_bounds);
+  return all_finite(m.local_bounds) && positions && (e.indices == 0 || e.largest_index < m.vertex_count) &&
+         (e.edge_indices == 0 || e.largest_edge_index < m.vertex_count);
+}
+
+/// Whether the asset's vertices hold float positions (PBR_STATIC_V1).
+[[nodiscard]] inline bool has_float_positions(const asset& a) noexcept {
+  return a.header().vertex_layout == static_cast<std::uint32_t>(vertex_layout::pbr_static_v1);
+}
+
+/// validate_mesh_deep of mesh `row` when its extrema `e` fail, else success.
 template <class = void>
-status validate_deep(const asset& a) {
+status check_mesh_deep(const asset& a, std::size_t row, const mesh_deep_extrema& e) {
+  const mesh_record m = a.meshes()[row];
+  if (mesh_deep_passes(m, e, has_float_positions(a))) return {};
+  return validate_mesh_deep(a, row, a.vertices(m), a.indices(m), a.edge_indices(m));
+}
+}  // namespace detail
+
+/// The deep rules that read no geometry, R-FINITE of: header bounds and root
+/// transform, entity bounds and transforms (validate_deep runs them first).
+template <class = void>
+status validate_deep_records(const asset& a) {
   const file_header& h = a.header();
   if (!detail::all_finite(h.world_bounds)) return make_error(errc::not_finite, {.field = "worldBounds"});
   if (!detail::all_finite(h.root_transform)) return make_error(errc::not_finite, {.field = "rootTransform"});
@@ -610,12 +646,21 @@ status validate_deep(const asset& a) {
                                                                  : nullptr;
     if (field) return detail::record_error(errc::not_finite, a, chunk_type::entity_table, row, field, 0);
   }
+  return {};
+}
+
+// R-FINITE: header bounds and root transform, entity bounds and transforms,
+// mesh bounds and vertex positions. R-BOUNDS: vertex positions inside the
+// mesh's localBounds. R-INDEX-VALUE: indices and edge indices < vertexCount.
+template <class = void>
+status validate_deep(const asset& a) {
+  UNTOLD_TRY(validate_deep_records(a));
 
   // Meshes may share (overlap) vertex and index bytes, so scanning every
   // mesh's ranges could cost (meshes x data), quadratic in the file size.
   // Range extrema answer each mesh in O(64 + log n); only a mesh they show
   // to be bad is scanned (validate_mesh_deep), to report its first bad element.
-  const bool float_positions = a.header().vertex_layout == static_cast<std::uint32_t>(vertex_layout::pbr_static_v1);
+  const bool float_positions = detail::has_float_positions(a);
   detail::chunk_extrema<detail::position_key> positions(float_positions ? a.payload(chunk_type::vertex_data) : byte_span{},
                                                         vertex_stride_pbr_static_v1);
   detail::chunk_extrema<detail::index_key<std::uint16_t>> indices16(a.payload(chunk_type::index_data), 2),
@@ -629,22 +674,19 @@ status validate_deep(const asset& a) {
     // Spans from the asset are inside their chunks by construction (empty
     // when a chunk is not loaded), so the range queries stay in bounds.
     const byte_span vertices = a.vertices(m), indices = a.indices(m), edges = a.edge_indices(m);
-    const auto positions_inside = [&] {
-      if (!float_positions) return detail::finite_extent(m.local_bounds);
-      const std::size_t vertex_count = vertices.size() / vertex_stride_pbr_static_v1;
-      return vertex_count == 0 ||
-             detail::positions_inside(positions.query(m.vertex_data_offset, vertex_count), m.local_bounds);
-    };
     const std::uint32_t isize = index_size(m.index_type);
-    const auto indices_below = [&](byte_span bytes, std::uint64_t offset, auto& ranges16, auto& ranges32) {
-      const std::size_t count = isize == 0 ? 0 : bytes.size() / isize;
-      if (count == 0) return true;
-      return (isize == 2 ? ranges16.query(offset, count).hi[0] : ranges32.query(offset, count).hi[0]) < m.vertex_count;
+    detail::mesh_deep_extrema e;
+    e.vertices = float_positions ? vertices.size() / vertex_stride_pbr_static_v1 : 0;
+    e.indices = isize == 0 ? 0 : indices.size() / isize;
+    e.edge_indices = isize == 0 ? 0 : edges.size() / isize;
+    if (e.vertices != 0) e.positions = positions.query(m.vertex_data_offset, e.vertices);
+    const auto largest = [&](std::size_t count, std::uint64_t offset, auto& ranges16, auto& ranges32) {
+      if (count == 0) return std::uint32_t{0};
+      return isize == 2 ? ranges16.query(offset, count).hi[0] : ranges32.query(offset, count).hi[0];
     };
-    if (!detail::all_finite(m.local_bounds) || !positions_inside() ||
-        !indices_below(indices, m.index_data_offset, indices16, indices32) ||
-        !indices_below(edges, m.edge_index_offset(), edges16, edges32))
-      UNTOLD_TRY(validate_mesh_deep(a, row, vertices, indices, edges));
+    e.largest_index = largest(e.indices, m.index_data_offset, indices16, indices32);
+    e.largest_edge_index = largest(e.edge_indices, m.edge_index_offset(), edges16, edges32);
+    UNTOLD_TRY(detail::check_mesh_deep(a, row, e));
   }
   return {};
 }

@@ -200,6 +200,42 @@ TEST_CASE("hash: the SHA-extensions block function equals the plain one") {
 #endif
 }
 
+TEST_CASE("hash: sha256_pair equals two separate digests; its interleaved block function the plain one") {
+  std::mt19937_64 rng(23);
+  std::vector<std::byte> a(3 * 65536 + 100), b(a.size());
+  for (auto* v : {&a, &b})
+    for (auto& x : *v) x = static_cast<std::byte>(rng() & 0xFF);
+  const untold::byte_span sa(a), sb(b);
+  // Lengths around the padding boundaries, a 64 KiB block, and unequal lengths (no interleaving).
+  for (const auto& [na, nb] : {std::pair<std::size_t, std::size_t>{0, 0}, {1, 1}, {55, 55}, {56, 56}, {63, 63},
+                               {64, 64}, {65, 65}, {119, 119}, {65536, 65536}, {a.size(), a.size()}, {64, 65}, {0, 9}}) {
+    const std::size_t first_length = na, second_length = nb;  // clang 14 captures no structured binding
+    CAPTURE(first_length);
+    CAPTURE(second_length);
+    const auto pair = untold::sha256_pair(sa.first(na), sb.first(nb));
+    REQUIRE(pair.has_value());
+    CHECK((*pair)[0] == *untold::sha256_of(sa.first(na)));
+    CHECK((*pair)[1] == *untold::sha256_of(sb.first(nb)));
+  }
+#if UNTOLD_DETAIL_SHA_X86
+  if (!untold::detail::sha256_cpu_has_extensions()) return;
+  for (int round = 0; round < 100; ++round) {
+    std::array<std::uint32_t, 8> s0{}, s1{};
+    for (auto* s : {&s0, &s1})
+      for (auto& w : *s) w = static_cast<std::uint32_t>(rng());
+    const std::size_t count = rng() % 40;
+    const std::size_t offset = rng() % 64;  // any alignment
+    std::array<std::uint32_t, 8> plain0 = s0, plain1 = s1;
+    untold::detail::sha256_compress_generic(plain0, a.data() + offset, count);
+    untold::detail::sha256_compress_generic(plain1, b.data() + offset, count);
+    untold::detail::sha256_compress_x86_x2(s0, a.data() + offset, s1, b.data() + offset, count);
+    CAPTURE(count);
+    CHECK(plain0 == s0);
+    CHECK(plain1 == s1);
+  }
+#endif
+}
+
 TEST_CASE("hash: midstate() and the midstate constructor continue a message") {
   std::mt19937_64 rng(3);
   std::vector<std::byte> data(20000);
