@@ -683,7 +683,7 @@ def gltfpack_table(run):
                              cols[6]))
             elif cols:
                 notes.append(line.strip())
-        header = (("model", "gltfpack -cc -te", "+ zstd -19", "untold zstd:19", "meshopt+zstd:19",
+        header = (("model", "gltfpack -cc", "+ zstd -19", "untold zstd:19", "meshopt+zstd:19",
                    "quantized + meshopt+zstd:19", "quantized / gltfpack+zstd", "meshopt+zstd / zstd:19") if wire else
                   ("model", "gltfpack -cc (B)", "untold (B)", "untold + images (B)", "ratio", "gltfpack ms",
                    "untold ms"))

@@ -26,7 +26,7 @@ int read(const char* path) {
   }
   const untold::asset& a = file->asset;
   for (const untold::mesh_record& m : a.meshes()) {
-    std::span<const std::byte> vertices = a.vertices(m);    // PBR_STATIC_V1, 32 B per vertex
+    std::span<const std::byte> vertices = a.vertices(m);    // PBR_STATIC_V1, 32 B per vertex (or PBR_QUANT_V1, 24 B)
     std::span<const std::byte> indices = a.indices(m);      // uint16 or uint32 (m.index_type)
     upload(vertices, m.vertex_stride_bytes, indices, m.index_type);
   }

@@ -11,8 +11,8 @@
 #
 # Sizes (every glTF 2.0 file of assimp-testmodels, one row each): images are
 # counted the same way on both sides, inside the one file each tool writes
-# (gltfpack -te embeds them, untold cook --embed too; neither re-encodes
-# them). Columns: gltfpack -cc; that .glb + zstd -19 (what a CDN serving it
+# (a .glb output of gltfpack embeds them unless -tr, untold cook --embed;
+# neither re-encodes them). Columns: gltfpack -cc; that .glb + zstd -19 (what a CDN serving it
 # compressed sends); untold cook --compress zstd:19; --compress
 # meshopt+zstd:19; --vertex-layout quantized --compress meshopt+zstd:19 (the
 # .untold files are served as they are: their chunks are compressed). The
@@ -48,7 +48,7 @@ sizes_of() {  # model path -> prints the size columns, or a failure note
   local src="$1" out="$2"
   rm -rf "$out"
   mkdir -p "$out"
-  "$gltfpack" -i "$src" -o "$out/gp.glb" -cc -te > /dev/null 2>&1 || { echo "gltfpack-failed"; return; }
+  "$gltfpack" -i "$src" -o "$out/gp.glb" -cc > /dev/null 2>&1 || { echo "gltfpack-failed"; return; }
   zstd -q -19 -f "$out/gp.glb" -o "$out/gp.glb.zst"
   "$untold" cook -q "$src" -o "$out/z.untold" --embed --compress zstd:19 > /dev/null 2>&1 || { echo "untold-failed"; return; }
   "$untold" cook -q "$src" -o "$out/m.untold" --embed --compress meshopt+zstd:19 > /dev/null 2>&1 || { echo "untold-failed"; return; }
@@ -73,7 +73,7 @@ if [[ $sum_gpz -gt 0 ]]; then
   printf '%-46s %10s %10d %10d %10d %10d %9s %9s\n' "total (rows both tools wrote)" "" "$sum_gpz" "$sum_z" "$sum_m" "$sum_q" \
     "$(awk -v a=$sum_q -v b=$sum_gpz 'BEGIN { printf "%.2f", a / b }')" "$(awk -v a=$sum_m -v b=$sum_z 'BEGIN { printf "%.2f", a / b }')"
 fi
-echo "q/gp+z = quantized meshopt+zstd:19 / (gltfpack -cc -te + zstd -19), goal <= 1.0; mz/z19 = meshopt+zstd:19 / zstd:19, goal <= 0.8"
+echo "q/gp+z = quantized meshopt+zstd:19 / (gltfpack -cc + zstd -19), goal <= 1.0; mz/z19 = meshopt+zstd:19 / zstd:19, goal <= 0.8"
 echo
 
 models=(

@@ -13,12 +13,10 @@
 // record scans: whole records of it); no allocation.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <numeric>
 #include <span>
 #include <type_traits>
 
@@ -151,14 +149,21 @@ struct record_scan_result {
   if constexpr (simd::usable) {
     if (words <= 16) {
       // Records per block: the fewest that fill whole vectors, then as many of those as fit in 64 words.
-      std::size_t per_block = 4 / std::gcd(words, std::size_t{4});
-      per_block *= std::max<std::size_t>(1, 64 / (per_block * words));
+      // (<algorithm> and <numeric> stay out: reader translation units include this, docs/compile-time.md.)
+      std::size_t per_block = words % 4 == 0 ? 1 : words % 2 == 0 ? 2 : 4;  // 4 / gcd(words, 4)
+      const std::size_t fit = 64 / (per_block * words);
+      per_block *= fit > 1 ? fit : 1;
       const std::size_t vectors = per_block * words / 4;
       std::array<simd::u32x4, 16> float_mask{}, float_carry{}, collect_mask{};
       for (std::size_t w = 0; w < per_block * words; ++w) {
         const std::uint32_t in_record = static_cast<std::uint32_t>(w % words);
-        const bool f = std::find(floats.begin(), floats.end(), in_record) != floats.end();
-        const bool c = std::find(collect.begin(), collect.end(), in_record) != collect.end();
+        const auto listed = [in_record](std::span<const std::uint32_t> list) {
+          for (const std::uint32_t x : list)
+            if (x == in_record) return true;
+          return false;
+        };
+        const bool f = listed(floats);
+        const bool c = listed(collect);
         float_mask[w / 4][w % 4] = f ? exponent : 0;
         float_carry[w / 4][w % 4] = f ? carry : 0;
         collect_mask[w / 4][w % 4] = c ? ~std::uint32_t{0} : 0;
