@@ -37,7 +37,7 @@ int run_convert(const convert_args& args, const common_flags& flags) {
                               : "--to " + escaped(args.to) + ": not a format convert writes (untold, urho3d, glb, gltf, assetc, pmdl)";
   } else if (!args.compress.empty() && *target != convert_target::untold) {
     code = exit_usage;
-    r.error = "--compress is for .untold output (" + std::string(name(*target)) + " has no chunk compression)";
+    r.error.assign("--compress is for .untold output (").append(name(*target)).append(" has no chunk compression)");
   } else if (!dir.empty() && !fs::is_directory(dir, ec) && !(args.mkdir && fs::create_directories(dir, ec))) {
     code = exit_io;
     r.error = "cannot write " + quote_path(args.output) + ": directory " + quote_path(dir.string()) +

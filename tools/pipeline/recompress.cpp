@@ -47,7 +47,7 @@ std::vector<codec_input> codec_inputs_for(const asset& a, const chunk_entry& c, 
   };
   for (const range& r : ranges) {
     if (!padding(r.offset)) {
-      error = "mesh ranges at byte " + std::to_string(r.offset) + " overlap or leave unused bytes";
+      error.assign("mesh ranges at byte ").append(std::to_string(r.offset)).append(" overlap or leave unused bytes");
       return {};
     }
     inputs.push_back({payload.subspan(static_cast<std::size_t>(r.offset), static_cast<std::size_t>(r.size)),
@@ -55,7 +55,7 @@ std::vector<codec_input> codec_inputs_for(const asset& a, const chunk_entry& c, 
     at = r.offset + r.size;
   }
   if (at != payload.size()) {
-    error = "bytes after the last mesh range (from byte " + std::to_string(at) + ")";
+    error.assign("bytes after the last mesh range (from byte ").append(std::to_string(at)).append(")");
     return {};
   }
   return inputs;
@@ -103,7 +103,7 @@ recompress_result recompress(byte_span input, const compression_policy& policy) 
       const std::vector<codec_input> streams =
           is_mesh_codec(wanted.method) ? codec_inputs_for(a, c, payload, uncut) : std::vector<codec_input>{};
       if (!uncut.empty()) {
-        out.error = "chunk " + std::to_string(row) + " cannot be cut into one meshopt stream per mesh: " + uncut;
+        out.error.assign("chunk ").append(std::to_string(row)).append(" cannot be cut into one meshopt stream per mesh: ").append(uncut);
         return out;
       }
       auto packed = is_mesh_codec(wanted.method) ? compress_streams(wanted.method, wanted.level, streams)
