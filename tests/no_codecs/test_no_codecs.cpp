@@ -17,6 +17,8 @@
 
 static_assert(!untold::compression_available(untold::compression::lz4));
 static_assert(!untold::compression_available(untold::compression::zstd));
+static_assert(!untold::compression_available(untold::compression::meshopt));
+static_assert(!untold::compression_available(untold::compression::meshopt_zstd));
 static_assert(!untold::sha256_uses_openssl);
 
 namespace {
@@ -43,6 +45,16 @@ TEST_CASE("no codecs: the codec calls report compression_unsupported") {
   for (auto method : {untold::compression::lz4, untold::compression::zstd}) {
     CHECK(untold::decompress(method, raw, out).error().code == untold::errc::compression_unsupported);
     CHECK(untold::compress(method, 0, raw).error().code == untold::errc::compression_unsupported);
+  }
+}
+
+TEST_CASE("no codecs: the meshopt compressions report compression_unsupported") {
+  const std::vector<std::byte> raw(64, std::byte{7});
+  std::vector<std::byte> out(64);
+  const untold::codec_input stream[] = {{raw, 32, true}};
+  for (auto method : {untold::compression::meshopt, untold::compression::meshopt_zstd}) {
+    CHECK(untold::decompress(method, raw, out).error().code == untold::errc::compression_unsupported);
+    CHECK(untold::compress_streams(method, 0, stream).error().code == untold::errc::compression_unsupported);
   }
 }
 
