@@ -125,7 +125,7 @@ BENCHMARK(assetc_build_meshlets_meshoptimizer_alone)->Arg(256)->Arg(1024)->Unit(
 void assetc_build_meshlets_compiler_stage(benchmark::State& state) {
   const grid g = make_grid(static_cast<std::uint32_t>(state.range(0)));
   for (auto _ : state) {
-    ab::meshlet_arrays out;
+    untold::convert::assetc_meshlets out;
     ab::build_meshlets(g.indices, g.positions, 0, out);
     benchmark::DoNotOptimize(out.meshlets.data());
   }
