@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include <untold/compression.hpp>
 #include <untold/extensions.hpp>
 #include <untold/reader.hpp>
 #include <untold/scene.hpp>
@@ -41,6 +42,30 @@ inline untold::byte_span as_span(const std::uint8_t* data, std::size_t size) {
 
 inline bool same_bytes(untold::byte_span a, untold::byte_span b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size()) == 0);
+}
+
+/// Decodes `stored` at `declared` bytes three ways - untold::decompress, a
+/// fresh decompressor and decompress_into (the reader's growing decoder) -
+/// and dies unless they agree in verdict and bytes, or a failure lacks a
+/// rule id. Returns decompress's status; its bytes are in `out`.
+inline untold::status decode_three_ways(untold::compression method, untold::byte_span stored, std::size_t declared,
+                                        std::vector<std::byte>& out) {
+  out.assign(declared, std::byte{0});
+  std::vector<std::byte> again(declared), grown;
+  const auto first = untold::decompress(method, stored, out);
+  untold::decompressor fresh;
+  const auto second = fresh.decompress(method, stored, again);
+  if (static_cast<bool>(first) != static_cast<bool>(second)) die("decompressor and decompress disagree");
+  const auto third = untold::decompress_into(method, stored, declared, grown);
+  if (static_cast<bool>(first) != static_cast<bool>(third)) die("decompress_into and decompress disagree");
+  if (third && !same_bytes(out, grown)) die("decompress_into decoded other bytes");
+  if (!third && !grown.empty()) die("decompress_into kept bytes after failing");
+  if (first && !same_bytes(out, again)) die("two decodes differ");
+  if (!first) {
+    const std::string_view id = first.error().rule_id();
+    if (!(id.starts_with("R-") || id.starts_with("E-"))) die("codec error without a rule id");
+  }
+  return first;
 }
 
 /// Bitwise equality of two records (they hold floats, and NaN != NaN).

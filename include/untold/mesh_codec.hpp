@@ -313,8 +313,9 @@ struct codec_input {
 
 /// Encodes one stream with meshoptimizer: the vertex codec, or for indices
 /// the triangle codec when it gives the indices back exactly (it may rotate
-/// a triangle: then the sequence codec, which never does). Appends the
-/// encoding to `out` and returns the kind used. Preconditions (a writer's
+/// a triangle: then the sequence codec, when that gives them back exactly,
+/// else the bytes as they are, kind raw). Appends the encoding to `out` and
+/// returns the kind used. Preconditions (a writer's
 /// own data): bytes.size() a non-zero multiple of element_size, element
 /// sizes as in the directory rules. Errors: encode_failed,
 /// compression_unsupported without meshoptimizer. Deterministic.
@@ -367,7 +368,16 @@ template <class = void>
         return meshopt_encodeIndexSequence(dst, bound, wide.data(), count);
       }))
     return make_error(errc::encode_failed).at_field("indices").with_value(count);
-  return codec_stream_kind::index_sequence;
+  // The sequence codec keeps 30-bit deltas: indices 2^30 apart come back
+  // changed (fuzz_mesh_codec found it). Such a stream is stored raw.
+  byte_buffer back(in.bytes.size());
+  if (meshopt_decodeIndexSequence(back.data(), count, in.element_size,
+                                  reinterpret_cast<const unsigned char*>(out.data() + at), out.size() - at) == 0 &&
+      std::memcmp(back.data(), in.bytes.data(), in.bytes.size()) == 0)
+    return codec_stream_kind::index_sequence;
+  out.resize(at);
+  out.insert(out.end(), in.bytes.begin(), in.bytes.end());
+  return codec_stream_kind::raw;
 #else
   return make_error(errc::compression_unsupported).at_field("compressionType").with_value(3);
 #endif

@@ -180,6 +180,27 @@ TEST_CASE("mesh codec: a triangle the index codec would rotate is kept exact by 
   CHECK(*kept == untold::codec_stream_kind::index_triangles);
 }
 
+TEST_CASE("mesh codec: indices 2^30 apart, which the sequence codec cannot keep, are stored raw and come back exact") {
+  if (!untold::compression_available(compression::meshopt_zstd)) return;
+  // Not triangles the triangle codec keeps, and deltas beyond the sequence
+  // codec's 30 bits (fuzz/corpus/fuzz_mesh_codec/regress-sequence-codec-high-indices).
+  const std::vector<std::uint32_t> far = {0, 0xA1000100u, 5, 0xE1000100u, 7, 1};
+  bytes raw(far.size() * 4);
+  for (std::size_t i = 0; i < far.size(); ++i) untold::store_le_unchecked<std::uint32_t>(raw.data() + 4 * i, far[i]);
+  std::vector<std::byte> encoded;
+  const auto kind = untold::encode_codec_stream({raw, 4, false}, encoded);
+  REQUIRE(kind);
+  CHECK(*kind == untold::codec_stream_kind::raw);
+  for (const compression method : kMethods) {
+    const untold::codec_input stream[] = {{raw, 4, false}};
+    const auto packed = untold::compress_streams(method, 3, stream);
+    REQUIRE(packed);
+    bytes out(raw.size());
+    REQUIRE(untold::decompress(method, *packed, out));
+    CHECK(out == raw);
+  }
+}
+
 TEST_CASE("mesh codec: every directory rule is refused with R-DECOMPRESS before decoding") {
   if (!untold::compression_available(compression::meshopt)) return;
   bytes raw;
