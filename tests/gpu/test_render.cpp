@@ -275,6 +275,29 @@ bool supported(const vertex_input& input) {
   return true;
 }
 
+/// A deliberately wrong vertex-input description: what it gets wrong and the edit.
+struct wrong {
+  const char* what;
+  void (*edit)(vertex_input&);
+};
+
+/// Draws `m` with each wrong description of `layout` (skipping formats the
+/// device lacks) and checks that none matches the reference.
+void check_none_match(const mesh_under_test& m, const gpu::vertex_layout_desc& layout,
+                      std::span<const std::uint32_t> vertex_shader, std::span<const wrong> cases) {
+  for (const wrong& w : cases) {
+    vertex_input input = vulkan_input(layout);
+    w.edit(input);
+    if (!supported(input)) {
+      MESSAGE(std::string(w.what) << ": format not supported here, not drawn");
+      continue;
+    }
+    const auto results = draw_and_compare(m, input, vertex_shader);
+    report(w.what, results);
+    CHECK_MESSAGE(!all_match(results), std::string(w.what));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("PBR_STATIC_V1 from a cooked .untold renders like the library's decoder") {
@@ -303,27 +326,13 @@ TEST_CASE("PBR_QUANT_V1 from a .untold renders like the library's decoder, with 
   const auto results = draw_and_compare(f.mesh, input, spirv(pbr_quant_v1_vert));
   report("PBR_QUANT_V1", results);
   CHECK(all_match(results));
-  struct wrong {
-    const char* what;
-    void (*edit)(vertex_input&);
-  };
   const wrong cases[] = {
       {"position as R16G16B16A16_SNORM", [](vertex_input& in) { in.attributes[0].format = VK_FORMAT_R16G16B16A16_SNORM; }},
       {"normal as R8G8_UNORM", [](vertex_input& in) { in.attributes[1].format = VK_FORMAT_R8G8_UNORM; }},
       {"tangent at offset 8 (the normal's)", [](vertex_input& in) { in.attributes[2].offset = 8; }},
       {"stride 32 (PBR_STATIC_V1's)", [](vertex_input& in) { in.stride = 32; }},
   };
-  for (const wrong& w : cases) {
-    vertex_input bad = vulkan_input(gpu::pbr_quant_v1);
-    w.edit(bad);
-    if (!supported(bad)) {
-      MESSAGE(std::string(w.what) << ": format not supported here, not drawn");
-      continue;
-    }
-    const auto wrong_results = draw_and_compare(f.mesh, bad, spirv(pbr_quant_v1_vert));
-    report(w.what, wrong_results);
-    CHECK_MESSAGE(!all_match(wrong_results), std::string(w.what));
-  }
+  check_none_match(f.mesh, gpu::pbr_quant_v1, spirv(pbr_quant_v1_vert), cases);
 }
 
 TEST_CASE("GpuVertex from an .hmesh renders like the library's decoder") {
@@ -337,10 +346,6 @@ TEST_CASE("GpuVertex from an .hmesh renders like the library's decoder") {
 
 TEST_CASE("a wrong format, offset or stride in the PBR_STATIC_V1 description does not match") {
   pbr_fixture f;
-  struct wrong {
-    const char* what;
-    void (*edit)(vertex_input&);
-  };
   const wrong cases[] = {
       {"normal as A2B10G10R10_UNORM", [](vertex_input& in) { in.attributes[1].format = VK_FORMAT_A2B10G10R10_UNORM_PACK32; }},
       {"uv0 as R16G16_UNORM", [](vertex_input& in) { in.attributes[3].format = VK_FORMAT_R16G16_UNORM; }},
@@ -350,25 +355,11 @@ TEST_CASE("a wrong format, offset or stride in the PBR_STATIC_V1 description doe
       {"stride 28", [](vertex_input& in) { in.stride = 28; }},
       {"stride 36", [](vertex_input& in) { in.stride = 36; }},
   };
-  for (const wrong& w : cases) {
-    vertex_input input = vulkan_input(gpu::pbr_static_v1);
-    w.edit(input);
-    if (!supported(input)) {
-      MESSAGE(std::string(w.what) << ": format not supported here, not drawn");
-      continue;
-    }
-    const auto results = draw_and_compare(f.mesh, input, spirv(pbr_static_v1_vert));
-    report(w.what, results);
-    CHECK_MESSAGE(!all_match(results), std::string(w.what));
-  }
+  check_none_match(f.mesh, gpu::pbr_static_v1, spirv(pbr_static_v1_vert), cases);
 }
 
 TEST_CASE("a wrong format, offset or stride in the GpuVertex description does not match") {
   gpu_vertex_fixture f;
-  struct wrong {
-    const char* what;
-    void (*edit)(vertex_input&);
-  };
   const wrong cases[] = {
       {"normal as R16G16_UNORM", [](vertex_input& in) { in.attributes[1].format = VK_FORMAT_R16G16_UNORM; }},
       {"tangent at offset 12 (the normal's)", [](vertex_input& in) { in.attributes[2].offset = 12; }},
@@ -376,15 +367,5 @@ TEST_CASE("a wrong format, offset or stride in the GpuVertex description does no
       {"uv at offset 16", [](vertex_input& in) { in.attributes[3].offset = 16; }},
       {"stride 32 (PBR_STATIC_V1's)", [](vertex_input& in) { in.stride = 32; }},
   };
-  for (const wrong& w : cases) {
-    vertex_input input = vulkan_input(gpu::gpu_vertex);
-    w.edit(input);
-    if (!supported(input)) {
-      MESSAGE(std::string(w.what) << ": format not supported here, not drawn");
-      continue;
-    }
-    const auto results = draw_and_compare(f.mesh, input, spirv(gpu_vertex_vert));
-    report(w.what, results);
-    CHECK_MESSAGE(!all_match(results), std::string(w.what));
-  }
+  check_none_match(f.mesh, gpu::gpu_vertex, spirv(gpu_vertex_vert), cases);
 }
