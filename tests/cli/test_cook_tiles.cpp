@@ -430,6 +430,21 @@ TEST_CASE("untold cook --tiles: CLI report, manifest that validates, usage error
   CHECK(text.out.find("tiles") != std::string::npos);
   CHECK(text.out.find("HLOD:") != std::string::npos);
 
+  // PBR_QUANT_V1 and the meshopt compressions reach every tile, LOD and HLOD file.
+  const auto quant = cli_test::run_untold("cook " + cli_test::quoted(model) + " --tiles grid:150 --vertex-layout quantized" +
+                                          " --compress meshopt+zstd -o " + cli_test::quoted(dir / "quant"));
+  REQUIRE_MESSAGE(quant.exit_code == 0, quant.err);
+  CHECK(cli_test::run_untold("manifest validate " + cli_test::quoted(dir / "quant" / "manifest.json")).exit_code == 0);
+  std::size_t tiles = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir / "quant")) {
+    if (entry.path().extension() != ".untold") continue;
+    ++tiles;
+    CHECK(cli_test::run_untold("validate --deep " + cli_test::quoted(entry.path())).exit_code == 0);
+    const auto info = nlohmann::json::parse(cli_test::run_untold("info --json " + cli_test::quoted(entry.path())).out);
+    CHECK(info[0]["vertexLayout"] == "pbrQuantV1");
+  }
+  CHECK(tiles >= 2);
+
   CHECK(cli_test::run_untold("cook " + cli_test::quoted(model) + " --tiles grid:0 -o " + cli_test::quoted(dir / "x")).exit_code == 2);
   CHECK(cli_test::run_untold("cook " + cli_test::quoted(model) + " --tiles hexes -o " + cli_test::quoted(dir / "x")).exit_code == 2);
   CHECK(cli_test::run_untold("cook " + cli_test::quoted(dir / "missing.glb") + " --tiles grid:10 -o " + cli_test::quoted(dir / "x")).exit_code == 3);

@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include <untold/format.hpp>
+
 #include "common.hpp"
 
 namespace untold::tools::cli {
@@ -40,6 +42,7 @@ void add_version_command(CLI::App& app, context& ctx);     // help.cpp
 struct cook_tiles_args;
 struct cook_tiles_io {
   std::string input, output, compress;
+  untold::vertex_layout vertex_layout = untold::vertex_layout::pbr_static_v1;
 };
 std::shared_ptr<cook_tiles_args> add_cook_tiles_options(CLI::App& cook);
 bool cook_tiles_requested(const cook_tiles_args& args);

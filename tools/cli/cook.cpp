@@ -256,7 +256,9 @@ void add_cook_command(CLI::App& app, context& ctx) {
     }
     progress_display progress(!ctx.flags.quiet && (a->progress || ctx.flags.verbose || ::isatty(STDERR_FILENO) != 0),
                               ::isatty(STDERR_FILENO) != 0);
-    ctx.exit_code = run_cook_tiles(*tiles, {a->input, a->output, a->compress}, ctx.flags,
+    const untold::vertex_layout layout =
+        a->vertex_layout == "quantized" ? vertex_layout::pbr_quant_v1 : vertex_layout::pbr_static_v1;
+    ctx.exit_code = run_cook_tiles(*tiles, {a->input, a->output, a->compress, layout}, ctx.flags,
                                    [&progress](std::string_view stage, float f) { progress.update(stage, f); });
     progress.finish();
   });

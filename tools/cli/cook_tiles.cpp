@@ -105,6 +105,7 @@ int run_cook_tiles(const cook_tiles_args& args, const cook_tiles_io& io, const c
   o.prefetch_radius = args.prefetch_radius;
   o.priority = args.priority;
   o.compression = uniform_policy(parse_compression(io.compress, why).value_or(chunk_compression{}));
+  o.vertex_layout = io.vertex_layout;
   o.progress = progress;
 
   std::error_code ec;

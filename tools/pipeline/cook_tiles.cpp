@@ -514,6 +514,7 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
   };
   convert::to_untold_options write_options;
   write_options.write.compression = options.compression;
+  write_options.write.vertex_layout = options.vertex_layout;
 
   remote::manifest manifest;
   manifest.version = grid ? 3 : 4;

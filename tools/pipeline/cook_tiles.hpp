@@ -76,6 +76,8 @@ struct tile_cook_options {
   double priority = 0;
   /// Chunk compression of every written file.
   compression_policy compression{};
+  /// Stored vertex layout of every written file (write_options::vertex_layout).
+  untold::vertex_layout vertex_layout = untold::vertex_layout::pbr_static_v1;
   std::string manifest_name = "manifest.json";
   /// Called with a stage name and its completion in [0, 1]; may be empty.
   std::function<void(std::string_view stage, float fraction)> progress{};
