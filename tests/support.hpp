@@ -114,6 +114,16 @@ inline bytes write_scene(bool content_hash = false, untold::write_options option
   return std::move(*file);
 }
 
+/// Limits for opening the test scenes written with the meshopt compressions:
+/// their grids are perfectly regular and shrink past the default 64x
+/// expansion budget (limits::max_expansion), which real geometry stays well
+/// inside (docs/format.md).
+inline untold::limits roomy_limits() {
+  untold::limits l;
+  l.max_expansion = 4096;
+  return l;
+}
+
 // ---- byte patching by spec offsets --------------------------------------------------
 
 inline std::uint32_t get_u32(const bytes& f, std::size_t at) { return untold::load_le_unchecked<std::uint32_t>(f.data() + at); }

@@ -253,12 +253,9 @@ class decompressor {
     if (!is_known_compression(static_cast<std::uint32_t>(method)))
       return detail::unknown_method_error(errc::unknown_compression, method);
     if (is_mesh_codec(method)) {  // the directory proves the size before anything is allocated
-      std::uint64_t end = 0;
-      UNTOLD_TRY(for_each_codec_stream(method, stored, stored.size(), [&](std::uint32_t, const codec_stream& s) -> status {
-        end = s.raw_end();
-        return {};
-      }));
-      if (end != size) return detail::codec_error(errc::decompress_failed, "uncompressedSize", size);
+      const auto end = codec_payload_size(method, stored);
+      if (!end) return end.error();
+      if (*end != size) return detail::codec_error(errc::decompress_failed, "uncompressedSize", size);
     } else if (method != compression::none) {
       constexpr std::uint64_t first_capacity = std::uint64_t{256} << 10;
       std::uint64_t capacity = std::max(first_capacity, std::uint64_t{stored.size()} * 4);
@@ -344,12 +341,9 @@ class decompressor {
   // any stream is decoded; gaps are zero.
   status decode_mesh_codec(compression method, byte_span stored, mutable_byte_span out) noexcept {
     if (!compression_available(method)) return detail::unknown_method_error(errc::compression_unsupported, method);
-    std::uint64_t end = 0;
-    UNTOLD_TRY(for_each_codec_stream(method, stored, stored.size(), [&](std::uint32_t, const codec_stream& s) -> status {
-      end = s.raw_end();
-      return {};
-    }));
-    if (end != out.size()) return detail::codec_error(errc::decompress_failed, "uncompressedSize", out.size());
+    const auto end = codec_payload_size(method, stored);
+    if (!end) return end.error();
+    if (*end != out.size()) return detail::codec_error(errc::decompress_failed, "uncompressedSize", out.size());
     std::uint64_t written = 0;
     return for_each_codec_stream(method, stored, stored.size(), [&](std::uint32_t i, const codec_stream& s) -> status {
       if (s.raw_offset > written) std::memset(out.data() + written, 0, static_cast<std::size_t>(s.raw_offset - written));

@@ -188,7 +188,19 @@ template <class = void>
   return streams;
 }
 
-/// The payload size a directory decodes to: where its last stream ends.
+/// Where a meshopt chunk's payload ends (its last stream's end), once every
+/// directory rule of its stored bytes holds (for_each_codec_stream's
+/// errors). Allocates nothing. Safe on untrusted input.
+[[nodiscard]] inline result<std::uint64_t> codec_payload_size(compression method, byte_span stored) noexcept {
+  std::uint64_t end = 0;
+  UNTOLD_TRY(for_each_codec_stream(method, stored, stored.size(), [&](std::uint32_t, const codec_stream& s) -> status {
+    end = s.raw_end();
+    return {};
+  }));
+  return end;
+}
+
+/// The payload size a parsed directory decodes to: where its last stream ends.
 [[nodiscard]] inline std::uint64_t codec_decoded_size(std::span<const codec_stream> streams) noexcept {
   return streams.empty() ? 0 : streams.back().raw_end();
 }
@@ -351,30 +363,33 @@ template <class = void>
                                    : load_le_unchecked<std::uint32_t>(in.bytes.data() + 4 * i);
     most = wide[i] > most ? wide[i] : most;
   }
+  // The index codecs may hand indices back changed: the triangle codec
+  // rotates triangles, the sequence codec keeps 30-bit deltas (indices 2^30
+  // apart; fuzz_mesh_codec found it). The first whose decode gives the
+  // indices back exactly is kept, else the bytes as they are.
   const std::size_t at = out.size();
+  const auto exact = [&](codec_stream_kind kind) {
+    codec_stream s;
+    s.element_count = static_cast<std::uint32_t>(count);
+    s.element_size = in.element_size;
+    s.kind = kind;
+    byte_buffer back(in.bytes.size());
+    return decode_codec_stream(s, byte_span(out).subspan(at), back).has_value() &&
+           std::memcmp(back.data(), in.bytes.data(), in.bytes.size()) == 0;
+  };
   if (count % 3 == 0) {
     if (!append(meshopt_encodeIndexBufferBound(count, std::size_t{most} + 1), [&](unsigned char* dst, std::size_t bound) {
           return meshopt_encodeIndexBuffer(dst, bound, wide.data(), count);
         }))
       return make_error(errc::encode_failed).at_field("indices").with_value(count);
-    byte_buffer back(in.bytes.size());
-    if (meshopt_decodeIndexBuffer(back.data(), count, in.element_size,
-                                  reinterpret_cast<const unsigned char*>(out.data() + at), out.size() - at) == 0 &&
-        std::memcmp(back.data(), in.bytes.data(), in.bytes.size()) == 0)
-      return codec_stream_kind::index_triangles;
-    out.resize(at);  // a triangle came back rotated: keep the indices exact
+    if (exact(codec_stream_kind::index_triangles)) return codec_stream_kind::index_triangles;
+    out.resize(at);
   }
   if (!append(meshopt_encodeIndexSequenceBound(count, std::size_t{most} + 1), [&](unsigned char* dst, std::size_t bound) {
         return meshopt_encodeIndexSequence(dst, bound, wide.data(), count);
       }))
     return make_error(errc::encode_failed).at_field("indices").with_value(count);
-  // The sequence codec keeps 30-bit deltas: indices 2^30 apart come back
-  // changed (fuzz_mesh_codec found it). Such a stream is stored raw.
-  byte_buffer back(in.bytes.size());
-  if (meshopt_decodeIndexSequence(back.data(), count, in.element_size,
-                                  reinterpret_cast<const unsigned char*>(out.data() + at), out.size() - at) == 0 &&
-      std::memcmp(back.data(), in.bytes.data(), in.bytes.size()) == 0)
-    return codec_stream_kind::index_sequence;
+  if (exact(codec_stream_kind::index_sequence)) return codec_stream_kind::index_sequence;
   out.resize(at);
   out.insert(out.end(), in.bytes.begin(), in.bytes.end());
   return codec_stream_kind::raw;

@@ -554,13 +554,18 @@ class streamed_asset {
       const auto method = static_cast<compression>(c.compression_type);
       if (!is_mesh_codec(method)) continue;
       const auto fail = [&](error e) { return e.at_chunk(row, c.chunk_type); };
-      std::byte head[codec_directory_header_size];
-      if (c.compressed_size < sizeof head) return fail(detail::directory_error("streamCount", c.compressed_size));
-      UNTOLD_TRY(read_verified(head, row, 0));
-      const std::uint64_t size = *codec_directory_size(head);
-      if (size > c.compressed_size) return fail(detail::directory_error("streamCount", size));
-      byte_buffer directory(static_cast<std::size_t>(size));
+      if (c.compressed_size < codec_directory_header_size)
+        return fail(detail::directory_error("streamCount", c.compressed_size));
+      // One read holds the directory of up to 170 streams (one per mesh);
+      // only a larger one is read again, whole.
+      byte_buffer directory(static_cast<std::size_t>(std::min<std::uint64_t>(c.compressed_size, 4096)));
       UNTOLD_TRY(read_verified(directory, row, 0));
+      const std::uint64_t size = *codec_directory_size(directory);
+      if (size > c.compressed_size) return fail(detail::directory_error("streamCount", size));
+      if (size > directory.size()) {
+        directory = byte_buffer(static_cast<std::size_t>(size));
+        UNTOLD_TRY(read_verified(directory, row, 0));
+      }
       auto streams = parse_codec_directory(method, directory, c.compressed_size);
       if (!streams) return fail(streams.error());
       if (auto kinds = check_codec_streams(*streams, c.chunk_type); !kinds) return fail(kinds.error());

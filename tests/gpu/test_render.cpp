@@ -203,51 +203,33 @@ void report(const char* what, const std::vector<comparison>& results) {
                  << " on the mesh), " << results[mode].mismatched << " off, max error " << results[mode].max_error);
 }
 
-/// The cooked PBR sphere, opened, and its first mesh uploaded as stored.
-struct pbr_fixture {
-  std::vector<std::byte> file = cook_pbr_sphere(make_sphere(12, 24));
+/// The sphere written by the builder in `layout`, opened, and its mesh
+/// uploaded as stored. PBR_QUANT_V1's shader dequantizes with the [-1, 1]
+/// cube: the sphere's bounds, checked here.
+struct untold_fixture {
+  std::vector<std::byte> file;
   untold::asset asset;
   mesh_under_test mesh;
-  pbr_fixture() {
+  explicit untold_fixture(untold::vertex_layout layout)
+      : file(cook_pbr_sphere(make_sphere(12, 24), {.vertex_layout = layout})) {
     auto opened = untold::open(file, {.deep_checks = true});
     REQUIRE(opened);
     asset = std::move(*opened);
     REQUIRE(asset.meshes().size() == 1);
+    const bool quantized = layout == untold::vertex_layout::pbr_quant_v1;
+    REQUIRE(asset.header().vertex_layout == static_cast<std::uint32_t>(layout));
     const untold::mesh_record m = asset.meshes()[0];
-    CHECK(m.vertex_stride_bytes == gpu::pbr_static_v1.stride);
+    CHECK(m.vertex_stride_bytes == (quantized ? gpu::pbr_quant_v1 : gpu::pbr_static_v1).stride);
     CHECK(m.index_type == 1);  // uint16: the index format table's first row is exercised here
+    if (quantized) REQUIRE(m.local_bounds == untold::aabb{{-1.0f, -1.0f, -1.0f}, {1.0f, 1.0f, 1.0f}});
     const gpu::index_format* index = gpu::index_format_for(m.index_type);
     REQUIRE(index != nullptr);
     mesh.vertex_bytes = asset.vertices(m);
     mesh.indices = read_indices(asset.indices(m), index->bytes);
     mesh.gpu = upload(asset.vertices(m), asset.indices(m), *index);
-    mesh.reference = pbr_reference;
+    mesh.reference = quantized ? quant_reference : pbr_reference;
     mesh.modes = 4;
     CHECK(std::memcmp(mesh.gpu.vertices->mapped, mesh.vertex_bytes.data(), mesh.vertex_bytes.size()) == 0);
-  }
-};
-
-/// The sphere written as PBR_QUANT_V1, opened, and its mesh uploaded as stored.
-struct quant_fixture {
-  std::vector<std::byte> file = cook_pbr_sphere(make_sphere(12, 24), {.vertex_layout = untold::vertex_layout::pbr_quant_v1});
-  untold::asset asset;
-  mesh_under_test mesh;
-  quant_fixture() {
-    auto opened = untold::open(file, {.deep_checks = true});
-    REQUIRE(opened);
-    asset = std::move(*opened);
-    REQUIRE(asset.header().vertex_layout == 2);
-    const untold::mesh_record m = asset.meshes()[0];
-    CHECK(m.vertex_stride_bytes == gpu::pbr_quant_v1.stride);
-    // The shader dequantizes with the [-1, 1] cube: the sphere's bounds.
-    REQUIRE(m.local_bounds == untold::aabb{{-1.0f, -1.0f, -1.0f}, {1.0f, 1.0f, 1.0f}});
-    const gpu::index_format* index = gpu::index_format_for(m.index_type);
-    REQUIRE(index != nullptr);
-    mesh.vertex_bytes = asset.vertices(m);
-    mesh.indices = read_indices(asset.indices(m), index->bytes);
-    mesh.gpu = upload(asset.vertices(m), asset.indices(m), *index);
-    mesh.reference = quant_reference;
-    mesh.modes = 4;
   }
 };
 
@@ -301,7 +283,7 @@ void check_none_match(const mesh_under_test& m, const gpu::vertex_layout_desc& l
 }  // namespace
 
 TEST_CASE("PBR_STATIC_V1 from a cooked .untold renders like the library's decoder") {
-  pbr_fixture f;
+  untold_fixture f(untold::vertex_layout::pbr_static_v1);
   const vertex_input input = vulkan_input(gpu::pbr_static_v1);
   REQUIRE_MESSAGE(supported(input), "a PBR_STATIC_V1 vertex format is not supported by " << the_device->name());
   const auto results = draw_and_compare(f.mesh, input, spirv(pbr_static_v1_vert));
@@ -310,7 +292,7 @@ TEST_CASE("PBR_STATIC_V1 from a cooked .untold renders like the library's decode
 }
 
 TEST_CASE("PBR_STATIC_V1 fetched as raw u32 and unpacked in the shader (the Direct3D/WebGPU path) renders the same") {
-  pbr_fixture f;
+  untold_fixture f(untold::vertex_layout::pbr_static_v1);
   const vertex_input input = vulkan_input(gpu::pbr_static_v1, /*fetch_raw=*/true);
   CHECK(input.attributes[1].format == VK_FORMAT_R32_UINT);
   CHECK(input.attributes[2].format == VK_FORMAT_R32_UINT);
@@ -320,7 +302,7 @@ TEST_CASE("PBR_STATIC_V1 fetched as raw u32 and unpacked in the shader (the Dire
 }
 
 TEST_CASE("PBR_QUANT_V1 from a .untold renders like the library's decoder, with no decode pass") {
-  quant_fixture f;
+  untold_fixture f(untold::vertex_layout::pbr_quant_v1);
   const vertex_input input = vulkan_input(gpu::pbr_quant_v1);
   REQUIRE_MESSAGE(supported(input), "a PBR_QUANT_V1 vertex format is not supported by " << the_device->name());
   const auto results = draw_and_compare(f.mesh, input, spirv(pbr_quant_v1_vert));
@@ -345,7 +327,7 @@ TEST_CASE("GpuVertex from an .hmesh renders like the library's decoder") {
 }
 
 TEST_CASE("a wrong format, offset or stride in the PBR_STATIC_V1 description does not match") {
-  pbr_fixture f;
+  untold_fixture f(untold::vertex_layout::pbr_static_v1);
   const wrong cases[] = {
       {"normal as A2B10G10R10_UNORM", [](vertex_input& in) { in.attributes[1].format = VK_FORMAT_A2B10G10R10_UNORM_PACK32; }},
       {"uv0 as R16G16_UNORM", [](vertex_input& in) { in.attributes[3].format = VK_FORMAT_R16G16_UNORM; }},

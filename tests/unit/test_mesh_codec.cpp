@@ -22,15 +22,6 @@ constexpr std::uint32_t kVertex = 6, kIndex = 7;
 
 const compression kMethods[] = {compression::meshopt, compression::meshopt_zstd};
 
-/// The test scene's grids are perfectly regular: meshopt+zstd shrinks them
-/// past the default 64x expansion budget (limits::max_expansion), which
-/// real geometry stays well inside (docs/format.md).
-untold::limits roomy() {
-  untold::limits l;
-  l.max_expansion = 4096;
-  return l;
-}
-
 bytes write_with(compression method, bool content_hash = true) {
   untold::write_options options;
   options.compression.data = {method, 3};
@@ -44,7 +35,7 @@ untold::byte_span payload(const untold::asset& a, std::uint32_t type) {
 }
 
 std::vector<untold::codec_stream> directory_of(const bytes& f, std::uint32_t type) {
-  const auto a = untold::open(f, {.limits = roomy()});
+  const auto a = untold::open(f, {.limits = test::roomy_limits()});
   REQUIRE(a);
   const auto row = a->find_chunk(static_cast<untold::chunk_type>(type));
   REQUIRE(row);
@@ -106,12 +97,12 @@ std::string decode_error(const bytes& stored, std::size_t size, compression meth
 TEST_CASE("mesh codec: meshopt and meshopt+zstd files hold exactly the uncompressed file's geometry") {
   if (!untold::compression_available(compression::meshopt_zstd)) return;
   const bytes plain = test::write_scene(true);
-  const auto expected = untold::open(plain, {.limits = roomy(), .deep_checks = true, .integrity = untold::integrity::full});
+  const auto expected = untold::open(plain, {.limits = test::roomy_limits(), .deep_checks = true, .integrity = untold::integrity::full});
   REQUIRE(expected);
   for (const compression method : kMethods) {
     CAPTURE(untold::compression_name(static_cast<std::uint32_t>(method)));
     const bytes f = write_with(method);
-    const auto a = untold::open(f, {.limits = roomy(), .deep_checks = true, .integrity = untold::integrity::full});
+    const auto a = untold::open(f, {.limits = test::roomy_limits(), .deep_checks = true, .integrity = untold::integrity::full});
     REQUIRE_MESSAGE(a, a.error().describe());
     for (const std::uint32_t type : {kVertex, kIndex}) {
       const auto row = a->find_chunk(static_cast<untold::chunk_type>(type));
@@ -132,7 +123,7 @@ TEST_CASE("mesh codec: meshopt and meshopt+zstd files hold exactly the uncompres
 TEST_CASE("mesh codec: one stream per stored mesh, in payload order, with the layout's stride and index size") {
   if (!untold::compression_available(compression::meshopt)) return;
   const bytes f = write_with(compression::meshopt);
-  const auto a = untold::open(f, {.limits = roomy()});
+  const auto a = untold::open(f, {.limits = test::roomy_limits()});
   REQUIRE(a);
   const auto vertex_streams = directory_of(f, kVertex), index_streams = directory_of(f, kIndex);
   std::set<std::uint64_t> stored_ranges;
@@ -305,12 +296,12 @@ TEST_CASE("mesh codec: R-CODEC-CHUNK refuses the mesh codecs on other chunks and
       ++entry;
     REQUIRE(entry < test::get_u32(f, at));
     f[at + 8 + 24 * entry + 14] = std::byte{1};
-    const auto a = untold::open(f, {.limits = roomy()});
+    const auto a = untold::open(f, {.limits = test::roomy_limits()});
     REQUIRE_FALSE(a);
     CHECK(a.error().rule_id() == "R-CODEC-CHUNK");
     CHECK(a.error().context.chunk_type == kIndex);
     untold::memory_range_source source(f);
-    const auto streamed = untold::streamed_asset::open(source, {.open = {.limits = roomy()}});
+    const auto streamed = untold::streamed_asset::open(source, {.open = {.limits = test::roomy_limits()}});
     REQUIRE_FALSE(streamed);
     CHECK(streamed.error().rule_id() == "R-CODEC-CHUNK");
   }
@@ -320,10 +311,10 @@ TEST_CASE("mesh codec: a mesh loaded by byte range reads and decodes only its ow
   if (!untold::compression_available(compression::meshopt_zstd)) return;
   for (const compression method : kMethods) {
     const bytes f = write_with(method);
-    const auto whole = untold::open(f, {.limits = roomy(), .deep_checks = true});
+    const auto whole = untold::open(f, {.limits = test::roomy_limits(), .deep_checks = true});
     REQUIRE(whole);
     untold::memory_range_source source(f);
-    auto tile = untold::streamed_asset::open(source, {.open = {.limits = roomy(), .deep_checks = true}});
+    auto tile = untold::streamed_asset::open(source, {.open = {.limits = test::roomy_limits(), .deep_checks = true}});
     REQUIRE_MESSAGE(tile, tile.error().describe());
     const auto vertex_row = *whole->find_chunk(untold::chunk_type::vertex_data);
     const untold::chunk_entry& vc = whole->chunks()[vertex_row];

@@ -100,9 +100,7 @@ TEST_CASE("quant: a file written with PBR_QUANT_V1 stores 24-byte vertices and r
     options.compression.data = {method, 3};
     const bytes f = test::write_scene(true, options);
     const bytes plain = test::write_scene(true);
-    untold::limits roomy;  // the regular test grids compress past the default 64x (test_mesh_codec.cpp)
-    roomy.max_expansion = 4096;
-    const auto a = untold::open(f, {.limits = roomy, .deep_checks = true, .integrity = untold::integrity::full});
+    const auto a = untold::open(f, {.limits = test::roomy_limits(), .deep_checks = true, .integrity = untold::integrity::full});
     REQUIRE_MESSAGE(a, a.error().describe());
     const auto p = untold::open(plain);
     REQUIRE(p);
