@@ -73,7 +73,7 @@
     const doc = await call("open", "/in/" + main.name, main.name, clips.join("\n"));
     viewer.doc = doc;
     showDocuments(doc);
-    setupScene(doc);
+    await setupScene(doc);
     viewer.lastLoadMs = performance.now() - t0;
     const problem = doc.error || (doc.validate && doc.validate.valid === false && doc.validate.error);
     setStatus(main.name + (problem ? ": " + problem.describe : ": valid") +
@@ -198,9 +198,16 @@
     const info = doc.info, dump = doc.dump;
     if (info) {
       d.append(el("h2", {}, "Header (" + (doc.format || "unrecognised") + ")"), keyValueTable("table-header", info));
-      for (const [k, val] of Object.entries(info))
-        if (Array.isArray(val) && val.length && val.every((x) => x && typeof x === "object"))
-          d.append(el("h2", {}, k === "chunks" ? "Chunks (compression and ratio)" : k), rowsTable("table-" + k, val));
+      // Every list of records, at any depth ("model.subMeshes"), as a table.
+      const lists = (prefix, o) => {
+        for (const [k, val] of Object.entries(o)) {
+          const key = prefix + k;
+          if (Array.isArray(val) && val.length && val.every((x) => x && typeof x === "object" && !Array.isArray(x)))
+            d.append(el("h2", {}, key === "chunks" ? "Chunks (compression and ratio)" : key), rowsTable("table-" + key, val));
+          else if (val && typeof val === "object" && !Array.isArray(val) && k !== "error") lists(key + ".", val);
+        }
+      };
+      lists("", info);
     }
     if (dump && dump.valid !== false) {
       if (Array.isArray(dump.entities) && dump.format === "untold")
@@ -325,7 +332,7 @@
   function frame(min, max) {
     cam.target = min.map((v, i) => (v + max[i]) / 2);
     cam.radius = Math.max(1e-6, Math.hypot(...max.map((v, i) => v - min[i])) / 2);
-    cam.distance = cam.radius / Math.sin(Math.PI / 8) * 1.05;
+    cam.distance = cam.radius / Math.sin(Math.PI / 8) * 1.25;
   }
   function matrices() {
     const aspect = canvas.width / canvas.height, f = 1 / Math.tan(Math.PI / 8);
@@ -361,6 +368,28 @@
       x0 = Math.min(x0, sx); x1 = Math.max(x1, sx); y0 = Math.min(y0, sy); y1 = Math.max(y1, sy);
     }
     return { x0, y0, x1, y1 };
+  };
+
+  // Non-background pixels of the canvas as drawn: their count and screen box (y down).
+  viewer.pixelBox = () => {
+    draw();
+    const w = canvas.width, h = canvas.height, px = new Uint8Array(w * h * 4);
+    gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
+    const bg = BACKGROUND.map((v) => Math.round(v * 255));
+    let count = 0, x0 = w, y0 = h, x1 = -1, y1 = -1;
+    for (let y = 0; y < h; ++y)
+      for (let x = 0; x < w; ++x) {
+        const i = (y * w + x) * 4;
+        if (Math.abs(px[i] - bg[0]) + Math.abs(px[i + 1] - bg[1]) + Math.abs(px[i + 2] - bg[2]) <= 6) continue;
+        ++count;
+        const sy = h - 1 - y;  // readPixels rows start at the bottom
+        x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, sy); y1 = Math.max(y1, sy);
+      }
+    return { count, x0, y0, x1: x1 + 1, y1: y1 + 1, width: w, height: h };
+  };
+  viewer.setOverlays = (o) => {
+    for (const [k, v] of Object.entries(o)) $("show-" + k).checked = v;
+    draw();
   };
 
   function draw() {
@@ -409,7 +438,7 @@
     return poseNow(false);
   };
 
-  function setupScene(doc) {
+  async function setupScene(doc) {
     stopStreaming();
     anim.playing = false;
     anim.clip = -1;
@@ -425,7 +454,7 @@
     }
     $("play").disabled = $("timeline").disabled = !(s && s.animations.length);
     $("play").textContent = "play";
-    if (s) poseNow(true);
+    if (s) await poseNow(true);
     else { viewer.posed = null; uploadPose(null); draw(); }
   }
 
