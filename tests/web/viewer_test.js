@@ -243,18 +243,29 @@ async function hostile() {
 
 // ---- streaming -----------------------------------------------------------------------
 
-// An OBJ city: a grid of boxes of varied heights over 400 x 400 units.
+// An OBJ city over 400 x 400 units: 12 x 12 blocks, each a box whose roof
+// is a bumpy 24 x 24 grid, so that tiles are larger than the 64 KiB prefix
+// (their geometry then comes in a second range request) and LODs simplify.
 function cityObj() {
   const lines = [];
   let v = 0;
+  const n = 24;
   for (let i = 0; i < 12; ++i)
     for (let j = 0; j < 12; ++j) {
       const x = -200 + i * 33 + 5, z = -200 + j * 33 + 5, w = 20, hgt = 5 + ((i * 7 + j * 13) % 11) * 3;
-      for (const [dx, dy, dz] of [[0, 0, 0], [w, 0, 0], [w, 0, w], [0, 0, w], [0, hgt, 0], [w, hgt, 0], [w, hgt, w], [0, hgt, w]])
-        lines.push(`v ${x + dx} ${dy} ${z + dz}`);
-      for (const [p, q, r, s] of [[1, 2, 3, 4], [5, 8, 7, 6], [1, 5, 6, 2], [2, 6, 7, 3], [3, 7, 8, 4], [4, 8, 5, 1]])
-        lines.push(`f ${v + p} ${v + q} ${v + r} ${v + s}`);
-      v += 8;
+      for (const [dx, dz] of [[0, 0], [w, 0], [w, w], [0, w]]) lines.push(`v ${x + dx} 0 ${z + dz}`);
+      for (let r = 0; r <= n; ++r)
+        for (let c = 0; c <= n; ++c) {
+          const bump = r === 0 || c === 0 || r === n || c === n ? 0 : Math.sin(r * 1.3 + i) * Math.cos(c * 0.7 + j) * 1.5;
+          lines.push(`v ${x + (w * c) / n} ${hgt + bump} ${z + (w * r) / n}`);
+        }
+      const g = (r, c) => v + 5 + r * (n + 1) + c;
+      for (let r = 0; r < n; ++r)
+        for (let c = 0; c < n; ++c) lines.push(`f ${g(r, c)} ${g(r + 1, c)} ${g(r + 1, c + 1)} ${g(r, c + 1)}`);
+      // Walls from the ground corners to the roof's corners.
+      const roof = [g(0, 0), g(0, n), g(n, n), g(n, 0)];
+      for (let k = 0; k < 4; ++k) lines.push(`f ${v + 1 + k} ${v + 1 + ((k + 1) % 4)} ${roof[(k + 1) % 4]} ${roof[k]}`);
+      v += 4 + (n + 1) * (n + 1);
     }
   return lines.join("\n") + "\n";
 }
@@ -309,6 +320,7 @@ async function streaming() {
     // The tiles came over Range requests: the access log has the prefix ranges.
     const log = fs.readFileSync(nginx.log, "utf8");
     check(/GET \/gen\/world\/\S+ 206 \d+ "bytes=0-65535"/.test(log), "no Range request for a tile prefix in nginx's log");
+    check(/GET \/gen\/world\/\S+ 206 \d+ "bytes=65536-\d*"/.test(log), "no Range request for a tile's geometry after its prefix");
     const panel = await page.$eval("#stream-summary", (t) => t.textContent);
     check(panel.includes("bytes fetched") && panel.includes(String(got.bytes)), "the panel does not show the bytes fetched");
   });
