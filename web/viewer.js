@@ -213,7 +213,7 @@
       if (Array.isArray(dump.entities) && dump.format === "untold")
         d.append(el("h2", {}, "Entities"), entityTree(dump.entities));
       for (const [k, val] of Object.entries(dump)) {
-        if (info && k in info) continue;  // shown above
+        if (info && Array.isArray(info[k])) continue;  // shown above
         if (Array.isArray(val) && val.length && val.every((x) => x && typeof x === "object") && k !== "entities" || (k === "entities" && dump.format !== "untold"))
           d.append(el("h2", {}, k), rowsTable("table-" + k, val));
       }
@@ -429,6 +429,7 @@
     uploadPose(summary);
     if (reframe && viewer.posed && viewer.posed.min) frame(viewer.posed.min, viewer.posed.max);
     $("time").textContent = anim.time.toFixed(2) + " s";
+    if (anim.duration > 0) $("timeline").value = String(anim.time / anim.duration);
     draw();
     return summary;
   }
@@ -461,7 +462,6 @@
   function tickAnimation(now) {
     if (anim.playing && anim.duration > 0) {
       anim.time = (anim.time + (now - anim.last) / 1000) % anim.duration;
-      $("timeline").value = String(anim.time / anim.duration);
       poseNow(false);
     }
     anim.last = now;
