@@ -200,6 +200,13 @@ async function samples() {
 
 // ---- hostile -------------------------------------------------------------------------
 
+// After an error the page keeps working: a good model opens and draws.
+async function checkStillWorks(page, after) {
+  const doc = await openUrl(page, "/samples/urho3d/Models/Box.mdl");
+  check(doc.validate && doc.validate.valid === true, `${after}: Box.mdl does not open afterwards`);
+  await checkCanvas(page, "Box.mdl after " + after);
+}
+
 async function hostile() {
   const site = makeSite();
   const good = fs.readFileSync(path.join(a.data, "minimal_v4.untold"));
@@ -233,11 +240,22 @@ async function hostile() {
       check(shown.describe === expected.error.describe, `${name}: the page says "${shown.describe}", untold "${expected.error.describe}"`);
       check(shown.status === "error", `${name}: the status line does not report the error`);
       console.log(`hostile: ${name}: ${shown.rule}`);
-      // The page keeps working: a good file opens and draws.
-      const doc = await openUrl(page, "/samples/urho3d/Models/Box.mdl");
-      check(doc.validate && doc.validate.valid === true, `${name}: Box.mdl does not open afterwards`);
-      await checkCanvas(page, "Box.mdl after " + name);
+      await checkStillWorks(page, name);
     }
+    // meshopt chunks (compression 3/4): valid, but the viewer has no meshopt
+    // decoder; it shows the library's compression_unsupported and keeps working.
+    const obj = path.join(site.scratch, "city.obj");
+    fs.writeFileSync(obj, cityObj());
+    untold("cook", obj, "--compress", "meshopt", "-o", path.join(site.gen, "city_meshopt.untold"));
+    const info = JSON.parse(untold("info", "--json", path.join(site.gen, "city_meshopt.untold")))[0];
+    check(info.chunks.some((c) => c.compression === "meshopt"), "cook --compress meshopt wrote no meshopt chunk");
+    const doc = await openUrl(page, "/gen/city_meshopt.untold");
+    check(doc.validate.error && doc.validate.error.name === "compression_unsupported",
+          "city_meshopt.untold: expected compression_unsupported, got " + JSON.stringify(doc.validate.error));
+    const rule = await page.$eval("#rule-id", (e) => e.textContent);
+    check(rule === "R-DECOMPRESS", "city_meshopt.untold: the page shows " + rule);
+    console.log(`hostile: city_meshopt.untold (valid, meshopt chunks): ${rule} ${doc.validate.error && doc.validate.error.name}`);
+    await checkStillWorks(page, "city_meshopt.untold");
   });
 }
 
