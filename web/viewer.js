@@ -618,8 +618,10 @@
     for (const e of extra) release(e.lines);
     extra = r.tiles.map((t, i) => {
       const d = st.world.tiles[i];
-      const state = t.shown !== null ? "parsed" : t.levels.some((l) => l.state === "fetching") ? "fetching" : t.levels[0].state;
-      return { lines: drawable(boxLines(d.min, d.max), null, null, gl.LINES), color: STATE_COLOR[state] || [1, 1, 1] };
+      // Shown: green for the full tile, cyan for a LOD, blue for the HLOD; else the busiest state.
+      const color = t.shown === 0 ? STATE_COLOR.parsed : t.shown === d.hlodLevel ? [0.3, 0.5, 1] : t.shown !== null ? [0.3, 0.9, 0.9]
+        : STATE_COLOR[t.levels.some((l) => l.state === "fetching") ? "fetching" : t.levels[0].state] || [1, 1, 1];
+      return { lines: drawable(boxLines(d.min, d.max), null, null, gl.LINES), color };
     });
     const c = st.camera, s = cam.radius * 0.05;
     extra.push({ lines: drawable(new Float32Array([c[0] - s, c[1], c[2], c[0] + s, c[1], c[2], c[0], c[1], c[2] - s, c[0], c[1], c[2] + s,

@@ -155,7 +155,7 @@ async function samples() {
     const first = await page.evaluate(() => ({ module: window.untoldViewer.moduleLoadMs, load: window.untoldViewer.lastLoadMs }));
     let loaded = 0;
     for (const f of files) {
-      const info = JSON.parse(untold("info", "--json", "--full", f.file))[0];
+      const info = JSON.parse(untold("info", "--json", f.file))[0];
       if (info.format === null) continue;  // not a format the library reads
       const validate = JSON.parse(untold("validate", "--deep", "--json", f.file)).results[0];
       formats.add(info.format);
