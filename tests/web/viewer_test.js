@@ -320,8 +320,14 @@ async function streaming() {
       const now = keys[0][0] + i * tick;
       await page.evaluate((c, t) => window.untoldViewer.streamStep(c, t), cameraAt(now), now);
     }
-    const got = await page.evaluate(() => ({ events: window.untoldViewer.stream.events, bytes: window.untoldViewer.stream.bytes,
-                                            requests: window.untoldViewer.stream.requests }));
+    const got = await page.evaluate(() => {
+      const st = window.untoldViewer.stream;
+      return { events: st.events, bytes: st.bytes, requests: st.requests, shown: st.shown,
+               drawn: st.shown.filter((k) => (st.drawn.get(k) || []).length > 0) };
+    });
+    // Every level shown at the end was parsed by the library and is drawn.
+    check(got.shown.length > 0 && got.drawn.length === got.shown.length,
+          `shown levels ${got.shown.join(" ")} but drawn ${got.drawn.join(" ")}`);
     const key = (e) => `${Math.round(e.t * 10) / 10} ${e.event} ${e.tile} ${e.level}`;
     const predicted = sim.events.map(key), seen = got.events.map(key);
     const kinds = (list, what) => list.filter((e) => e.split(" ")[1] === what).length;
