@@ -93,5 +93,5 @@ var untoldCodecs = (function () {
     return 1;
   }
 
-  return { decode: decode, lz4Block: lz4Block };
+  return { decode: decode };
 })();

@@ -17,6 +17,7 @@
 //              `untold stream-sim` predicts for the same path.
 // Usage: node viewer_test.js CASE --untold BIN --web DIR --data tests/data
 //        --node-modules build/node/node_modules --scratch DIR [--screenshot PNG]
+// (samples and streaming save a screenshot of the page there.)
 // Exit 77 (a skip, with "skipped: <why>") when chromium, emscripten, nginx,
 // puppeteer-core, untold or the built viewer is missing.
 "use strict";
@@ -347,6 +348,10 @@ async function streaming() {
     check(/GET \/gen\/world\/\S+ 206 \d+ "bytes=65536-\d*"/.test(log), "no Range request for a tile's geometry after its prefix");
     const panel = await page.$eval("#stream-summary", (t) => t.textContent);
     check(panel.includes("bytes fetched") && panel.includes(String(got.bytes)), "the panel does not show the bytes fetched");
+    if (a.screenshot) {
+      await page.screenshot({ path: a.screenshot });
+      console.log("screenshot: " + a.screenshot);
+    }
   });
 }
 
