@@ -51,8 +51,8 @@ using untold::tools::json;
 // Pure-JavaScript decoders loaded by the page (web/codecs.js): fzstd for
 // zstd, a strict LZ4 block decoder for lz4. They return 0 on success.
 EM_JS(int, untold_js_decode,
-      (std::uint32_t method, const void* stored, std::size_t stored_size, void* out, std::size_t out_size, int prefix),
-      { return untoldCodecs.decode(HEAPU8, method, stored, stored_size, out, out_size, prefix); });
+      (std::uint32_t method, const void* stored, std::size_t stored_size, void* out, std::size_t out_size, double size),
+      { return untoldCodecs.decode(HEAPU8, method, stored, stored_size, out, out_size, size); });
 
 std::string& reply() {
   static std::string text;
@@ -166,9 +166,11 @@ json tile_states(const stream_state& s) {
 extern "C" {
 
 // The hook compression.hpp calls for lz4 and zstd chunks (no native codecs in WASM).
+// The size goes to JavaScript as a double: exact below 2^53, far above any
+// chunk the reader's limits allow.
 int untold_external_decode(std::uint32_t method, const void* stored, std::size_t stored_size, void* out,
-                           std::size_t out_size, int prefix) noexcept {
-  return untold_js_decode(method, stored, stored_size, out, out_size, prefix);
+                           std::size_t out_size, std::uint64_t size) noexcept {
+  return untold_js_decode(method, stored, stored_size, out, out_size, static_cast<double>(size));
 }
 
 /// Opens the file at `path` (in the module's file system; `name` is what

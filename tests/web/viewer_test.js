@@ -145,6 +145,11 @@ async function samples() {
   fs.copyFileSync(path.join(a.data, "urho3d/Models/Box.mdl"), path.join(pakdir, "Models/Box.mdl"));
   fs.copyFileSync(path.join(a.data, "urho3d/Models/Cone.mdl"), path.join(pakdir, "Models/Cone.mdl"));
   untold("pak", "create", pakdir, "-o", path.join(site.gen, "models.pak"), "--compress");
+  // Large compressed chunks, some decoding to more than four times their
+  // size (the reader's growing decode): a flat-roofed city in one file.
+  const obj = path.join(site.scratch, "city.obj");
+  fs.writeFileSync(obj, cityObj(false));
+  for (const c of ["lz4", "zstd"]) untold("cook", obj, "--compress", c, "-o", path.join(site.gen, `city_${c}.untold`));
 
   const files = [];
   for (const rel of listSamples(a.data)) files.push({ url: "/samples/" + rel, file: path.join(a.data, rel) });
@@ -175,7 +180,11 @@ async function samples() {
       const posed = await page.evaluate(() => window.untoldViewer.posed);
       if (posed && posed.triangles > 0) await checkCanvas(page, label);
     }
-    console.log(`samples: ${loaded} files opened, formats: ${[...formats].sort().join(", ")}`);
+    const calls = await page.evaluate(() => untoldCodecs.calls);
+    console.log(`samples: ${loaded} files opened, formats: ${[...formats].sort().join(", ")}; ` +
+                `JavaScript codec calls: ${calls.exact} exact, ${calls.prefix} prefix`);
+    check(calls.exact >= 4, "the lz4/zstd samples did not go through the JavaScript decoders");
+    check(calls.prefix > 0, "no chunk took the growing decode (prefix calls) through the JavaScript decoders");
     for (const need of ["untold", "urho3d-model", "urho3d-animation", "urho3d-package", "udm-binary", "udm-ascii", "assetc-hmesh"])
       check(formats.has(need), "no sample of format " + need);
 
@@ -265,7 +274,8 @@ async function hostile() {
 // An OBJ city over 400 x 400 units: 12 x 12 blocks, each a box whose roof
 // is a bumpy 24 x 24 grid, so that tiles are larger than the 64 KiB prefix
 // (their geometry then comes in a second range request) and LODs simplify.
-function cityObj() {
+// Flat roofs (bumpy false) compress well: chunks over four times their size.
+function cityObj(bumpy = true) {
   const lines = [];
   let v = 0;
   const n = 24;
@@ -275,7 +285,7 @@ function cityObj() {
       for (const [dx, dz] of [[0, 0], [w, 0], [w, w], [0, w]]) lines.push(`v ${x + dx} 0 ${z + dz}`);
       for (let r = 0; r <= n; ++r)
         for (let c = 0; c <= n; ++c) {
-          const bump = r === 0 || c === 0 || r === n || c === n ? 0 : Math.sin(r * 1.3 + i) * Math.cos(c * 0.7 + j) * 1.5;
+          const bump = !bumpy || r === 0 || c === 0 || r === n || c === n ? 0 : Math.sin(r * 1.3 + i) * Math.cos(c * 0.7 + j) * 1.5;
           lines.push(`v ${x + (w * c) / n} ${hgt + bump} ${z + (w * r) / n}`);
         }
       const g = (r, c) => v + 5 + r * (n + 1) + c;
