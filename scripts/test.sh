@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs every test configuration: g++ -O2, the tool in Release
 # (-O3) as scripts/demo.sh builds it (warnings as errors), clang++ with ASan+UBSan,
-# -fno-exceptions -fno-rtti, the CMake consumer projects, and a short libFuzzer
-# run of every fuzz target.
+# -fno-exceptions -fno-rtti, the CMake consumer projects, the web viewer in
+# headless chromium, and a short libFuzzer run of every fuzz target.
 # Usage: scripts/test.sh [build-root]   (default: build/ci)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +16,8 @@ configure_build_test() {  # name, extra cmake args...
   cmake -S . -B "$root/$name" -G Ninja -DUNTOLD_DEVELOPER_MODE=ON "$@" > "$root/$name.configure.log"
   cmake --build "$root/$name" -j "$jobs"
   echo "=== [t=${SECONDS}s] [$name] test"
-  ctest --test-dir "$root/$name" -j "$jobs" --output-on-failure --no-tests=error
+  # The browser tests (label web) run once, in the web stage below.
+  ctest --test-dir "$root/$name" -j "$jobs" --output-on-failure --no-tests=error -LE web
 }
 
 # Everything (library, remote, tool, examples, cook sweep, every format's
@@ -35,7 +36,12 @@ configure_build_test() {  # name, extra cmake args...
 # which parse the heavy headers an eighth as often; g++ keeps one translation
 # unit per source, as users build it, so its warnings are the ones they see.
 configure_build_test gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" \
-  -DUNTOLD_HEADER_CHECKS=OFF
+  -DUNTOLD_HEADER_CHECKS=OFF "-DUNTOLD_WEB_DIR=$(cd "$root" && pwd)/web"
+# The web viewer (docs/web.md), once: the WebAssembly build, then its tests in
+# headless chromium (tests/web/) against the gcc build's `untold`.
+echo "=== [t=${SECONDS}s] [web] scripts/build-web.sh + browser tests (ctest -L web)"
+scripts/build-web.sh "$root/web"
+ctest --test-dir "$root/gcc" -L web --output-on-failure --no-tests=error
 # cmake --install with the tool, examples and remote built (the consumers below
 # install the library without them): the installed tool must run.
 echo "=== [t=${SECONDS}s] [gcc] cmake --install (library, remote, tool)"
