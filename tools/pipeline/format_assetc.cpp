@@ -52,15 +52,13 @@ json bounds_json(const ua::mesh_bounds& b) {
   return json{{"min", float_array(b.min)}, {"max", float_array(b.max)}, {"center", float_array(b.center)}, {"radius", b.radius}};
 }
 
-json base(const std::string& path, std::string_view format, byte_span file) {
+json assetc_json(const std::string& path, std::string_view format, byte_span file) {
   return json{{"file", path}, {"format", format}, {"fileSize", file.size()}, {"valid", true}};
 }
 
 template <class R>
-json invalid(json j, const R& r) {
-  j["valid"] = false;
-  j["error"] = error_json(r.error());
-  return j;
+json invalid_result(json j, const R& r) {
+  return invalid_json(std::move(j), r.error());
 }
 
 // ---- .hmesh ---------------------------------------------------------------------------
@@ -90,17 +88,17 @@ json hmesh_summary(const ua::hmesh& m) {
 }
 
 json hmesh_info(const std::string& path, byte_span file) {
-  json j = base(path, "assetc-hmesh", file);
+  json j = assetc_json(path, "assetc-hmesh", file);
   auto m = ua::open_hmesh(file, assetc_open_options());
-  if (!m) return invalid(std::move(j), m);
+  if (!m) return invalid_result(std::move(j), m);
   j.update(hmesh_summary(*m));
   return j;
 }
 
 std::optional<json> hmesh_dump(const std::string& path, byte_span file, document_stream& out) {
-  json head = base(path, "assetc-hmesh", file);
+  json head = assetc_json(path, "assetc-hmesh", file);
   auto m = ua::open_hmesh(file, assetc_open_options());
-  if (!m) return invalid(std::move(head), m);
+  if (!m) return invalid_result(std::move(head), m);
   head.update(hmesh_summary(*m));
   out.open(nullptr, '{');
   out.members(head);
@@ -162,17 +160,17 @@ json hmat_summary(const ua::hmat& h) {
 }
 
 json hmat_info(const std::string& path, byte_span file) {
-  json j = base(path, "assetc-hmat", file);
+  json j = assetc_json(path, "assetc-hmat", file);
   auto h = ua::open_hmat(file, assetc_open_options());
-  if (!h) return invalid(std::move(j), h);
+  if (!h) return invalid_result(std::move(j), h);
   j.update(hmat_summary(*h));
   return j;
 }
 
 std::optional<json> hmat_dump(const std::string& path, byte_span file, document_stream& out) {
-  json j = base(path, "assetc-hmat", file);
+  json j = assetc_json(path, "assetc-hmat", file);
   auto h = ua::open_hmat(file, assetc_open_options());
-  if (!h) return invalid(std::move(j), h);
+  if (!h) return invalid_result(std::move(j), h);
   j.update(hmat_summary(*h));
   constexpr const char* alpha_names[] = {"opaque", "mask", "blend", "invalid"};
   out.open(nullptr, '{');
@@ -214,17 +212,17 @@ json hman_summary(const ua::hman& h) {
 }
 
 json hman_info(const std::string& path, byte_span file) {
-  json j = base(path, "assetc-hman", file);
+  json j = assetc_json(path, "assetc-hman", file);
   auto h = ua::open_hman(file, assetc_open_options());
-  if (!h) return invalid(std::move(j), h);
+  if (!h) return invalid_result(std::move(j), h);
   j.update(hman_summary(*h));
   return j;
 }
 
 std::optional<json> hman_dump(const std::string& path, byte_span file, document_stream& out) {
-  json head = base(path, "assetc-hman", file);
+  json head = assetc_json(path, "assetc-hman", file);
   auto h = ua::open_hman(file, assetc_open_options());
-  if (!h) return invalid(std::move(head), h);
+  if (!h) return invalid_result(std::move(head), h);
   head.update(hman_summary(*h));
   out.open(nullptr, '{');
   out.members(head);
@@ -255,9 +253,9 @@ json hpack_summary(const ua::hpack& p) {
 }
 
 json hpack_info(const std::string& path, byte_span file) {
-  json j = base(path, "assetc-hpack", file);
+  json j = assetc_json(path, "assetc-hpack", file);
   auto p = ua::open_hpack(file, assetc_open_options());
-  if (!p) return invalid(std::move(j), p);
+  if (!p) return invalid_result(std::move(j), p);
   j.update(hpack_summary(*p));
   return j;
 }
@@ -287,17 +285,17 @@ json hanim_summary(const ua::hanim& a) {
 }
 
 json hanim_info(const std::string& path, byte_span file) {
-  json j = base(path, "assetc-hanim", file);
+  json j = assetc_json(path, "assetc-hanim", file);
   auto a = ua::open_hanim(file, assetc_open_options());
-  if (!a) return invalid(std::move(j), a);
+  if (!a) return invalid_result(std::move(j), a);
   j.update(hanim_summary(*a));
   return j;
 }
 
 std::optional<json> hanim_dump(const std::string& path, byte_span file, document_stream& out) {
-  json head = base(path, "assetc-hanim", file);
+  json head = assetc_json(path, "assetc-hanim", file);
   auto a = ua::open_hanim(file, assetc_open_options());
-  if (!a) return invalid(std::move(head), a);
+  if (!a) return invalid_result(std::move(head), a);
   head.update(hanim_summary(*a));
   out.open(nullptr, '{');
   out.members(head);

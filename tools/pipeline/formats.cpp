@@ -8,6 +8,14 @@
 
 namespace untold::tools {
 
+json format_json(const std::string& path, std::string_view format) { return json{{"file", path}, {"format", format}}; }
+
+json invalid_json(json j, const error& e) {
+  j["valid"] = false;
+  j["error"] = error_json(e);
+  return j;
+}
+
 std::optional<json> write_whole(const json& document, document_stream& out) {
   if (!document.value("valid", false)) return document;
   out.value(nullptr, document);

@@ -73,6 +73,11 @@ struct format_handler {
   result<convert::scene> (*import)(const import_request& request) = nullptr;
 };
 
+/// {"file": path, "format": format}: how every handler's JSON starts.
+[[nodiscard]] json format_json(const std::string& path, std::string_view format);
+/// `j` with "valid": false and "error": error_json(e).
+[[nodiscard]] json invalid_json(json j, const error& e);
+
 /// For a dump small enough to make as one json value (bounded by the
 /// format's limits, e.g. a shader's tables): writes `document` to `out`
 /// when it is valid, else returns it (the format_handler::dump contract).
