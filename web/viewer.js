@@ -45,7 +45,7 @@
       streamOpen: wrap("untold_web_stream_open", "string", ["string", "number"]),
       streamTick: wrap("untold_web_stream_tick", "string", ["number", "number", "number", "number", "number", "string"]),
     };
-    try { mod.FS.mkdir("/in"); } catch (e) { /* exists */ }
+    for (const dir of ["/in", "/tiles"]) mod.FS.mkdir(dir);  // a new module's file system is empty
   }
 
   // A call into the module. An abort (a bug, never a file's fault: the
@@ -490,7 +490,15 @@
 
   async function startStreaming(manifestUrl, options) {
     stopStreaming();
-    const text = await (await fetch(manifestUrl)).text();
+    let text;
+    try {
+      const r = await fetch(manifestUrl);
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      text = await r.text();
+    } catch (e) {
+      setStatus("manifest " + manifestUrl + ": " + e, "error");
+      return { error: { rule: "E-IO", describe: String(e) } };
+    }
     const world = await call("streamOpen", text, options && options.wholeFile ? 1 : 0);
     if (world.error) { setStatus("manifest: " + world.error.describe, "error"); return world; }
     const st = {
@@ -500,7 +508,6 @@
       shown: [],         // "tile/level" of each tile's shown level
       shownMeshes() { return this.shown.flatMap((k) => this.drawn.get(k) || []); },
     };
-    try { mod.FS.mkdir("/tiles"); } catch (e) { /* exists */ }
     viewer.stream = st;
     let min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
     for (const t of world.tiles) { min = min.map((v, i) => Math.min(v, t.min[i])); max = max.map((v, i) => Math.max(v, t.max[i])); }
@@ -560,17 +567,13 @@
 
   // Parses a fetched level with the library (untold_web_tile: full checks,
   // rest pose) and keeps its GL meshes. False when it is refused.
-  function loadLevel(st, key) {
+  async function loadLevel(st, key) {
     const held = st.held.get(key);
     if (!held) return false;
     const file = "/tiles/" + key.replace("/", "_") + ".untold";
     mod.FS.writeFile(file, held.body);
-    let summary;
-    try {
-      summary = JSON.parse(api.tile(file));
-    } finally {
-      mod.FS.unlink(file);
-    }
+    const summary = await call("tile", file);
+    try { mod.FS.unlink(file); } catch (e) { /* a restarted module has none */ }
     if (summary.error) {
       setStatus("tile " + key + ": " + summary.error.describe, "error");
       return false;
@@ -620,7 +623,7 @@
           started.push(rangeFetch(st, a.request, url, null).then((got) => { if (got) st.held.set(key, got); }));
           break;
         case "load":
-          st.results.push([a.request, loadLevel(st, key) ? "completed" : "failed", 0]);
+          st.results.push([a.request, (await loadLevel(st, key)) ? "completed" : "failed", 0]);
           break;
         case "cancel": {
           st.events.push({ t: now, event: "cancel", tile: tile.id, level: a.level });

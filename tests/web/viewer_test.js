@@ -100,6 +100,22 @@ async function checkTables(page, info, label) {
   flat("", info);
 }
 
+// The dump's lists (meshes, materials, textures, bones, ...) as tables, entities as a tree.
+async function checkDumpTables(page, dump, label) {
+  if (dump.valid === false) return;
+  const shown = await page.evaluate(() => {
+    const rows = {};
+    for (const t of document.querySelectorAll("table[data-rows]")) rows[t.id] = Number(t.dataset.rows);
+    return { rows, entities: document.querySelectorAll("li[data-entity]").length };
+  });
+  for (const [k, v] of Object.entries(dump)) {
+    if (!Array.isArray(v) || !v.length || !v.every((x) => x && typeof x === "object")) continue;
+    if (k === "entities" && dump.format === "untold")
+      check(shown.entities === v.length, `${label}: the entity tree has ${shown.entities} nodes, untold dump lists ${v.length}`);
+    else check(shown.rows["table-" + k] === v.length, `${label}: table ${k} has ${shown.rows["table-" + k]} rows, untold dump lists ${v.length}`);
+  }
+}
+
 // The canvas: non-background pixels inside the projected bounds, covering a good part of them.
 async function checkCanvas(page, label) {
   const r = await page.evaluate(() => {
@@ -176,7 +192,14 @@ async function samples() {
         check(false, `${label}: the page's info differs from untold info --json:\n${e.message.slice(0, 1500)}`);
       }
       check(doc.validate.valid === validate.valid, `${label}: valid ${doc.validate.valid}, untold validate --deep says ${validate.valid}`);
+      const dump = JSON.parse(untold("dump", "--json", f.file));
+      try {
+        assert.deepStrictEqual(withoutFile(doc.dump), withoutFile(dump));
+      } catch (e) {
+        check(false, `${label}: the page's dump differs from untold dump --json:\n${e.message.slice(0, 1500)}`);
+      }
       await checkTables(page, info, label);
+      await checkDumpTables(page, dump, label);
       const posed = await page.evaluate(() => window.untoldViewer.posed);
       if (posed && posed.triangles > 0) await checkCanvas(page, label);
     }
