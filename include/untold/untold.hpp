@@ -46,7 +46,7 @@
 //   assetc/assetc.hpp  assetc .hmesh .hmat .hman .hpack .hanim (docs/assetc.md)
 //   convert/model.hpp  the neutral scene model and its conversion report (docs/convert.md)
 //   convert/to_untold.hpp, to_urho3d.hpp, to_pmdl.hpp, to_assetc.hpp  its writers;
-//   convert/from_untold.hpp, urho3d/import.hpp, udm/pmdl.hpp, assetc/import.hpp  its importers
+//   convert/from_untold.hpp, urho3d/import.hpp, udm/pmdl.hpp, assetc/import.hpp  its importers; convert/pose.hpp what viewers draw
 //   remote/remote.hpp  HTTPS downloader, disk cache, range streaming (untold::remote)
 //
 // Headers, one concept each:
