@@ -34,12 +34,12 @@ jack="$urho/Jack.mdl --animations $urho/Jack_Walk.ani"
 
 # name | format | input (with options) | caption | how the input was made
 rows=(
-  "jack_walk|Urho3D .mdl + .ani|$jack --animation Walk --time 0.5|Jack.mdl posed by Jack_Walk.ani at 0.5 s (skinned)|"
+  "jack_walk|Urho3D .mdl + .ani|$jack --animation Walk --time 0.5 --eye -1.7,2.2,-2.9|Jack.mdl posed by Jack_Walk.ani at 0.5 s (skinned)|"
   "teapot|Urho3D .mdl|$urho/TeaPot.mdl|TeaPot.mdl|"
   "level|Urho3D .mdl|$urho/NinjaSnowWar/Level.mdl|NinjaSnowWar/Level.mdl (a colour per material)|"
   "potion|Urho3D .mdl|$urho/NinjaSnowWar/Potion.mdl|NinjaSnowWar/Potion.mdl|"
   "torus|Urho3D .mdl|$urho/Torus.mdl|Torus.mdl|"
-  "jack_untold|.untold|$work/Jack.untold --animation Walk --time 0.5|Jack cooked to .untold, the clip in the file, at 0.5 s|untold cook $urho/Jack.mdl --animations $urho/Jack_Walk.ani -o Jack.untold"
+  "jack_untold|.untold|$work/Jack.untold --animation Walk --time 0.5 --eye -1.7,2.2,-2.9|Jack cooked to .untold, the clip in the file, at 0.5 s|untold cook $urho/Jack.mdl --animations $urho/Jack_Walk.ani -o Jack.untold"
   "sample_untold|.untold|$work/sample.untold|the glTF sample cooked|untold cook examples/data/sample.gltf -o sample.untold"
   "pmdl_cube|Pragma PMDL|tests/data/udm/models/cube.pmdl_b|udm/models/cube.pmdl_b|"
   "pmdl_rect|Pragma PMDL|tests/data/udm/models/rect_unlit.pmdl_b|udm/models/rect_unlit.pmdl_b|"
