@@ -200,6 +200,10 @@ TEST_CASE("hostile and unreadable files report the rule and write nothing") {
   INFO(half.err);
   CHECK(half.exit_code == 1);
   CHECK(half.err.find("U3D-") != std::string::npos);
+  // A clip file is not a model.
+  const run_result clip = run_untold("render " + quoted(test_data("urho3d/Models/Jack_Walk.ani")) + " -o " + quoted(out));
+  CHECK(clip.exit_code == 1);
+  CHECK(clip.err.find("render cannot import this format (Urho3D animation") != std::string::npos);
   const run_result missing = run_untold("render " + quoted(dir / "missing.mdl") + " -o " + quoted(out));
   CHECK(missing.exit_code == 3);
   CHECK(!fs::exists(out));

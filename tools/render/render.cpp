@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <memory>
 #include <numbers>
 #include <span>
 #include <string>
@@ -148,40 +150,59 @@ std::string clip_list(const convert::scene& s) {
   return out;
 }
 
-/// One posed mesh in GPU buffers: position + normal per vertex (24 bytes),
-/// uint32 triangle indices, with triangles that touch a non-finite position
-/// left out (the rasteriser's handling of NaN is the driver's).
-struct uploaded_mesh {
+/// Every posed mesh in one vertex buffer (position + normal, 24 bytes a
+/// vertex) and one uint32 index buffer, a range of each per mesh: two
+/// allocations whatever the mesh count (drivers cap the allocation count).
+/// Triangles that touch a non-finite position are left out (the
+/// rasteriser's handling of NaN is the driver's).
+struct geometry {
   std::unique_ptr<vulkan::host_buffer> vertices, indices;
-  std::uint32_t index_count = 0;
-  draw_constants constants{};
+  struct range {
+    std::uint32_t first_index = 0, index_count = 0;
+    std::int32_t vertex_offset = 0;
+  };
+  std::vector<range> meshes;  // one per posed mesh
 };
 
-bool upload(const vulkan::device& gpu, const convert::posed_mesh& m, uploaded_mesh& out) {
-  const std::size_t vertex_count = m.positions.size() / 3;
+/// Empty on success, else why the geometry cannot be drawn.
+std::string upload(const vulkan::device& gpu, const convert::posed_scene& posed, geometry& out) {
   std::vector<std::uint32_t> kept;
-  kept.reserve(m.indices.size());
-  for (std::size_t t = 0; t + 2 < m.indices.size(); t += 3) {
-    bool finite = true;
-    for (std::size_t k = 0; k < 3; ++k) {
-      const std::uint32_t i = m.indices[t + k];
-      finite = finite && i < vertex_count &&
-               untold::detail::all_finite(std::span<const float>(m.positions).subspan(std::size_t{i} * 3, 3));
+  std::uint64_t vertex_total = 0;
+  for (const convert::posed_mesh& m : posed.meshes) {
+    const std::size_t vertex_count = m.positions.size() / 3;
+    geometry::range range;
+    range.first_index = static_cast<std::uint32_t>(kept.size());
+    range.vertex_offset = static_cast<std::int32_t>(vertex_total);
+    for (std::size_t t = 0; t + 2 < m.indices.size(); t += 3) {
+      bool finite = true;
+      for (std::size_t k = 0; k < 3; ++k) {
+        const std::uint32_t i = m.indices[t + k];
+        finite = finite && i < vertex_count &&
+                 untold::detail::all_finite(std::span<const float>(m.positions).subspan(std::size_t{i} * 3, 3));
+      }
+      if (finite) kept.insert(kept.end(), m.indices.begin() + std::ptrdiff_t(t), m.indices.begin() + std::ptrdiff_t(t + 3));
     }
-    if (finite) kept.insert(kept.end(), m.indices.begin() + std::ptrdiff_t(t), m.indices.begin() + std::ptrdiff_t(t + 3));
+    range.index_count = static_cast<std::uint32_t>(kept.size() - range.first_index);
+    out.meshes.push_back(range);
+    vertex_total += vertex_count;
+    if (kept.size() > INT32_MAX || vertex_total > INT32_MAX)
+      return "the posed scene has more than 2^31 vertices or indices (Vulkan's draw offsets are 32-bit)";
   }
-  if (kept.empty() || vertex_count == 0) return true;  // nothing to draw
-  out.vertices = gpu.make_buffer(vertex_count * 24, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
+  if (kept.empty()) return {};  // nothing to draw
+  out.vertices = gpu.make_buffer(vertex_total * 24, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
   out.indices = gpu.make_buffer(kept.size() * 4, VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
-  if (!out.vertices || !out.indices) return false;
+  if (!out.vertices || !out.indices)
+    return "cannot allocate Vulkan buffers of " + std::to_string(vertex_total * 24 + kept.size() * 4) + " bytes";
   auto* v = static_cast<float*>(out.vertices->mapped);
-  for (std::size_t i = 0; i < vertex_count; ++i) {
-    std::memcpy(v + i * 6, m.positions.data() + i * 3, 12);
-    if (m.normals.size() >= (i + 1) * 3) std::memcpy(v + i * 6 + 3, m.normals.data() + i * 3, 12);
+  for (const convert::posed_mesh& m : posed.meshes) {
+    const std::size_t vertex_count = m.positions.size() / 3;
+    for (std::size_t i = 0; i < vertex_count; ++i, v += 6) {
+      std::memcpy(v, m.positions.data() + i * 3, 12);
+      if (m.normals.size() >= (i + 1) * 3) std::memcpy(v + 3, m.normals.data() + i * 3, 12);
+    }
   }
   std::memcpy(out.indices->mapped, kept.data(), kept.size() * 4);
-  out.index_count = static_cast<std::uint32_t>(kept.size());
-  return true;
+  return {};
 }
 
 /// The supersampled RGBA8 image filtered down by 2 x 2 boxes (rounded to nearest).
@@ -270,20 +291,21 @@ render_result render_file(const render_options& options) {
   // the camera are not all equally bright.
   const vec3 light = normalized(add(add(scaled(forward, -1.0), scaled(up, 0.45)), scaled(right, -0.25)));
 
-  std::vector<uploaded_mesh> meshes(posed->meshes.size());
+  geometry uploaded;
+  if (std::string why = upload(*gpu, *posed, uploaded); !why.empty()) return fail(failure::invalid, std::move(why));
+  std::vector<draw_constants> constants(posed->meshes.size());
   std::vector<vulkan::draw_call> calls;
-  for (std::size_t i = 0; i < meshes.size(); ++i) {
-    const convert::posed_mesh& m = posed->meshes[i];
-    if (!upload(*gpu, m, meshes[i])) return fail(failure::no_device, "cannot allocate Vulkan buffers for mesh " + std::to_string(m.mesh));
-    if (meshes[i].index_count == 0) continue;
-    draw_constants& c = meshes[i].constants;
+  for (std::size_t i = 0; i < constants.size(); ++i) {
+    const geometry::range& range = uploaded.meshes[i];
+    if (range.index_count == 0) continue;
+    draw_constants& c = constants[i];
     std::copy(matrix.begin(), matrix.end(), c.view_projection);
-    const std::array<float, 3> color = convert::display_color(m.material);
+    const std::array<float, 3> color = convert::display_color(posed->meshes[i].material);
     c.color[0] = color[0], c.color[1] = color[1], c.color[2] = color[2], c.color[3] = 1;
     c.light[0] = float(light[0]), c.light[1] = float(light[1]), c.light[2] = float(light[2]), c.light[3] = ambient;
-    calls.push_back({meshes[i].vertices.get(), meshes[i].indices.get(), VK_INDEX_TYPE_UINT32, meshes[i].index_count,
-                     std::as_bytes(std::span(&c, 1))});
-    r.triangles += meshes[i].index_count / 3;
+    calls.push_back({uploaded.vertices.get(), uploaded.indices.get(), VK_INDEX_TYPE_UINT32, range.index_count,
+                     std::as_bytes(std::span(&c, 1)), range.first_index, range.vertex_offset});
+    r.triangles += range.index_count / 3;
   }
 
   vulkan::target t;

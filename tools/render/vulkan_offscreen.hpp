@@ -56,6 +56,8 @@ struct draw_call {
   VkIndexType index_type = VK_INDEX_TYPE_UINT32;
   std::uint32_t index_count = 0;
   std::span<const std::byte> push_constants;  // shaders::push_constant_bytes of them
+  std::uint32_t first_index = 0;   // where the draw's indices start in `indices`
+  std::int32_t vertex_offset = 0;  // added to each index
 };
 
 /// A host-visible, host-coherent buffer, mapped for its lifetime.
@@ -229,7 +231,7 @@ class device {
       if (code.push_constant_bytes != 0)
         vkCmdPushConstants(cmd, f.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
                            code.push_constant_bytes, c.push_constants.data());
-      vkCmdDrawIndexed(cmd, c.index_count, 1, 0, 0, 0);
+      vkCmdDrawIndexed(cmd, c.index_count, 1, c.first_index, c.vertex_offset, 0);
     }
     vkCmdEndRenderPass(cmd);  // the render pass leaves the image in TRANSFER_SRC_OPTIMAL
     VkBufferImageCopy region{};
@@ -368,25 +370,14 @@ class device {
         !make_image(f.depth, t, depth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT))
       return false;
 
-    VkAttachmentDescription attachments[2]{};
-    VkAttachmentDescription& color = attachments[0];
-    color.format = t.color_format;
-    color.samples = VK_SAMPLE_COUNT_1_BIT;
-    color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    color.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-    color.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    color.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    color.finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-    VkAttachmentDescription& depth_attachment = attachments[1];
-    depth_attachment.format = depth;
-    depth_attachment.samples = VK_SAMPLE_COUNT_1_BIT;
-    depth_attachment.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-    depth_attachment.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    depth_attachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-    depth_attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    depth_attachment.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    depth_attachment.finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+    // Colour: cleared, kept for the readback; depth: cleared, discarded.
+    const VkAttachmentDescription attachments[2] = {
+        {0, t.color_format, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
+         VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+         VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL},
+        {0, depth, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+         VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+         VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL}};
     VkAttachmentReference color_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
     VkAttachmentReference depth_ref{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
     VkSubpassDescription subpass{};
