@@ -218,3 +218,20 @@ TEST_CASE("--json reports the camera and counts") {
   CHECK(r.out.find("\"camera\"") != std::string::npos);
   CHECK(r.out.find("\"triangles\"") != std::string::npos);
 }
+
+TEST_CASE("--lod draws each mesh's level, or its coarsest") {
+  const fs::path dir = scratch("lod");
+  const auto triangles = [&](const std::string& lod) {
+    const run_result r = run_untold("render " + jack + " --size 16 --json --lod " + lod + " -o " + quoted(dir / "l.png"));
+    REQUIRE(r.exit_code == 0);
+    const std::size_t at = r.out.find("\"triangles\": ");
+    REQUIRE(at != std::string::npos);
+    return std::stoull(r.out.substr(at + 13));
+  };
+  // Jack.mdl: body and head, 7560 triangles at full detail, then levels 1 to 6.
+  CHECK(triangles("0") == 7560);
+  CHECK(triangles("1") == 4493);
+  CHECK(triangles("5") == 550);
+  CHECK(triangles("6") == 312);   // the coarsest of both
+  CHECK(triangles("99") == 312);  // past it: the coarsest
+}
