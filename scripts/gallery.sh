@@ -36,7 +36,7 @@ jack="$urho/Jack.mdl --animations $urho/Jack_Walk.ani"
 rows=(
   "jack_walk|Urho3D .mdl + .ani|$jack --animation Walk --time 0.5 --eye -1.7,2.2,-2.9|Jack.mdl posed by Jack_Walk.ani at 0.5 s (skinned)|"
   "teapot|Urho3D .mdl|$urho/TeaPot.mdl|TeaPot.mdl|"
-  "level|Urho3D .mdl|$urho/NinjaSnowWar/Level.mdl|NinjaSnowWar/Level.mdl (a colour per material)|"
+  "level|Urho3D .mdl|$urho/NinjaSnowWar/Level.mdl|NinjaSnowWar/Level.mdl|"
   "potion|Urho3D .mdl|$urho/NinjaSnowWar/Potion.mdl|NinjaSnowWar/Potion.mdl|"
   "torus|Urho3D .mdl|$urho/Torus.mdl|Torus.mdl|"
   "jack_untold|.untold|$work/Jack.untold --animation Walk --time 0.5 --eye -1.7,2.2,-2.9|Jack cooked to .untold, the clip in the file, at 0.5 s|untold cook $urho/Jack.mdl --animations $urho/Jack_Walk.ani -o Jack.untold"
@@ -73,7 +73,9 @@ per material. Made by \`scripts/gallery.sh\` (this page too), on $device;
 the same build on the same driver makes the same bytes.
 
 Formats with no model sample of their own in the repository are made from
-the samples first (the command is in the row).
+the samples first (the command is in the row). Jack's rows give \`--eye\`: the
+default camera looks from +Z (glTF's front), and Urho3D's characters face
+-Z once imported into the scene's right-handed axes.
 
 | | format | model | command |
 |---|---|---|---|
