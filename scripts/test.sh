@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs every test configuration: g++ -O2, the tool in Release
 # (-O3) as scripts/demo.sh builds it (warnings as errors), clang++ with ASan+UBSan,
-# -fno-exceptions -fno-rtti, the CMake consumer projects, and a short libFuzzer
-# run of every fuzz target.
+# -fno-exceptions -fno-rtti, the CMake consumer projects, the web viewer in
+# headless chromium, and a short libFuzzer run of every fuzz target.
 # Usage: scripts/test.sh [build-root]   (default: build/ci)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +16,8 @@ configure_build_test() {  # name, extra cmake args...
   cmake -S . -B "$root/$name" -G Ninja -DUNTOLD_DEVELOPER_MODE=ON "$@" > "$root/$name.configure.log"
   cmake --build "$root/$name" -j "$jobs"
   echo "=== [t=${SECONDS}s] [$name] test"
-  ctest --test-dir "$root/$name" -j "$jobs" --output-on-failure --no-tests=error
+  # The browser tests (label web) run once, in the web stage below.
+  ctest --test-dir "$root/$name" -j "$jobs" --output-on-failure --no-tests=error -LE web
 }
 
 # Everything (library, remote, tool, examples, cook sweep, every format's
@@ -29,8 +30,18 @@ configure_build_test() {  # name, extra cmake args...
 # that last configuration only: self-containment does not depend on the
 # compiler or the sanitizers, and there it also proves each header builds
 # with -fno-exceptions -fno-rtti.
+#
+# The clang and -fno-exceptions configurations are unity builds
+# (CMAKE_UNITY_BUILD: a target's sources in batches of 8 per translation unit),
+# which parse the heavy headers an eighth as often; g++ keeps one translation
+# unit per source, as users build it, so its warnings are the ones they see.
 configure_build_test gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" \
-  -DUNTOLD_HEADER_CHECKS=OFF
+  -DUNTOLD_HEADER_CHECKS=OFF "-DUNTOLD_WEB_DIR=$(cd "$root" && pwd)/web"
+# The web viewer (docs/web.md), once: the WebAssembly build, then its tests in
+# headless chromium (tests/web/) against the gcc build's `untold`.
+echo "=== [t=${SECONDS}s] [web] scripts/build-web.sh + browser tests (ctest -L web)"
+scripts/build-web.sh "$root/web"
+ctest --test-dir "$root/gcc" -L web --output-on-failure --no-tests=error
 # cmake --install with the tool, examples and remote built (the consumers below
 # install the library without them): the installed tool must run.
 echo "=== [t=${SECONDS}s] [gcc] cmake --install (library, remote, tool)"
@@ -45,9 +56,9 @@ cmake -S . -B "$root/demo-release" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUI
   -DUNTOLD_BUILD_TESTS=OFF -DUNTOLD_BUILD_EXAMPLES=OFF -DUNTOLD_DEVELOPER_MODE=ON > "$root/demo-release.configure.log"
 cmake --build "$root/demo-release" -j "$jobs" --target untold_cli
 configure_build_test clang-asan-ubsan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
-  -DUNTOLD_SANITIZE=address,undefined -DUNTOLD_HEADER_CHECKS=OFF
+  -DUNTOLD_SANITIZE=address,undefined -DUNTOLD_HEADER_CHECKS=OFF -DCMAKE_UNITY_BUILD=ON
 configure_build_test no-exceptions -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Debug -DUNTOLD_NO_EXCEPTIONS=ON \
-  -DUNTOLD_BUILD_TOOLS=OFF -DUNTOLD_BUILD_EXAMPLES=OFF
+  -DUNTOLD_BUILD_TOOLS=OFF -DUNTOLD_BUILD_EXAMPLES=OFF -DCMAKE_UNITY_BUILD=ON
 
 echo "=== [t=${SECONDS}s] [consumers] add_subdirectory, FetchContent, find_package after install"
 bash tests/consumers/run.sh "$root/consumers"

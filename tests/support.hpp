@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <string>
 #include <utility>
@@ -118,6 +119,14 @@ inline bytes write_scene(bool content_hash = false, untold::write_options option
 /// their grids are perfectly regular and shrink past the default 64x
 /// expansion budget (limits::max_expansion), which real geometry stays well
 /// inside (docs/format.md).
+/// `n` bytes from a fixed-seed generator: incompressible and reproducible.
+inline bytes random_bytes(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  bytes out(n);
+  for (auto& b : out) b = static_cast<std::byte>(rng() & 0xFFu);
+  return out;
+}
+
 inline untold::limits roomy_limits() {
   untold::limits l;
   l.max_expansion = 4096;

@@ -13,6 +13,18 @@
 // without (UNTOLD_HAS_LZ4 / UNTOLD_HAS_ZSTD not set or 0) reports
 // errc::compression_unsupported instead, so the header always compiles.
 //
+// UNTOLD_EXTERNAL_CODECS: a build with no liblz4/libzstd (WebAssembly, a
+// console with a hardware zstd decoder) may define it and provide
+//   extern "C" int untold_external_decode(uint32_t method, const void* stored,
+//       size_t stored_size, void* out, size_t out_size, int prefix);
+// which decodes lz4 (1) and zstd (2) chunks the library cannot: return 0 when
+// `stored` (one raw LZ4 block / exactly one zstd frame, nothing after it)
+// decodes to exactly out_size bytes (prefix != 0: to at least out_size bytes,
+// of which the first out_size are written), else nonzero; never write outside
+// `out`. Its answer is trusted: the strictness above is the hook's duty. A
+// codec the library has natively is never sent to it, and encoding stays
+// unsupported (compression_available() is false for these codecs).
+//
 // R-LIMITS: decompress() writes into a buffer the caller sized from the
 // chunk's uncompressedSize; the caller checks its limits before allocating
 // it. decompress_into() sizes the buffer itself and grows it only as the
@@ -59,6 +71,11 @@
 #define UNTOLD_DETAIL_ZSTD 0
 #endif
 
+#ifdef UNTOLD_EXTERNAL_CODECS
+extern "C" int untold_external_decode(std::uint32_t method, const void* stored, std::size_t stored_size, void* out,
+                                      std::size_t out_size, int prefix) noexcept;
+#endif
+
 namespace untold {
 
 /// True when this build can decode and encode `method`. Unknown methods are
@@ -99,6 +116,18 @@ inline constexpr std::byte empty_buffer_placeholder{};
 [[nodiscard]] inline char* nonnull_dst(mutable_byte_span s, std::byte& scratch) noexcept {
   return reinterpret_cast<char*>(s.empty() ? &scratch : s.data());
 }
+
+#ifdef UNTOLD_EXTERNAL_CODECS
+/// A chunk through the program's untold_external_decode (see the top of this file).
+[[nodiscard]] inline status external_decode(compression method, byte_span stored, mutable_byte_span out,
+                                            bool prefix) noexcept {
+  std::byte scratch{};
+  if (untold_external_decode(static_cast<std::uint32_t>(method), nonnull_src(stored), stored.size(),
+                             nonnull_dst(out, scratch), out.size(), prefix ? 1 : 0) != 0)
+    return codec_error(errc::decompress_failed, "compressedSize", stored.size());
+  return {};
+}
+#endif
 
 #if UNTOLD_DETAIL_ZSTD
 /// Owns a zstd context (<memory>'s unique_ptr would cost every reader
@@ -297,6 +326,9 @@ class decompressor {
 #if UNTOLD_DETAIL_ZSTD
     if (method == compression::zstd) return fill_prefix_zstd(stored, out);
 #endif
+#ifdef UNTOLD_EXTERNAL_CODECS
+    if (method == compression::lz4 || method == compression::zstd) return detail::external_decode(method, stored, out, true);
+#endif
     return decompress(method, stored, out);  // a codec this build lacks: report it the usual way
   }
 
@@ -383,6 +415,8 @@ class decompressor {
     if (static_cast<std::size_t>(produced) != out.size())
       return detail::codec_error(errc::decompress_failed, "uncompressedSize", out.size());
     return {};
+#elif defined(UNTOLD_EXTERNAL_CODECS)
+    return detail::external_decode(compression::lz4, stored, out, false);
 #else
     return detail::unknown_method_error(errc::compression_unsupported, compression::lz4);
 #endif
@@ -414,6 +448,8 @@ class decompressor {
     if (ZSTD_isError(produced)) return detail::codec_error(errc::decompress_failed, "compressedSize", stored.size());
     if (produced != out.size()) return detail::codec_error(errc::decompress_failed, "uncompressedSize", out.size());
     return {};
+#elif defined(UNTOLD_EXTERNAL_CODECS)
+    return detail::external_decode(compression::zstd, stored, out, false);
 #else
     return detail::unknown_method_error(errc::compression_unsupported, compression::zstd);
 #endif

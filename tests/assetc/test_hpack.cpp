@@ -29,7 +29,7 @@ bytes hand_pack(const std::vector<toc_row>& rows, std::size_t file_size, std::op
   return g.out;
 }
 
-std::string rule(const bytes& b, untold::limits lim = {}) { return rule_of(ua::open_hpack(span(b), {.limits = lim})); }
+std::string hpack_rule(const bytes& b, untold::limits lim = {}) { return rule_of(ua::open_hpack(span(b), {.limits = lim})); }
 
 const bytes mesh_bytes(17, std::byte{0x11});
 const bytes mat_bytes(3, std::byte{0x22});
@@ -100,69 +100,69 @@ TEST_CASE("hpack: kinds from the extension") {
 }
 
 TEST_CASE("hpack: hostile TOCs") {
-  SUBCASE("a valid hand-made pack opens") { CHECK(rule(hand_pack({{80, 3, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128)) == "OK"); }
+  SUBCASE("a valid hand-made pack opens") { CHECK(hpack_rule(hand_pack({{80, 3, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128)) == "OK"); }
   SUBCASE("HM-HPAK-RANGE: overlapping entries") {
-    CHECK(rule(hand_pack({{80, 20, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128)) == "HM-HPAK-RANGE");
+    CHECK(hpack_rule(hand_pack({{80, 20, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128)) == "HM-HPAK-RANGE");
   }
   SUBCASE("HM-HPAK-RANGE: two entries at one offset") {
-    CHECK(rule(hand_pack({{96, 3, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128)) == "HM-HPAK-RANGE");
+    CHECK(hpack_rule(hand_pack({{96, 3, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128)) == "HM-HPAK-RANGE");
   }
   SUBCASE("zero-size entries may share an offset") {
-    CHECK(rule(hand_pack({{96, 0, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128)) == "OK");
+    CHECK(hpack_rule(hand_pack({{96, 0, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128)) == "OK");
   }
   SUBCASE("HM-HPAK-ORDER: paths out of order") {
-    CHECK(rule(hand_pack({{96, 17, 1, "m.hmesh"}, {80, 3, 2, "a/b.hmat"}}, 128)) == "HM-HPAK-ORDER");
+    CHECK(hpack_rule(hand_pack({{96, 17, 1, "m.hmesh"}, {80, 3, 2, "a/b.hmat"}}, 128)) == "HM-HPAK-ORDER");
   }
   SUBCASE("HM-HPAK-ORDER: a duplicated path") {
-    CHECK(rule(hand_pack({{80, 3, 2, "m.hmesh"}, {96, 17, 1, "m.hmesh"}}, 128)) == "HM-HPAK-ORDER");
+    CHECK(hpack_rule(hand_pack({{80, 3, 2, "m.hmesh"}, {96, 17, 1, "m.hmesh"}}, 128)) == "HM-HPAK-ORDER");
   }
   SUBCASE("HM-HPAK-RANGE: past the end") {
-    CHECK(rule(hand_pack({{80, 3, 2, "a/b.hmat"}, {96, 33, 1, "m.hmesh"}}, 128)) == "HM-HPAK-RANGE");
+    CHECK(hpack_rule(hand_pack({{80, 3, 2, "a/b.hmat"}, {96, 33, 1, "m.hmesh"}}, 128)) == "HM-HPAK-RANGE");
   }
   SUBCASE("HM-HPAK-RANGE: offset + size wrapping") {
-    CHECK(rule(hand_pack({{80, 3, 2, "a/b.hmat"}, {96, ~std::uint64_t{0} - 40, 1, "m.hmesh"}}, 128),
+    CHECK(hpack_rule(hand_pack({{80, 3, 2, "a/b.hmat"}, {96, ~std::uint64_t{0} - 40, 1, "m.hmesh"}}, 128),
                {.max_chunk_bytes = ~std::uint64_t{0}}) == "HM-HPAK-RANGE");
   }
   SUBCASE("HM-HPAK-RANGE: an offset far past the end") {
-    CHECK(rule(hand_pack({{80, 3, 2, "a/b.hmat"}, {std::uint64_t{1} << 60, 1, 1, "m.hmesh"}}, 128)) == "HM-HPAK-RANGE");
+    CHECK(hpack_rule(hand_pack({{80, 3, 2, "a/b.hmat"}, {std::uint64_t{1} << 60, 1, 1, "m.hmesh"}}, 128)) == "HM-HPAK-RANGE");
   }
   SUBCASE("HM-HPAK-RANGE: unaligned") {
-    CHECK(rule(hand_pack({{81, 3, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128)) == "HM-HPAK-RANGE");
+    CHECK(hpack_rule(hand_pack({{81, 3, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128)) == "HM-HPAK-RANGE");
   }
   SUBCASE("HM-HPAK-RANGE: inside the header and TOC") {
-    CHECK(rule(hand_pack({{16, 3, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128)) == "HM-HPAK-RANGE");
+    CHECK(hpack_rule(hand_pack({{16, 3, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128)) == "HM-HPAK-RANGE");
   }
   SUBCASE("HM-HPAK-TOC: tocBytes larger than the entries") {
-    CHECK(rule(hand_pack({{80, 3, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128, 54)) == "HM-HPAK-TOC");
+    CHECK(hpack_rule(hand_pack({{80, 3, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128, 54)) == "HM-HPAK-TOC");
   }
   SUBCASE("HM-TRUNC: tocBytes smaller than the entries") {
-    CHECK(rule(hand_pack({{80, 3, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128, 50)) == "HM-TRUNC");
+    CHECK(hpack_rule(hand_pack({{80, 3, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128, 50)) == "HM-TRUNC");
   }
   SUBCASE("HM-TRUNC: tocBytes past the end of the file") {
-    CHECK(rule(hand_pack({{80, 3, 2, "a/b.hmat"}}, 96, 1000)) == "HM-TRUNC");
+    CHECK(hpack_rule(hand_pack({{80, 3, 2, "a/b.hmat"}}, 96, 1000)) == "HM-TRUNC");
   }
   SUBCASE("HM-TRUNC: tocBytes near 2^64") {
-    CHECK(rule(hand_pack({{80, 3, 2, "a/b.hmat"}}, 96, ~std::uint64_t{0} - 1)) == "HM-TRUNC");
+    CHECK(hpack_rule(hand_pack({{80, 3, 2, "a/b.hmat"}}, 96, ~std::uint64_t{0} - 1)) == "HM-TRUNC");
   }
   SUBCASE("HM-COUNT: a count the TOC cannot hold") {
     bytes b = hand_pack({{80, 3, 2, "a/b.hmat"}}, 96);
     wr32(b, 8, 0xFFFFFFF0u);
-    CHECK(rule(b, {.max_chunks = 0xFFFFFFFFu}) == "HM-COUNT");
+    CHECK(hpack_rule(b, {.max_chunks = 0xFFFFFFFFu}) == "HM-COUNT");
   }
   SUBCASE("HM-LIMITS: entry count") {
-    CHECK(rule(hand_pack({{80, 3, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128), {.max_chunks = 1}) == "HM-LIMITS");
+    CHECK(hpack_rule(hand_pack({{80, 3, 2, "a/b.hmat"}, {96, 17, 1, "m.hmesh"}}, 128), {.max_chunks = 1}) == "HM-LIMITS");
   }
   SUBCASE("HM-PATH") {
-    CHECK(rule(hand_pack({{80, 3, 2, "../b.hmat"}}, 96)) == "HM-PATH");
-    CHECK(rule(hand_pack({{80, 3, 2, "/etc/passwd"}}, 96)) == "HM-PATH");
-    CHECK(rule(hand_pack({{80, 3, 2, ""}}, 96)) == "HM-PATH");
+    CHECK(hpack_rule(hand_pack({{80, 3, 2, "../b.hmat"}}, 96)) == "HM-PATH");
+    CHECK(hpack_rule(hand_pack({{80, 3, 2, "/etc/passwd"}}, 96)) == "HM-PATH");
+    CHECK(hpack_rule(hand_pack({{80, 3, 2, ""}}, 96)) == "HM-PATH");
   }
   SUBCASE("HM-VERSION and HM-MAGIC") {
     bytes b = hand_pack({{80, 3, 2, "a/b.hmat"}}, 96);
     wr32(b, 4, 1);
-    CHECK(rule(b) == "HM-VERSION");
+    CHECK(hpack_rule(b) == "HM-VERSION");
     b[0] = std::byte{0};
-    CHECK(rule(b) == "HM-MAGIC");
+    CHECK(hpack_rule(b) == "HM-MAGIC");
   }
   SUBCASE("the writer refuses duplicated and unsafe paths") {
     const ua::pack_file dup[] = {{"x.hmat", span(mat_bytes)}, {"x.hmat", span(mesh_bytes)}};

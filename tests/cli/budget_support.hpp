@@ -13,6 +13,13 @@
 
 namespace cli_test {
 
+inline constexpr std::uint64_t MiB = std::uint64_t{1} << 20;
+
+/// The arguments of a quiet `untold cook` of `in` into `out`.
+inline std::string cook_command(const fs::path& in, const fs::path& out) {
+  return "cook -q " + quoted(in) + " -o " + quoted(out);
+}
+
 struct measured_run {
   run_result run;
   std::uint64_t peak_heap = 0;     // bytes held through operator new at the peak

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,6 +70,19 @@ inline run_result run_untold(const std::string& args, bool raw_command = false) 
   fs::remove(out);
   fs::remove(err);
   return r;
+}
+
+/// `text` as JSON; a parse failure fails the test with the text.
+inline nlohmann::json parse_json(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  REQUIRE_MESSAGE(!j.is_discarded(), text);
+  return j;
+}
+
+/// Copies `from` to `to`, making `to`'s folder and replacing `to`.
+inline void copy_into(const fs::path& from, const fs::path& to) {
+  fs::create_directories(to.parent_path());
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
 }
 
 inline fs::path test_data(const std::string& name) { return fs::path(UNTOLD_TEST_DATA_DIR) / name; }

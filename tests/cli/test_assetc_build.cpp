@@ -32,10 +32,8 @@ using bytes_t = std::vector<std::byte>;
 
 namespace {
 
-void copy_into(const fs::path& from, const fs::path& to) {
-  fs::create_directories(to.parent_path());
-  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
-}
+using cli_test::copy_into;
+
 
 /// assets/ with a textured glTF (+ .bin + .png), a static multi-material GLB,
 /// a skinned + animated glTF, a morph-target glTF and a standalone PNG.

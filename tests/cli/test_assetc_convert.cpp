@@ -27,12 +27,7 @@ using bytes_t = std::vector<std::byte>;
 
 namespace {
 
-void copy_into(const fs::path& from, const fs::path& to) {
-  fs::create_directories(to.parent_path());
-  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
-}
 
-ac::open_options deep() { return ac::open_options{.limits = {}, .deep_checks = true, .budget = nullptr}; }
 
 /// A runtime tree `untold build` made of a textured box, a multi-material
 /// engine and a skinned + animated glTF.
@@ -70,8 +65,8 @@ TEST_CASE("convert: what untold build wrote survives .hmesh -> scene -> .hmesh")
     const run_result run = run_untold("convert -q " + quoted(source) + " " + quoted(target));
     REQUIRE_MESSAGE(run.exit_code == 0, run.err);
     const bytes_t a_bytes = read_bytes(source), b_bytes = read_bytes(target);
-    auto a = ac::open_hmesh(a_bytes, deep());
-    auto b = ac::open_hmesh(b_bytes, deep());
+    auto a = ac::open_hmesh(a_bytes, ac::open_options{.limits = {}, .deep_checks = true, .budget = nullptr});
+    auto b = ac::open_hmesh(b_bytes, ac::open_options{.limits = {}, .deep_checks = true, .budget = nullptr});
     REQUIRE(a);
     REQUIRE(b);
     // The compiler's vertex order, LODs and meshlets (remade by the same builder) come back byte for byte;
@@ -100,9 +95,9 @@ TEST_CASE("convert: what untold build wrote survives .hmesh -> scene -> .hmesh")
     CHECK(ac::check_meshlet_coverage(*b));
     // Material rows: factors and flags kept, a texture in the same slots.
     const bytes_t hmat_a = read_bytes(fs::path(source).replace_extension(".hmat"));  // the view needs its bytes alive
-    auto ma = ac::open_hmat(hmat_a, deep());
+    auto ma = ac::open_hmat(hmat_a, ac::open_options{.limits = {}, .deep_checks = true, .budget = nullptr});
     const bytes_t hmat_b = read_bytes(fs::path(target).replace_extension(".hmat"));
-    auto mb = ac::open_hmat(hmat_b, deep());
+    auto mb = ac::open_hmat(hmat_b, ac::open_options{.limits = {}, .deep_checks = true, .budget = nullptr});
     REQUIRE(ma);
     REQUIRE(mb);
     REQUIRE(ma->size() == mb->size());
@@ -121,7 +116,7 @@ TEST_CASE("convert: what untold build wrote survives .hmesh -> scene -> .hmesh")
   // The box's texture: the same KTX2 bytes under the output's name, in its manifest; the set passes check.
   CHECK(read_bytes(out / "BoxTextured/tex_0.ktx2") == read_bytes(root / "runtime/models/box/BoxTextured/tex_0.ktx2"));
   const bytes_t hman_bytes = read_bytes(out / "BoxTextured.hman");
-  auto manifest = ac::open_hman(hman_bytes, deep());
+  auto manifest = ac::open_hman(hman_bytes, ac::open_options{.limits = {}, .deep_checks = true, .budget = nullptr});
   REQUIRE(manifest);
   REQUIRE(manifest->size() == 1);
   CHECK(manifest->entries()[0].path == "BoxTextured/tex_0.ktx2");
@@ -138,7 +133,7 @@ TEST_CASE("convert: what untold build wrote survives .hmesh -> scene -> .hmesh")
         if (it == files.end()) return std::nullopt;
         return untold::byte_span(it->second);
       },
-      deep());
+      ac::open_options{.limits = {}, .deep_checks = true, .budget = nullptr});
   CHECK(check.problems.empty());
   // A second convert of the output (its own manifest beside it) is a fixed point.
   const run_result again = run_untold("convert -q " + quoted(out / "BoxTextured.hmesh") + " " +
@@ -158,8 +153,8 @@ TEST_CASE("convert: a skinned, animated .hmesh to glTF and back") {
   const run_result to_hmesh = run_untold("convert -q " + quoted(glb) + " " + quoted(back));
   REQUIRE_MESSAGE(to_hmesh.exit_code == 0, to_hmesh.err);
   const bytes_t a_bytes = read_bytes(root / "runtime/models/skin.hmesh"), b_bytes = read_bytes(back);
-  auto a = ac::open_hmesh(a_bytes, deep());
-  auto b = ac::open_hmesh(b_bytes, deep());
+  auto a = ac::open_hmesh(a_bytes, ac::open_options{.limits = {}, .deep_checks = true, .budget = nullptr});
+  auto b = ac::open_hmesh(b_bytes, ac::open_options{.limits = {}, .deep_checks = true, .budget = nullptr});
   REQUIRE(a);
   REQUIRE(b);
   CHECK(b->desc().index_count == a->desc().index_count);
@@ -171,8 +166,8 @@ TEST_CASE("convert: a skinned, animated .hmesh to glTF and back") {
   }
   CHECK(b->skin().size() == b->desc().vertex_count);
   const bytes_t clips_a = read_bytes(root / "runtime/models/skin.hanim"), clips_b = read_bytes(root / "out/back.hanim");
-  auto ca = ac::open_hanim(clips_a, deep());
-  auto cb = ac::open_hanim(clips_b, deep());
+  auto ca = ac::open_hanim(clips_a, ac::open_options{.limits = {}, .deep_checks = true, .budget = nullptr});
+  auto cb = ac::open_hanim(clips_b, ac::open_options{.limits = {}, .deep_checks = true, .budget = nullptr});
   REQUIRE(ca);
   REQUIRE(cb);
   REQUIRE(cb->all_channels().size() == ca->all_channels().size());
@@ -189,7 +184,7 @@ TEST_CASE("convert: an Urho3D model to .hmesh keeps its triangles and LOD levels
                                       quoted(out));
     REQUIRE_MESSAGE(run.exit_code == 0, run.err);
     const bytes_t bytes = read_bytes(out);
-    auto mesh = ac::open_hmesh(bytes, deep());
+    auto mesh = ac::open_hmesh(bytes, ac::open_options{.limits = {}, .deep_checks = true, .budget = nullptr});
     REQUIRE_MESSAGE(mesh, mesh.error().describe());
     CHECK(mesh->desc().index_count > 0);
     CHECK(mesh->desc().meshlet_count > 0);

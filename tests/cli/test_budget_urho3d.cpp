@@ -201,7 +201,6 @@ std::string info(const fs::path& f, const fs::path&) { return "info --json " + q
 std::string validate(const fs::path& f, const fs::path&) { return "validate --deep --json " + quoted(f); }
 std::string dump_json(const fs::path& f, const fs::path&) { return "dump --json " + quoted(f); }
 std::string dump_text(const fs::path& f, const fs::path&) { return "dump " + quoted(f); }
-std::string cook(const fs::path& f, const fs::path& out) { return "cook -q " + quoted(f) + " -o " + quoted(out); }
 std::string convert_glb(const fs::path& f, const fs::path& out) {
   return "convert -q -p " + quoted(f) + " " + quoted(out / "model.glb");
 }
@@ -210,7 +209,6 @@ std::string convert_mdl(const fs::path& f, const fs::path& out) {
 }
 std::string extract(const fs::path& f, const fs::path& out) { return "pak extract -q " + quoted(f) + " -o " + quoted(out); }
 
-constexpr std::uint64_t MiB = std::uint64_t{1} << 20;
 
 }  // namespace
 
@@ -272,13 +270,13 @@ TEST_CASE("budget: urho3d validate --deep (.mdl, .ani, .pak)") {
 TEST_CASE("budget: urho3d cook (.mdl, .mdl + .ani)") {
   const budget_bound bound{.heap_per_input_byte = 64, .heap_constant = 8 * MiB, .output_per_input_byte = 16,
                            .output_constant = 64 * 1024};
-  at_three_sizes("cook_plain", plain_model, cook, bound);
-  at_three_sizes("cook_morph", repeated_morph, cook, bound);  // item 1
+  at_three_sizes("cook_plain", plain_model, cook_command, bound);
+  at_three_sizes("cook_morph", repeated_morph, cook_command, bound);  // item 1
   // Item 2: one chain of 100 x k bones: past 256 levels it is R-LIMITS at the reader.
-  at_three_sizes("cook_chain", [](std::uint32_t k) { return skeleton_model(1, 100 * k, 8); }, cook, bound, {0, 1, 1});
+  at_three_sizes("cook_chain", [](std::uint32_t k) { return skeleton_model(1, 100 * k, 8); }, cook_command, bound, {0, 1, 1});
   // ... and k chains of 128 bones with 8-character names are written: their
   // joint paths (each repeats its ancestors' names) are charged first.
-  at_three_sizes("cook_wide", [](std::uint32_t k) { return skeleton_model(k, 128, 8); }, cook, bound);
+  at_three_sizes("cook_wide", [](std::uint32_t k) { return skeleton_model(k, 128, 8); }, cook_command, bound);
   // A model of 10 x k bones with an animation of 10 x k tracks (--animations).
   const fs::path dir = scratch("budget_u3d_cook_ani");
   for (std::uint32_t k : {1u, 10u, 100u}) {

@@ -11,7 +11,7 @@
 #include "recompress.hpp"
 
 using namespace cli_test;
-using nlohmann::json;
+using json = nlohmann::json;
 
 namespace {
 
@@ -25,11 +25,6 @@ fs::path patched_golden(const fs::path& dir, const std::string& name, std::size_
   return p;
 }
 
-json parse(const std::string& text) {
-  json j = json::parse(text, nullptr, false);
-  REQUIRE_MESSAGE(!j.is_discarded(), text);
-  return j;
-}
 
 }  // namespace
 
@@ -60,7 +55,7 @@ TEST_CASE("exit code 2 for usage errors, 0 for --help and --version") {
 TEST_CASE("info --json of the golden file is exactly the spec layout") {
   const run_result r = run_untold("info --json " + quoted(test_data("minimal_v1.untold")));
   REQUIRE(r.exit_code == 0);
-  json got = parse(r.out);
+  json got = parse_json(r.out);
   REQUIRE(got.is_array());
   REQUIRE(got.size() == 1);
   got[0]["file"] = "minimal_v1.untold";
@@ -88,7 +83,7 @@ TEST_CASE("info --json of the golden file is exactly the spec layout") {
 TEST_CASE("dump --json --vertices of the golden file is exactly its records") {
   const run_result r = run_untold("dump --json --vertices 3 " + quoted(test_data("minimal_v1.untold")));
   REQUIRE(r.exit_code == 0);
-  json got = parse(r.out);
+  json got = parse_json(r.out);
   got["file"] = "minimal_v1.untold";
   const json vertex_tail = json::parse(R"({"normal": [0, 0, 1], "tangent": [1, 0, 0, 1], "uv0": [0, 0], "uv1": [0, 0], "color0": [1, 1, 1, 1]})");
   json vertices = json::array();
@@ -172,7 +167,7 @@ TEST_CASE("validate: rule ids per failing file, a summary line, exit 1 when any 
 
   const run_result j = run_untold("validate --json --deep " + quoted(good) + " " + quoted(bad_index));
   CHECK(j.exit_code == 1);
-  const json report = parse(j.out);
+  const json report = parse_json(j.out);
   CHECK(report["deep"] == true);
   CHECK(report["passed"] == 1);
   CHECK(report["failed"] == 1);
@@ -184,7 +179,7 @@ TEST_CASE("validate: rule ids per failing file, a summary line, exit 1 when any 
   // info on a broken file still shows what it can, and exits 1.
   const run_result info = run_untold("info --json " + quoted(bad_material));
   CHECK(info.exit_code == 1);
-  const json i = parse(info.out);
+  const json i = parse_json(info.out);
   CHECK(i[0]["valid"] == false);
   CHECK(i[0]["chunks"].size() == 7);
   CHECK(i[0]["error"]["rule"] == "R-MESH-MATERIAL");
@@ -247,12 +242,12 @@ TEST_CASE("cook --copy-textures, --compress, --lod, --progress") {
   CHECK(fs::exists(dir / "checker.png"));
   CHECK(cli_test::read_text(dir / "checker.png") == cli_test::read_text(fs::path(UNTOLD_SAMPLE_DIR) / "checker.png"));
 
-  const json info = parse(run_untold("info --json " + quoted(out)).out);
+  const json info = parse_json(run_untold("info --json " + quoted(out)).out);
   bool zstd = false;
   for (const json& c : info[0]["chunks"])
     if (c["typeName"] == "vertexData") zstd = c["compression"] == "zstd";
   CHECK(zstd);
-  const json dump = parse(run_untold("dump --json " + quoted(out)).out);
+  const json dump = parse_json(run_untold("dump --json " + quoted(out)).out);
   CHECK(dump["textures"][0]["uri"] == "checker.png");
 
   const auto triangles = [](const json& i) { return i[0]["geometry"]["triangles"].get<std::uint64_t>(); };
@@ -262,7 +257,7 @@ TEST_CASE("cook --copy-textures, --compress, --lod, --progress") {
     CAPTURE(lod);
     if (!fs::exists(dir / lod)) continue;
     CHECK(run_untold("validate --deep " + quoted(dir / lod)).exit_code == 0);
-    const json li = parse(run_untold("info --json " + quoted(dir / lod)).out);
+    const json li = parse_json(run_untold("info --json " + quoted(dir / lod)).out);
     CHECK(li[0]["fileType"] == "lod");
     CHECK(triangles(li) < previous);
     CHECK(triangles(li) > 0);
@@ -332,7 +327,7 @@ TEST_CASE("info: block digests current, or stale after a rewrite by a tool that 
   const auto digests_of = [](const fs::path& p) {
     const run_result r = run_untold("info --json " + quoted(p));
     CHECK(r.exit_code == 0);
-    const json j = parse(r.out);
+    const json j = parse_json(r.out);
     CHECK(j[0]["valid"] == true);
     return j[0]["blockDigests"];
   };

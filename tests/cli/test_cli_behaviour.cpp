@@ -13,15 +13,10 @@
 #include <untold/untold.hpp>
 
 using namespace cli_test;
-using nlohmann::json;
+using json = nlohmann::json;
 
 namespace {
 
-json parse(const std::string& text) {
-  json j = json::parse(text, nullptr, false);
-  REQUIRE_MESSAGE(!j.is_discarded(), text);
-  return j;
-}
 
 fs::path golden() { return test_data("minimal_v1.untold"); }
 
@@ -73,7 +68,7 @@ TEST_CASE("help [COMMAND], version and --version") {
   CHECK(version.exit_code == 0);
   CHECK(version.out.rfind("untold ", 0) == 0);
   CHECK(run_untold("--version").out == version.out);
-  const json j = parse(run_untold("version --json").out);
+  const json j = parse_json(run_untold("version --json").out);
   CHECK("untold " + j["version"].get<std::string>() + "\n" == version.out);
 }
 
@@ -91,7 +86,7 @@ TEST_CASE("errors name the path and the system's reason") {
   // In JSON: the E-IO rule, the reason as the message, the errno as context.
   const run_result j = run_untold("validate --json " + quoted(missing));
   CHECK(j.exit_code == 3);
-  const json error = parse(j.out)["results"][0]["error"];
+  const json error = parse_json(j.out)["results"][0]["error"];
   CHECK(error["rule"] == "E-IO-OPEN");
   CHECK(error["message"] == "No such file or directory");
   CHECK(error["context"]["value"] == 2);  // ENOENT
@@ -163,7 +158,7 @@ TEST_CASE("-q, -v and --json on every command") {
   CHECK(cook_quiet.err.empty());
   const run_result cook_json = run_untold("cook --json " + quoted(sample_model()) + " -o " + quoted(dir / "j.untold"));
   CHECK(cook_json.exit_code == 0);
-  const json cooked = parse(cook_json.out);
+  const json cooked = parse_json(cook_json.out);
   CHECK(cooked["ok"] == true);
   CHECK(cooked["error"].is_null());
   CHECK(cooked["format"] == "gltf");
@@ -173,23 +168,23 @@ TEST_CASE("-q, -v and --json on every command") {
   CHECK(cooked["report"].is_array());
   const run_result cook_fail = run_untold("cook --json " + quoted(dir / "none.gltf") + " -o " + quoted(dir / "n.untold"));
   CHECK(cook_fail.exit_code == 3);
-  const json failed = parse(cook_fail.out);
+  const json failed = parse_json(cook_fail.out);
   CHECK(failed["ok"] == false);
   CHECK(failed["error"] == "cannot open " + quoted(dir / "none.gltf") + ": No such file or directory");
 
   // recompress --json, success and failure.
-  const json packed = parse(
+  const json packed = parse_json(
       run_untold("recompress --json " + quoted(golden()) + " -o " + quoted(dir / "p.untold") + " --compress zstd").out);
   CHECK(packed["ok"] == true);
   CHECK(packed["inputBytes"] == 1014);
   const run_result rfail = run_untold("recompress --json " + quoted(bad) + " -o " + quoted(dir / "p2.untold") + " --compress zstd");
   CHECK(rfail.exit_code == 1);
-  CHECK(parse(rfail.out)["error"].get<std::string>().find("R-MESH-MATERIAL") != std::string::npos);
+  CHECK(parse_json(rfail.out)["error"].get<std::string>().find("R-MESH-MATERIAL") != std::string::npos);
 
   // dump --json of an invalid file is still one JSON document.
   const run_result dump_bad = run_untold("dump --json " + quoted(bad));
   CHECK(dump_bad.exit_code == 1);
-  CHECK(parse(dump_bad.out)["error"]["rule"] == "R-MESH-MATERIAL");
+  CHECK(parse_json(dump_bad.out)["error"]["rule"] == "R-MESH-MATERIAL");
 }
 
 TEST_CASE("fetch --json prints JSON on failure too") {
@@ -201,7 +196,7 @@ TEST_CASE("fetch --json prints JSON on failure too") {
   // Refused before any network I/O: plain http.
   const run_result r = run_untold("fetch --json --cache-dir " + quoted(dir) + " http://example.invalid/t.untold");
   CHECK(r.exit_code == 2);
-  const json j = parse(r.out);
+  const json j = parse_json(r.out);
   CHECK(j["ok"] == false);
   CHECK(j["url"] == "http://example.invalid/t.untold");
   CHECK(j["error"]["id"] == "E-REMOTE-INSECURE");
@@ -211,7 +206,7 @@ TEST_CASE("fetch --json prints JSON on failure too") {
   const run_result refused =
       run_untold("fetch --json --attempts 1 --timeout 5 --cache-dir " + quoted(dir) + " https://127.0.0.1:1/t.untold");
   CHECK(refused.exit_code == 3);
-  const json e = parse(refused.out);
+  const json e = parse_json(refused.out);
   CHECK(e["ok"] == false);
   CHECK(e["error"]["id"].get<std::string>().rfind("E-REMOTE-", 0) == 0);
   CHECK(e["error"]["attempts"] == 1);
@@ -269,7 +264,7 @@ TEST_CASE("'-' reads standard input") {
   CHECK(validate.out == "ok    -\n1 passed, 0 failed\n");
   const run_result dump = run_untold("dump --json - < " + quoted(golden()));
   CHECK(dump.exit_code == 0);
-  const json j = parse(dump.out);
+  const json j = parse_json(dump.out);
   CHECK(j["file"] == "-");
   CHECK(j["meshes"][0]["name"] == "tri");
   // A pipe (not a regular file: nothing to map) by path and as '-'.
@@ -302,16 +297,16 @@ TEST_CASE("an empty file: one error, the one the library reports") {
 
   const run_result v = run_untold("validate --json " + quoted(empty));
   CHECK(v.exit_code == 1);
-  CHECK(parse(v.out)["results"][0]["error"]["rule"] == rule);
+  CHECK(parse_json(v.out)["results"][0]["error"]["rule"] == rule);
   const run_result i = run_untold("info --json " + quoted(empty));
   CHECK(i.exit_code == 1);
-  CHECK(parse(i.out)[0]["error"]["rule"] == rule);
+  CHECK(parse_json(i.out)[0]["error"]["rule"] == rule);
   const run_result d = run_untold("dump " + quoted(empty));
   CHECK(d.exit_code == 1);
   CHECK(d.err == "untold: " + empty.string() + ": " + api.error().describe() + "\n");
   for (const run_result* r : {&v, &i, &d}) CHECK(r->out.find("E-IO-EMPTY") == std::string::npos);
   // Same from standard input.
-  CHECK(parse(run_untold("validate --json - < " + quoted(empty)).out)["results"][0]["error"]["rule"] == rule);
+  CHECK(parse_json(run_untold("validate --json - < " + quoted(empty)).out)["results"][0]["error"]["rule"] == rule);
 }
 
 TEST_CASE("an unrecognised file names its first bytes; exit 1") {
@@ -322,14 +317,14 @@ TEST_CASE("an unrecognised file names its first bytes; exit 1") {
   CHECK(r.err.rfind("untold: " + quoted(elf) +
                         ": E-FORMAT-UNKNOWN format_unknown: unrecognised file: the first bytes (7f 45 4c 46 02 01 01 00)",
                     0) == 0);
-  const json j = parse(run_untold("validate --json " + quoted(elf)).out)["results"][0];
+  const json j = parse_json(run_untold("validate --json " + quoted(elf)).out)["results"][0];
   CHECK(j["valid"] == false);
   CHECK(j["format"].is_null());
   CHECK(j["error"]["rule"] == "E-FORMAT-UNKNOWN");
   CHECK(run_untold("dump " + quoted(elf)).exit_code == 1);
   // A truncated .untold (whole magic, short header) is still .untold's R-TRUNC-HEADER.
   const fs::path short_file = write_text(dir / "short.untold", std::string("UNTOLD\0\0abc", 11));
-  CHECK(parse(run_untold("validate --json " + quoted(short_file)).out)["results"][0]["error"]["rule"] == "R-TRUNC-HEADER");
+  CHECK(parse_json(run_untold("validate --json " + quoted(short_file)).out)["results"][0]["error"]["rule"] == "R-TRUNC-HEADER");
 }
 
 TEST_CASE("dump prints enum names, and NONE strings and references as null") {
@@ -355,7 +350,7 @@ TEST_CASE("dump prints enum names, and NONE strings and references as null") {
 
   const run_result r = run_untold("dump --json " + quoted(path));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  const json j = parse(r.out);
+  const json j = parse_json(r.out);
   CHECK(j["vertexLayout"] == "pbrStaticV1");
   CHECK(j["fileType"] == "tile");
   bool saw_vertex_chunk = false;
@@ -421,7 +416,7 @@ TEST_CASE("dump --json entity records carry the library's exact values") {
   REQUIRE(run_untold("cook -q " + quoted(sample_model()) + " -o " + quoted(out)).exit_code == 0);
   const run_result r = run_untold("dump --json " + quoted(out));
   REQUIRE(r.exit_code == 0);
-  const json j = parse(r.out);
+  const json j = parse_json(r.out);
   auto opened = untold::open_file(out);
   REQUIRE(opened.has_value());
   const auto entities = opened->asset.entities();

@@ -11,15 +11,10 @@
 #include <untold/urho3d/animation.hpp>
 
 using namespace cli_test;
-using nlohmann::json;
+using json = nlohmann::json;
 
 namespace {
 
-json parse(const std::string& text) {
-  json j = json::parse(text, nullptr, false);
-  REQUIRE_MESSAGE(!j.is_discarded(), text);
-  return j;
-}
 
 fs::path urho3d_model(const std::string& name) { return test_data("urho3d/Models/" + name); }
 
@@ -29,7 +24,7 @@ TEST_CASE("info, validate and dump dispatch a Urho3D model by its magic") {
   const fs::path box = urho3d_model("Box.mdl");
   const run_result info = run_untold("info --json " + quoted(box));
   REQUIRE_MESSAGE(info.exit_code == 0, info.err);
-  const json i = parse(info.out);
+  const json i = parse_json(info.out);
   CHECK(i[0]["file"] == box.string());
   CHECK(i[0]["format"] == "urho3d-model");
   CHECK(i[0]["valid"] == true);
@@ -46,7 +41,7 @@ TEST_CASE("info, validate and dump dispatch a Urho3D model by its magic") {
 
   const run_result d = run_untold("dump --json " + quoted(box));
   CHECK(d.exit_code == 0);
-  CHECK(parse(d.out)["format"] == "urho3d-model");
+  CHECK(parse_json(d.out)["format"] == "urho3d-model");
 
   // -v names the handler; the extension plays no part (a .untold name, .mdl bytes).
   const fs::path dir = scratch("formats_dispatch");
@@ -63,7 +58,7 @@ TEST_CASE("a truncated Urho3D model fails with the family's rule, exit 1") {
   std::ofstream(cut, std::ios::binary) << bytes.substr(0, 40);
   const run_result v = run_untold("validate --json " + quoted(cut));
   CHECK(v.exit_code == 1);
-  const json r = parse(v.out)["results"][0];
+  const json r = parse_json(v.out)["results"][0];
   CHECK(r["format"] == "urho3d-model");
   CHECK(r["valid"] == false);
   CHECK(r["error"]["rule"].get<std::string>().rfind("U3D-", 0) == 0);
@@ -84,7 +79,7 @@ TEST_CASE("cook a Urho3D model: scene -> to_untold, with the conversion report")
 
   const run_result j = run_untold("cook --json --compress zstd " + quoted(urho3d_model("Box.mdl")) + " -o " + quoted(out));
   REQUIRE(j.exit_code == 0);
-  const json report = parse(j.out);
+  const json report = parse_json(j.out);
   CHECK(report["format"] == "urho3d-model");
   CHECK(report["dropped"] == 0);
   CHECK(report["changed"] == 1);
@@ -97,7 +92,7 @@ TEST_CASE("cook a Urho3D model: scene -> to_untold, with the conversion report")
   CHECK(piped.exit_code == 0);
   REQUIRE(run_untold("cook " + quoted(urho3d_model("Box.mdl")) + " -o " + quoted(dir / "path.untold")).exit_code == 0);
   // Same geometry (the root entity is named after the input, "-" here).
-  const auto geometry = [](const fs::path& p) { return parse(run_untold("info --json " + quoted(p)).out)[0]["geometry"]; };
+  const auto geometry = [](const fs::path& p) { return parse_json(run_untold("info --json " + quoted(p)).out)[0]["geometry"]; };
   CHECK(geometry(dir / "piped.untold") == geometry(dir / "path.untold"));
   CHECK(geometry(dir / "piped.untold")["triangles"] == 12);
   CHECK(run_untold("validate --deep " + quoted(dir / "piped.untold")).exit_code == 0);
@@ -109,7 +104,7 @@ TEST_CASE("cook --strict: anything dropped fails, nothing written") {
   const fs::path out = dir / "basis.untold";
   const run_result lax = run_untold("cook --json " + quoted(lines) + " -o " + quoted(out));
   REQUIRE_MESSAGE(lax.exit_code == 0, lax.err);
-  CHECK(parse(lax.out)["dropped"].get<int>() > 0);
+  CHECK(parse_json(lax.out)["dropped"].get<int>() > 0);
   fs::remove(out);
 
   const run_result strict = run_untold("cook --strict " + quoted(lines) + " -o " + quoted(out));
@@ -148,7 +143,7 @@ TEST_CASE("cook --animations hands clip files to the importer") {
                                   " --animations " + quoted(dir / "walk.ani"));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   bool reported = false;
-  const json report = parse(r.out);
+  const json report = parse_json(r.out);
   for (const json& e : report["report"])
     if (e["what"] == "tracks without a matching bone" && e["where"] == "animation 'walk'") reported = e["count"] == 1;
   CHECK(reported);
@@ -168,16 +163,16 @@ TEST_CASE("Pragma UDM and assetc files dispatch by magic; a UDM model cooks") {
   const fs::path quad = test_data("assetc/quad.hmesh");
   const run_result v = run_untold("validate --json --deep " + quoted(cube) + " " + quoted(quad));
   REQUIRE_MESSAGE(v.exit_code == 0, v.out);
-  const json results = parse(v.out)["results"];
+  const json results = parse_json(v.out)["results"];
   CHECK(results[0]["format"] == "udm-binary");
   CHECK(results[1]["format"] == "assetc-hmesh");
-  CHECK(parse(run_untold("info --json " + quoted(quad)).out)[0]["triangles"] == 2);
+  CHECK(parse_json(run_untold("info --json " + quoted(quad)).out)[0]["triangles"] == 2);
   CHECK(run_untold("dump " + quoted(cube)).out.find("format: udm-binary\n") != std::string::npos);
 
   const fs::path dir = scratch("formats_udm_assetc");
   const run_result cooked = run_untold("cook --json " + quoted(cube) + " -o " + quoted(dir / "cube.untold"));
   REQUIRE_MESSAGE(cooked.exit_code == 0, cooked.err);
-  const json report = parse(cooked.out);
+  const json report = parse_json(cooked.out);
   CHECK(report["format"] == "udm-binary");
   CHECK(report["triangles"] == 12);
   CHECK(report["dropped"].get<int>() > 0);  // collision meshes, model properties

@@ -15,7 +15,7 @@
 #include <untold/urho3d/animation.hpp>
 
 using namespace cli_test;
-using nlohmann::json;
+using json = nlohmann::json;
 
 namespace {
 
@@ -24,11 +24,6 @@ const std::string hostile = "x\nok    forged\x1b[31m\\";
 /// How every text output shows it.
 const std::string hostile_escaped = "x\\nok    forged\\x1b[31m\\\\";
 
-json parse(const std::string& text) {
-  json j = json::parse(text, nullptr, false);
-  REQUIRE_MESSAGE(!j.is_discarded(), text);
-  return j;
-}
 
 fs::path write_bytes(const fs::path& p, std::span<const std::byte> bytes) {
   std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
@@ -97,7 +92,7 @@ TEST_CASE(".untold: names from the string table are escaped in dump, info and va
   // JSON carries the name itself, escaped by JSON's own rules.
   const run_result j = run_untold("dump --json " + quoted(path));
   REQUIRE(j.exit_code == 0);
-  CHECK(parse(j.out)["entities"][0]["name"] == hostile);
+  CHECK(parse_json(j.out)["entities"][0]["name"] == hostile);
 }
 
 TEST_CASE("Urho3D: track names and package entry names are escaped") {
@@ -144,7 +139,7 @@ TEST_CASE("UDM: keys and strings are escaped; malformed UTF-8 is escaped in text
   const run_result j = run_untold("dump --json " + quoted(path));
   REQUIRE(j.exit_code == 0);
   CHECK(j.out.find("bad\xef\xbf\xbd\xef\xbf\xbd utf8") != std::string::npos);  // JSON: U+FFFD, still valid UTF-8
-  parse(j.out);
+  parse_json(j.out);
 }
 
 TEST_CASE("assetc: clip names, pack paths and tree paths are escaped") {
@@ -182,7 +177,7 @@ TEST_CASE("an unrecognised file names its rule, E-FORMAT-UNKNOWN, in text as in 
   CHECK(i.err.find("untold: " + quoted(bin) + ": E-FORMAT-UNKNOWN format_unknown: unrecognised file") == 0);
   const run_result d = run_untold("dump " + quoted(bin));
   CHECK(d.err.find("E-FORMAT-UNKNOWN") != std::string::npos);
-  CHECK(parse(run_untold("validate --json " + quoted(bin)).out)["results"][0]["error"]["rule"] == "E-FORMAT-UNKNOWN");
+  CHECK(parse_json(run_untold("validate --json " + quoted(bin)).out)["results"][0]["error"]["rule"] == "E-FORMAT-UNKNOWN");
 }
 
 TEST_CASE("cook of an empty or unrecognised input gives the rule id and the path, not assimp's message") {
@@ -204,7 +199,7 @@ TEST_CASE("cook of an empty or unrecognised input gives the rule id and the path
     CHECK(r.err.find(junk.string() + ": cannot import: E-FORMAT-UNKNOWN format_unknown: unrecognised file: the first "
                      "bytes (01 02 03 04 20 6e 6f 74)") != std::string::npos);
     CHECK(r.err.find("No suitable reader") == std::string::npos);
-    const json j = parse(run_untold("cook --json " + quoted(junk) + " -o " + quoted(out)).out);
+    const json j = parse_json(run_untold("cook --json " + quoted(junk) + " -o " + quoted(out)).out);
     CHECK(j["ok"] == false);
     CHECK(j["error"].get<std::string>().find("E-FORMAT-UNKNOWN") != std::string::npos);
   }

@@ -33,7 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace untold;
 using cli_test::test_data;
-using nlohmann::json;
+using json = nlohmann::json;
 
 tools::cook_report run_convert(const fs::path& in, const fs::path& out, std::vector<fs::path> animations = {},
                            bool strict = false) {

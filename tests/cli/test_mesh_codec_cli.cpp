@@ -8,7 +8,7 @@
 #include <untold/untold.hpp>
 
 using namespace cli_test;
-using nlohmann::json;
+using json = nlohmann::json;
 
 namespace {
 

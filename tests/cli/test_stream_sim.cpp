@@ -16,7 +16,7 @@
 
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::json;
 using cli_test::fs::path;
 
 /// One tile of `meshes` grids of 48 x 48 vertices (~75 KiB each).

@@ -4,11 +4,19 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include <untold/convert/model.hpp>
 
 namespace scene_test {
+
+/// The report's entry about `what`, or nullptr.
+inline const untold::convert::report_entry* find(const untold::convert::conversion_report& r, std::string_view what) {
+  for (const auto& e : r.entries)
+    if (e.what == what) return &e;
+  return nullptr;
+}
 
 /// Six vertices at height z with normals (0, 0, 1) and uv0, joints {0, 1},
 /// four triangles; skin 0, material 0.

@@ -36,11 +36,7 @@ std::string losses(const cv::conversion_report& r) {
   return out;
 }
 
-const cv::report_entry* find(const cv::conversion_report& r, std::string_view what) {
-  for (const auto& e : r.entries)
-    if (e.what == what) return &e;
-  return nullptr;
-}
+using scene_test::find;
 
 bool near(const untold::mat4& x, const untold::mat4& y, float tolerance = 1e-5f) {
   for (std::size_t i = 0; i < 16; ++i)

@@ -11,6 +11,7 @@
 #include <untold/images.hpp>
 #include <untold/reader.hpp>
 #include <untold/scene.hpp>
+#include "convert/scene_support.hpp"
 
 namespace cv = untold::convert;
 
@@ -28,11 +29,7 @@ cv::mesh quad(std::string name, float z) {
   return m;
 }
 
-const cv::report_entry* find(const cv::conversion_report& r, std::string_view what) {
-  for (const auto& e : r.entries)
-    if (e.what == what) return &e;
-  return nullptr;
-}
+using scene_test::find;
 
 /// root -> arm (skinned quad, drawn twice: by arm and by copy), a light and a camera node.
 cv::scene skinned_scene() {

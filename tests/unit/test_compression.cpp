@@ -17,9 +17,12 @@
 #endif
 #if !defined(_WIN32)
 #include <sys/mman.h>
+#include "support.hpp"
 #endif
 
 namespace {
+
+using test::random_bytes;
 
 using untold::compression;
 using untold::errc;
@@ -28,12 +31,6 @@ using bytes = std::vector<std::byte>;
 constexpr bool has_lz4 = untold::compression_available(compression::lz4);
 constexpr bool has_zstd = untold::compression_available(compression::zstd);
 
-bytes random_bytes(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  bytes out(n);
-  for (auto& b : out) b = static_cast<std::byte>(rng() & 0xFFu);
-  return out;
-}
 
 bytes zero_bytes(std::size_t n) { return bytes(n); }
 

@@ -16,6 +16,7 @@
 
 #if !defined(_WIN32)
 #include <unistd.h>
+#include "support.hpp"
 #endif
 
 namespace fs = std::filesystem;
@@ -24,12 +25,8 @@ using bytes = std::vector<std::byte>;
 
 namespace {
 
-bytes random_bytes(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  bytes out(n);
-  for (auto& b : out) b = static_cast<std::byte>(rng() & 0xFFu);
-  return out;
-}
+using test::random_bytes;
+
 
 /// A uniquely named path in the temp directory, removed (recursively) at
 /// scope exit. Unique per process and call, so parallel ctest runs and test

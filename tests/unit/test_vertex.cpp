@@ -20,8 +20,11 @@
 #include <vector>
 
 #include "untold/vertex_decode.hpp"
+#include "support.hpp"
 
 namespace {
+
+using test::random_bytes;
 
 // ---- a tiny JSON reader, just enough for vertex-vectors.json ---------------------
 
@@ -243,12 +246,6 @@ std::vector<untold::decode_path> available_simd_paths() {
   return out;
 }
 
-std::vector<std::byte> random_bytes(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::byte> out(n);
-  for (auto& b : out) b = static_cast<std::byte>(rng() & 0xFF);
-  return out;
-}
 
 // Vertices that hit every decoder edge: combinations of the code extremes
 // with all four w values, then every 10-bit code in every field, every half

@@ -121,36 +121,6 @@ std::optional<input> input::load(const std::string& path, std::string& io_messag
   return fail_open(std::string(e.message()), std::nullopt);
 }
 
-detected detect(byte_span bytes) {
-  const std::size_t n = std::min(bytes.size(), file_magic.size());
-  if ((n == 0 || std::memcmp(bytes.data(), file_magic.data(), n) == 0) && (n == file_magic.size() || n == bytes.size()))
-    return {detected::kind::untold, nullptr};
-  if (const format_handler* h = recognise(bytes)) return {detected::kind::foreign, h};
-  return {};
-}
-
-json unrecognised_error_json(byte_span bytes) {
-  std::string formats = ".untold";
-  for (const format_handler& f : foreign_formats()) formats += ", " + std::string(f.name);
-  const std::string message = "unrecognised file: the first bytes (" + first_bytes(bytes) +
-                              ") are the magic of no format this tool reads (" + formats + ")";
-  constexpr errc code = errc::format_unknown;
-  return json{{"rule", rule_id(code)},
-              {"name", untold::name(code)},
-              {"message", message},
-              {"context", json::object()},
-              {"describe", std::string(rule_id(code)) + " " + std::string(untold::name(code)) + ": " + message}};
-}
-
-json format_name(const detected& d) {
-  switch (d.what) {
-    case detected::kind::untold: return "untold";
-    case detected::kind::foreign: return std::string(d.handler->name);
-    case detected::kind::unrecognised: return nullptr;
-  }
-  return nullptr;
-}
-
 /// "  dropped  morph targets x3 in mesh 'Body': this library writes no morph tables yet"
 std::string report_text(const convert::conversion_report& r, bool with_info) {
   using kind = convert::report_entry::kind;

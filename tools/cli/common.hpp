@@ -83,24 +83,6 @@ class input {
 /// The same for a failed write_output (files.hpp).
 [[nodiscard]] json io_error_json(const write_failure& failed);
 
-/// Which reader an input goes to, decided by its first bytes (never the
-/// file name). `untold` also covers inputs too short to hold the magic that
-/// are a prefix of it (an empty file included): the reader then reports
-/// R-TRUNC-HEADER, exactly as the library does.
-struct detected {
-  enum class kind { untold, foreign, unrecognised } what = kind::unrecognised;
-  const format_handler* handler = nullptr;
-};
-[[nodiscard]] detected detect(byte_span bytes);
-
-/// The error of an unrecognised input: E-FORMAT-UNKNOWN, with the first
-/// bytes and the formats tried in the message ("describe" starts with the
-/// rule id, as every error's does).
-[[nodiscard]] json unrecognised_error_json(byte_span bytes);
-
-/// The format name printed as "format" in JSON for a detected input.
-[[nodiscard]] json format_name(const detected& d);
-
 /// A conversion report as text (cook, convert): a count line, then one
 /// line per entry, e.g. "  dropped  morph targets x3 in mesh 'Body': ...";
 /// info entries only `with_info` (--verbose). Names are escaped.

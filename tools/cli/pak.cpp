@@ -247,10 +247,15 @@ int pak_extract(const pak_args& a, const common_flags& flags) {
   descriptor staging(::open(temp.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (const int os_error = errno; staging.get() < 0)
     return io_fail("cannot open " + quote_path(temp.string()) + ": " + std::strerror(os_error));
-  std::vector<std::byte> data;
+  // One buffer for the largest entry wanted (the deep checks bounded each by
+  // the limits), reused for every entry: nothing is zero-filled per entry.
+  std::size_t largest = 0;
+  for (const u3::package_entry* e : wanted) largest = std::max<std::size_t>(largest, e->size);
+  std::vector<std::byte> buffer(largest);
   json extracted = json::array();
   for (const u3::package_entry* e : wanted) {
-    if (auto s = u3::extract_entry(*p, *e, data, lim); !s) return fail(s.error());  // verified above: not expected
+    const mutable_byte_span data = mutable_byte_span(buffer).first(e->size);
+    if (auto s = u3::extract_entry_into(*p, *e, data, lim); !s) return fail(s.error());  // verified above: not expected
     const auto [parent, leaf] = split_name(e->name);
     std::string failed;
     descriptor dir = open_tree(staging.get(), parent, true, failed);

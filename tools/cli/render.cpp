@@ -72,7 +72,7 @@ std::optional<std::array<std::uint8_t, 4>> parse_colour(std::string_view text) {
 }
 
 /// The options from the command line, or the usage error in `error`.
-std::optional<render_options> options_of(const render_args& a, std::string& error) {
+std::optional<render_options> render_options_of(const render_args& a, std::string& error) {
   render_options o;
   o.input = a.input;
   o.animations.assign(a.animations.begin(), a.animations.end());
@@ -110,7 +110,7 @@ int run_render(const render_args& a, const common_flags& flags) {
   std::string error;
   int code = exit_ok;
   render_result r;
-  const std::optional<render_options> o = options_of(a, error);
+  const std::optional<render_options> o = render_options_of(a, error);
   if (!o) {
     code = exit_usage;
   } else {

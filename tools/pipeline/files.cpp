@@ -33,7 +33,7 @@ write_failure failure(const char* verb, const std::filesystem::path& path, const
 }
 
 /// errno after a failed C library call (EIO when it left none), as an error's value.
-std::uint64_t last_errno() { return static_cast<std::uint64_t>(detail::failed_call_errno()); }
+std::uint64_t last_errno() { return static_cast<std::uint64_t>(untold::detail::failed_call_errno()); }
 
 }  // namespace
 
@@ -46,7 +46,7 @@ std::optional<write_failure> copy_output(const std::filesystem::path& from, cons
   errno = 0;
   std::FILE* in = std::fopen(from.string().c_str(), "rb");
   if (in == nullptr)
-    return failure("cannot read", from, detail::source_error(errc::io_open_failed, "errno", last_errno()));
+    return failure("cannot read", from, untold::detail::source_error(errc::io_open_failed, "errno", last_errno()));
   bool read_failed = false;
   const status s = write_file_with(to, [&](auto&& sink) -> status {
     std::byte chunk[1 << 16];
@@ -57,7 +57,7 @@ std::optional<write_failure> copy_output(const std::filesystem::path& from, cons
       if (n == sizeof chunk) continue;
       if (std::ferror(in) == 0) return {};
       read_failed = true;
-      return detail::source_error(errc::io_read_failed, "errno", last_errno());
+      return untold::detail::source_error(errc::io_read_failed, "errno", last_errno());
     }
   });
   std::fclose(in);

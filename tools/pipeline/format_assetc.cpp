@@ -14,11 +14,8 @@
 
 #include <untold/assetc/assetc.hpp>
 #include <untold/assetc/import.hpp>
-#include <untold/convert/to_assetc.hpp>
 #include <untold/source.hpp>
 
-#include "assetc_build.hpp"
-#include "assetc_ktx2.hpp"
 #include "formats.hpp"
 #include "inspect.hpp"
 
@@ -55,15 +52,13 @@ json bounds_json(const ua::mesh_bounds& b) {
   return json{{"min", float_array(b.min)}, {"max", float_array(b.max)}, {"center", float_array(b.center)}, {"radius", b.radius}};
 }
 
-json base(const std::string& path, std::string_view format, byte_span file) {
+json assetc_json(const std::string& path, std::string_view format, byte_span file) {
   return json{{"file", path}, {"format", format}, {"fileSize", file.size()}, {"valid", true}};
 }
 
 template <class R>
-json invalid(json j, const R& r) {
-  j["valid"] = false;
-  j["error"] = error_json(r.error());
-  return j;
+json invalid_result(json j, const R& r) {
+  return invalid_json(std::move(j), r.error());
 }
 
 // ---- .hmesh ---------------------------------------------------------------------------
@@ -93,17 +88,17 @@ json hmesh_summary(const ua::hmesh& m) {
 }
 
 json hmesh_info(const std::string& path, byte_span file) {
-  json j = base(path, "assetc-hmesh", file);
+  json j = assetc_json(path, "assetc-hmesh", file);
   auto m = ua::open_hmesh(file, assetc_open_options());
-  if (!m) return invalid(std::move(j), m);
+  if (!m) return invalid_result(std::move(j), m);
   j.update(hmesh_summary(*m));
   return j;
 }
 
 std::optional<json> hmesh_dump(const std::string& path, byte_span file, document_stream& out) {
-  json head = base(path, "assetc-hmesh", file);
+  json head = assetc_json(path, "assetc-hmesh", file);
   auto m = ua::open_hmesh(file, assetc_open_options());
-  if (!m) return invalid(std::move(head), m);
+  if (!m) return invalid_result(std::move(head), m);
   head.update(hmesh_summary(*m));
   out.open(nullptr, '{');
   out.members(head);
@@ -165,17 +160,17 @@ json hmat_summary(const ua::hmat& h) {
 }
 
 json hmat_info(const std::string& path, byte_span file) {
-  json j = base(path, "assetc-hmat", file);
+  json j = assetc_json(path, "assetc-hmat", file);
   auto h = ua::open_hmat(file, assetc_open_options());
-  if (!h) return invalid(std::move(j), h);
+  if (!h) return invalid_result(std::move(j), h);
   j.update(hmat_summary(*h));
   return j;
 }
 
 std::optional<json> hmat_dump(const std::string& path, byte_span file, document_stream& out) {
-  json j = base(path, "assetc-hmat", file);
+  json j = assetc_json(path, "assetc-hmat", file);
   auto h = ua::open_hmat(file, assetc_open_options());
-  if (!h) return invalid(std::move(j), h);
+  if (!h) return invalid_result(std::move(j), h);
   j.update(hmat_summary(*h));
   constexpr const char* alpha_names[] = {"opaque", "mask", "blend", "invalid"};
   out.open(nullptr, '{');
@@ -217,17 +212,17 @@ json hman_summary(const ua::hman& h) {
 }
 
 json hman_info(const std::string& path, byte_span file) {
-  json j = base(path, "assetc-hman", file);
+  json j = assetc_json(path, "assetc-hman", file);
   auto h = ua::open_hman(file, assetc_open_options());
-  if (!h) return invalid(std::move(j), h);
+  if (!h) return invalid_result(std::move(j), h);
   j.update(hman_summary(*h));
   return j;
 }
 
 std::optional<json> hman_dump(const std::string& path, byte_span file, document_stream& out) {
-  json head = base(path, "assetc-hman", file);
+  json head = assetc_json(path, "assetc-hman", file);
   auto h = ua::open_hman(file, assetc_open_options());
-  if (!h) return invalid(std::move(head), h);
+  if (!h) return invalid_result(std::move(head), h);
   head.update(hman_summary(*h));
   out.open(nullptr, '{');
   out.members(head);
@@ -258,9 +253,9 @@ json hpack_summary(const ua::hpack& p) {
 }
 
 json hpack_info(const std::string& path, byte_span file) {
-  json j = base(path, "assetc-hpack", file);
+  json j = assetc_json(path, "assetc-hpack", file);
   auto p = ua::open_hpack(file, assetc_open_options());
-  if (!p) return invalid(std::move(j), p);
+  if (!p) return invalid_result(std::move(j), p);
   j.update(hpack_summary(*p));
   return j;
 }
@@ -290,17 +285,17 @@ json hanim_summary(const ua::hanim& a) {
 }
 
 json hanim_info(const std::string& path, byte_span file) {
-  json j = base(path, "assetc-hanim", file);
+  json j = assetc_json(path, "assetc-hanim", file);
   auto a = ua::open_hanim(file, assetc_open_options());
-  if (!a) return invalid(std::move(j), a);
+  if (!a) return invalid_result(std::move(j), a);
   j.update(hanim_summary(*a));
   return j;
 }
 
 std::optional<json> hanim_dump(const std::string& path, byte_span file, document_stream& out) {
-  json head = base(path, "assetc-hanim", file);
+  json head = assetc_json(path, "assetc-hanim", file);
   auto a = ua::open_hanim(file, assetc_open_options());
-  if (!a) return invalid(std::move(head), a);
+  if (!a) return invalid_result(std::move(head), a);
   head.update(hanim_summary(*a));
   out.open(nullptr, '{');
   out.members(head);
@@ -394,47 +389,6 @@ result<convert::scene> hmesh_import(const import_request& request) {
 }
 
 }  // namespace
-
-result<std::vector<std::pair<fs::path, std::vector<std::byte>>>> assetc_convert_outputs(
-    const convert::scene& s, const fs::path& input, const fs::path& output, const untold::limits& limits,
-    untold::budget& budget, convert::conversion_report& report) {
-  convert::to_assetc_options o = assetc_build::compiler_hooks();
-  o.optimise = {};    // the scene's vertex order ...
-  o.build_lods = {};  // ... and LODs are kept
-  o.limits = limits;
-  o.budget = &budget;
-  const std::string stem = output.stem().string();
-  o.source_ref = ua::source_ref(output.filename().generic_string());
-  const std::unique_ptr<texture_encoder> encoder = make_raw_ktx2_encoder();
-  std::vector<std::pair<fs::path, std::vector<std::byte>>> textures;
-  std::vector<std::string> paths;  // the manifest's, relative to the output's directory
-  o.place_texture = [&](const convert::assetc_texture_use& use, convert::conversion_report& rep) -> result<bool> {
-    std::vector<std::byte> ktx;
-    if (!assetc_build::encode_texture(s.textures[use.texture], use, input, *encoder, rep, ktx)) return false;
-    UNTOLD_TRY(budget.charge_output(ktx.size(), "textures", errc::hm_limit_exceeded));
-    paths.push_back(stem + "/tex_" + std::to_string(use.texture) + ".ktx2");
-    textures.emplace_back(output.parent_path() / paths.back(), std::move(ktx));
-    return true;
-  };
-  auto out = convert::to_assetc(s, o, report);
-  if (!out) return out.error();
-  std::vector<std::pair<fs::path, std::vector<std::byte>>> files;
-  files.emplace_back(output, std::move(out->hmesh));
-  files.emplace_back(fs::path(output).replace_extension(".hmat"), std::move(out->hmat));
-  if (!out->hanim.empty()) files.emplace_back(fs::path(output).replace_extension(".hanim"), std::move(out->hanim));
-  if (!out->textures.empty()) {
-    std::vector<ua::manifest_entry> entries;
-    for (std::size_t i = 0; i < out->textures.size(); ++i)
-      entries.push_back({out->textures[i].ref, static_cast<std::uint8_t>(ua::manifest_kind::texture),
-                         static_cast<std::uint8_t>(out->textures[i].srgb ? 1 : 0), paths[i]});
-    auto hman = ua::write_hman(entries);
-    if (!hman) return hman.error();
-    if (auto opened = ua::open_hman(*hman, assetc_open_options(true)); !opened) return opened.error();
-    files.emplace_back(fs::path(output).replace_extension(".hman"), std::move(*hman));
-    for (auto& t : textures) files.push_back(std::move(t));
-  }
-  return files;
-}
 
 namespace {
 

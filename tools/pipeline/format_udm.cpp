@@ -27,14 +27,6 @@ namespace {
 
 namespace u = untold::udm;
 
-json base(const std::string& path, std::string_view format) { return json{{"file", path}, {"format", format}}; }
-
-json invalid(json j, const error& e) {
-  j["valid"] = false;
-  j["error"] = error_json(e);
-  return j;
-}
-
 std::string_view as_text(byte_span b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
 
 /// A binary file, or ASCII text converted to binary (kept alive in
@@ -248,11 +240,11 @@ json sub_meshes_json(const u::pmdl_model& m) {
 }
 
 json info(const std::string& path, byte_span file, std::string_view format) {
-  json j = base(path, format);
+  json j = format_json(path, format);
   std::vector<std::byte> storage;
   budget charged(limits{}, file.size());
   auto doc = open_any(file, storage, charged);
-  if (!doc) return invalid(std::move(j), doc.error());
+  if (!doc) return invalid_json(std::move(j), doc.error());
   j["valid"] = true;
   if (u::is_binary_udm(file)) j["version"] = doc->version();  // the text form has no version field
   j["assetType"] = doc->asset_type();
@@ -265,12 +257,12 @@ json info(const std::string& path, byte_span file, std::string_view format) {
   j["decompressedBytes"] = s.decompressed_bytes;
   if (doc->asset_type() == "PMDL") {
     auto model = u::pmdl_from_document(*doc, &charged);
-    if (!model) return invalid(std::move(j), model.error());
+    if (!model) return invalid_json(std::move(j), model.error());
     std::uint64_t names = 0;
     for (const u::pmdl_sub_mesh& s : model->sub_meshes) names += s.group.size();
     for (std::string_view name : model->materials) names += name.size();
     if (auto s = charge_json(charged, 8 * model->sub_meshes.size() + model->materials.size(), 4, names); !s)
-      return invalid(std::move(j), s.error());
+      return invalid_json(std::move(j), s.error());
     json mj = json::object();
     mj["meshGroups"] = model->group_names.size();
     mj["subMeshes"] = sub_meshes_json(*model);
@@ -285,18 +277,18 @@ json info(const std::string& path, byte_span file, std::string_view format) {
 }
 
 json validate(const std::string& path, byte_span file, bool deep, std::string_view format) {
-  json j = base(path, format);
+  json j = format_json(path, format);
   std::vector<std::byte> storage;
   budget charged(limits{}, file.size());
   auto doc = open_any(file, storage, charged);
-  if (!doc) return invalid(std::move(j), doc.error());
+  if (!doc) return invalid_json(std::move(j), doc.error());
   if (doc->asset_type() == "PMDL") {
     // A model's structure (index ranges, bones, weights' bone ids) is part
     // of the format; deep: its values too (finite), and it must import.
     if (deep) {
-      if (auto scene = u::import_pmdl(*doc, {.budget = &charged}); !scene) return invalid(std::move(j), scene.error());
+      if (auto scene = u::import_pmdl(*doc, {.budget = &charged}); !scene) return invalid_json(std::move(j), scene.error());
     } else if (auto model = u::pmdl_from_document(*doc, &charged); !model) {
-      return invalid(std::move(j), model.error());
+      return invalid_json(std::move(j), model.error());
     }
   }
   j["valid"] = true;
@@ -306,13 +298,13 @@ json validate(const std::string& path, byte_span file, bool deep, std::string_vi
 // The tree is made whole, its nodes charged to the input's budget (a
 // refusal is UDM-LIMITS), then written.
 std::optional<json> dump(const std::string& path, byte_span file, std::string_view format, document_stream& out) {
-  json j = base(path, format);
+  json j = format_json(path, format);
   std::vector<std::byte> storage;
   budget charged(limits{}, file.size());
   auto doc = open_any(file, storage, charged);
-  if (!doc) return invalid(std::move(j), doc.error());
+  if (!doc) return invalid_json(std::move(j), doc.error());
   json root;
-  if (auto s = property_json(doc->root(), root, charged, 1); !s) return invalid(std::move(j), s.error());
+  if (auto s = property_json(doc->root(), root, charged, 1); !s) return invalid_json(std::move(j), s.error());
   j["valid"] = true;
   if (u::is_binary_udm(file)) j["version"] = doc->version();
   j["root"] = std::move(root);

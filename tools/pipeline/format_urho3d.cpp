@@ -28,14 +28,6 @@ json floats(std::span<const float> v) {
   return a;
 }
 
-json base(const std::string& path, std::string_view format) { return json{{"file", path}, {"format", format}}; }
-
-json invalid(json j, const error& e) {
-  j["valid"] = false;
-  j["error"] = error_json(e);
-  return j;
-}
-
 // ---- model ---------------------------------------------------------------------------
 
 json element_json(const u3::vertex_element& e) {
@@ -87,27 +79,27 @@ json model_counts(const u3::model& m) {
 }
 
 json model_info(const std::string& path, byte_span file) {
-  json j = base(path, "urho3d-model");
+  json j = format_json(path, "urho3d-model");
   auto m = u3::open_model(file);
-  if (!m) return invalid(j, m.error());
+  if (!m) return invalid_json(j, m.error());
   j["valid"] = true;
   j.update(model_counts(*m));
   return j;
 }
 
 json model_validate(const std::string& path, byte_span file, bool deep) {
-  json j = base(path, "urho3d-model");
+  json j = format_json(path, "urho3d-model");
   auto m = u3::open_model(file, {.deep_checks = deep});
-  if (!m) return invalid(j, m.error());
+  if (!m) return invalid_json(j, m.error());
   j["valid"] = true;
   j["deep"] = deep;
   return j;
 }
 
 std::optional<json> model_dump(const std::string& path, byte_span file, document_stream& out) {
-  json head = base(path, "urho3d-model");
+  json head = format_json(path, "urho3d-model");
   auto m = u3::open_model(file);
-  if (!m) return invalid(head, m.error());
+  if (!m) return invalid_json(head, m.error());
   head["valid"] = true;
   head["id"] = u3::model_id(m->kind);
   if (m->kind == u3::model_kind::umd3) head["version"] = m->version;
@@ -195,9 +187,9 @@ result<convert::scene> model_import(const import_request& request) {
 // ---- animation -----------------------------------------------------------------------
 
 json animation_info(const std::string& path, byte_span file) {
-  json j = base(path, "urho3d-animation");
+  json j = format_json(path, "urho3d-animation");
   auto a = u3::open_animation(file);
-  if (!a) return invalid(j, a.error());
+  if (!a) return invalid_json(j, a.error());
   j["valid"] = true;
   j["id"] = a->kind == u3::animation_kind::uan2 ? "UAN2" : "UANI";
   if (a->kind == u3::animation_kind::uan2) j["version"] = a->version;
@@ -210,9 +202,9 @@ json animation_info(const std::string& path, byte_span file) {
 }
 
 json animation_validate(const std::string& path, byte_span file, bool deep) {
-  json j = base(path, "urho3d-animation");
+  json j = format_json(path, "urho3d-animation");
   auto a = u3::open_animation(file, {.deep_checks = deep});
-  if (!a) return invalid(j, a.error());
+  if (!a) return invalid_json(j, a.error());
   j["valid"] = true;
   j["deep"] = deep;
   return j;
@@ -257,9 +249,9 @@ std::optional<json> animation_dump(const std::string& path, byte_span file, docu
 // ---- package -------------------------------------------------------------------------
 
 json package_info(const std::string& path, byte_span file) {
-  json j = base(path, "urho3d-package");
+  json j = format_json(path, "urho3d-package");
   auto p = u3::open_package(file);
-  if (!p) return invalid(j, p.error());
+  if (!p) return invalid_json(j, p.error());
   j["valid"] = true;
   j["id"] = p->kind == u3::package_kind::ulz4 ? "ULZ4" : "UPAK";
   j["entries"] = p->entries.size();
@@ -270,10 +262,10 @@ json package_info(const std::string& path, byte_span file) {
 }
 
 json package_validate(const std::string& path, byte_span file, bool deep) {
-  json j = base(path, "urho3d-package");
+  json j = format_json(path, "urho3d-package");
   // Checksums are part of validity: every entry is decoded and checked (deep or not).
   auto p = u3::open_package(file, {.deep_checks = true});
-  if (!p) return invalid(j, p.error());
+  if (!p) return invalid_json(j, p.error());
   j["valid"] = true;
   j["deep"] = deep;
   return j;
@@ -296,9 +288,9 @@ std::optional<json> package_dump(const std::string& path, byte_span file, docume
 // ---- shader and script ----------------------------------------------------------------
 
 json shader_info(const std::string& path, byte_span file) {
-  json j = base(path, "urho3d-shader");
+  json j = format_json(path, "urho3d-shader");
   auto sh = u3::open_shader(file);
-  if (!sh) return invalid(j, sh.error());
+  if (!sh) return invalid_json(j, sh.error());
   j["valid"] = true;
   j["shaderType"] = sh->type == u3::shader_vertex ? "vertex" : "pixel";
   j["shaderModel"] = sh->model;
@@ -309,9 +301,9 @@ json shader_info(const std::string& path, byte_span file) {
 }
 
 json shader_validate(const std::string& path, byte_span file, bool deep) {
-  json j = base(path, "urho3d-shader");
+  json j = format_json(path, "urho3d-shader");
   auto sh = u3::open_shader(file);
-  if (!sh) return invalid(j, sh.error());
+  if (!sh) return invalid_json(j, sh.error());
   j["valid"] = true;
   j["deep"] = deep;
   return j;
@@ -336,9 +328,9 @@ std::optional<json> shader_dump(const std::string& path, byte_span file, documen
 }
 
 json script_info(const std::string& path, byte_span file) {
-  json j = base(path, "urho3d-script");
+  json j = format_json(path, "urho3d-script");
   auto sc = u3::open_script(file);
-  if (!sc) return invalid(j, sc.error());
+  if (!sc) return invalid_json(j, sc.error());
   j["valid"] = true;
   j["bytecodeBytes"] = sc->bytecode.size();
   return j;

@@ -1,7 +1,20 @@
 // tools/pipeline/formats.cpp - the registry of foreign formats (see formats.hpp).
 #include "formats.hpp"
 
+#include <algorithm>
+#include <cstring>
+
+#include <untold/format.hpp>
+
 namespace untold::tools {
+
+json format_json(const std::string& path, std::string_view format) { return json{{"file", path}, {"format", format}}; }
+
+json invalid_json(json j, const error& e) {
+  j["valid"] = false;
+  j["error"] = error_json(e);
+  return j;
+}
 
 std::optional<json> write_whole(const json& document, document_stream& out) {
   if (!document.value("valid", false)) return document;
@@ -34,6 +47,36 @@ const format_handler* recognise(byte_span head) {
 const format_handler* find_format(std::string_view name) {
   for (const format_handler& f : foreign_formats())
     if (f.name == name) return &f;
+  return nullptr;
+}
+
+detected detect(byte_span bytes) {
+  const std::size_t n = std::min(bytes.size(), file_magic.size());
+  if ((n == 0 || std::memcmp(bytes.data(), file_magic.data(), n) == 0) && (n == file_magic.size() || n == bytes.size()))
+    return {detected::kind::untold, nullptr};
+  if (const format_handler* h = recognise(bytes)) return {detected::kind::foreign, h};
+  return {};
+}
+
+json unrecognised_error_json(byte_span bytes) {
+  std::string formats = ".untold";
+  for (const format_handler& f : foreign_formats()) formats += ", " + std::string(f.name);
+  const std::string message = "unrecognised file: the first bytes (" + first_bytes(bytes) +
+                              ") are the magic of no format this tool reads (" + formats + ")";
+  constexpr errc code = errc::format_unknown;
+  return json{{"rule", rule_id(code)},
+              {"name", untold::name(code)},
+              {"message", message},
+              {"context", json::object()},
+              {"describe", std::string(rule_id(code)) + " " + std::string(untold::name(code)) + ": " + message}};
+}
+
+json format_name(const detected& d) {
+  switch (d.what) {
+    case detected::kind::untold: return "untold";
+    case detected::kind::foreign: return std::string(d.handler->name);
+    case detected::kind::unrecognised: return nullptr;
+  }
   return nullptr;
 }
 

@@ -73,6 +73,11 @@ struct format_handler {
   result<convert::scene> (*import)(const import_request& request) = nullptr;
 };
 
+/// {"file": path, "format": format}: how every handler's JSON starts.
+[[nodiscard]] json format_json(const std::string& path, std::string_view format);
+/// `j` with "valid": false and "error": error_json(e).
+[[nodiscard]] json invalid_json(json j, const error& e);
+
 /// For a dump small enough to make as one json value (bounded by the
 /// format's limits, e.g. a shader's tables): writes `document` to `out`
 /// when it is valid, else returns it (the format_handler::dump contract).
@@ -88,6 +93,24 @@ struct format_handler {
 /// The handler named `name` (format_handler::name, e.g. "urho3d-package"),
 /// or nullptr.
 [[nodiscard]] const format_handler* find_format(std::string_view name);
+
+/// Which reader an input goes to, decided by its first bytes (never the
+/// file name). `untold` also covers inputs too short to hold the magic that
+/// are a prefix of it (an empty file included): the reader then reports
+/// R-TRUNC-HEADER, exactly as the library does.
+struct detected {
+  enum class kind { untold, foreign, unrecognised } what = kind::unrecognised;
+  const format_handler* handler = nullptr;
+};
+[[nodiscard]] detected detect(byte_span bytes);
+
+/// The error of an unrecognised input: E-FORMAT-UNKNOWN, with the first
+/// bytes and the formats tried in the message ("describe" starts with the
+/// rule id, as every error's does).
+[[nodiscard]] json unrecognised_error_json(byte_span bytes);
+
+/// The format name printed as "format" in JSON for a detected input.
+[[nodiscard]] json format_name(const detected& d);
 
 /// Each family's registration (format_<family>.cpp).
 void add_urho3d_formats(std::vector<format_handler>& out);

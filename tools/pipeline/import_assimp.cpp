@@ -23,6 +23,7 @@
 
 #include "image_info.hpp"
 #include "inspect.hpp"
+#include "vec3.hpp"
 
 namespace fs = std::filesystem;
 
@@ -53,7 +54,7 @@ mat4 column_major(const aiMatrix4x4& m) {
   return out;
 }
 
-transform decompose(const aiMatrix4x4& m, bool& lossy) {
+transform decompose_ai(const aiMatrix4x4& m, bool& lossy) {
   aiVector3D s, t;
   aiQuaternion q;
   m.Decompose(s, q, t);
@@ -72,21 +73,8 @@ transform decompose(const aiMatrix4x4& m, bool& lossy) {
   return out;
 }
 
-struct v3 {
-  float x = 0, y = 0, z = 0;
-};
-v3 sub(v3 a, v3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-v3 mul(v3 a, float s) { return {a.x * s, a.y * s, a.z * s}; }
-float dot(v3 a, v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-v3 cross(v3 a, v3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
-bool finite(v3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
-bool usable(v3 v) { return finite(v) && dot(v, v) > 1e-12f; }
+using namespace vec3;
 v3 from(const aiVector3D& v) { return {v.x, v.y, v.z}; }
-v3 any_tangent(v3 n) {
-  const v3 axis = std::fabs(n.x) < 0.9f ? v3{1, 0, 0} : v3{0, 1, 0};
-  const v3 t = sub(axis, mul(n, dot(n, axis)));
-  return usable(t) ? mul(t, 1.0f / std::sqrt(dot(t, t))) : v3{1, 0, 0};
-}
 
 /// A raw assimp texel array (BGRA8) as an uncompressed, top-left origin 32-bit TGA.
 std::vector<std::byte> texels_as_tga(const aiTexture& t) {
@@ -126,9 +114,9 @@ class recording_io final : public Assimp::DefaultIOSystem {
 
 // ---- the converter --------------------------------------------------------------------
 
-class converter {
+class assimp_converter {
  public:
-  converter(const aiScene& s, const fs::path& source, const model_import_options& o, model_import_result& r)
+  assimp_converter(const aiScene& s, const fs::path& source, const model_import_options& o, model_import_result& r)
       : in_(s), source_(source), out_(r), sc_(r.scene), rep_(r.scene.report) {
     (void)o;  // generation and welding happen in assimp, before conversion
     source_dir_ = source.parent_path();
@@ -166,7 +154,7 @@ class converter {
       out.name = utf8(n->mName);
       out.parent = parent;
       bool lossy = false;
-      out.local = decompose(n->mTransformation, lossy);
+      out.local = decompose_ai(n->mTransformation, lossy);
       if (lossy) ++sheared;
       for (unsigned k = 0; k < n->mNumMeshes; ++k) out.meshes.push_back(n->mMeshes[k]);
       sc_.nodes.push_back(std::move(out));
@@ -472,7 +460,7 @@ class converter {
           const v3 b = from(a.mBitangents[v]);
           w = finite(b) && dot(cross(nv, ortho), b) < 0.0f ? -1.0f : 1.0f;
         } else {
-          ortho = any_tangent(nv);
+          ortho = any_perpendicular(nv);
           ++bad_tangents;
         }
         out.tangents[4 * v + 0] = ortho.x;
@@ -596,7 +584,7 @@ class converter {
           rep_.changed("joint rest pose", quoted("joint", j.name), "composed across nodes that are not joints");
         }
         bool lossy = false;
-        j.rest = decompose(rel, lossy);
+        j.rest = decompose_ai(rel, lossy);
       }
       joint_index[nd] = static_cast<std::uint32_t>(k.joints.size());
       skeleton_of_node[nd] = it->second;
@@ -943,7 +931,7 @@ model_import_result import_assimp(const fs::path& path, const model_import_optio
       r.error = path.string() + ": the scene has no nodes";
       return r;
     }
-    converter c(*scene, path, options, r);
+    assimp_converter c(*scene, path, options, r);
     c.had_normals = std::move(had_normals);
     c.had_tangents = std::move(had_tangents);
     c.repeated_in_source = std::move(repeated);

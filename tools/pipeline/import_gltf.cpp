@@ -20,6 +20,7 @@
 #include <untold/matrix.hpp>
 
 #include "image_info.hpp"
+#include "vec3.hpp"
 
 namespace fs = std::filesystem;
 
@@ -238,29 +239,11 @@ int components_of(int type) {
 
 // ---- the converter --------------------------------------------------------------------
 
-struct v3 {
-  float x = 0, y = 0, z = 0;
-};
-v3 sub(v3 a, v3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-v3 add(v3 a, v3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-v3 mul(v3 a, float s) { return {a.x * s, a.y * s, a.z * s}; }
-float dot(v3 a, v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-v3 cross(v3 a, v3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
-bool usable(v3 v) {
-  return untold::detail::is_finite(v.x) && untold::detail::is_finite(v.y) && untold::detail::is_finite(v.z) &&
-         dot(v, v) > 1e-12f;
-}
-v3 unit(v3 v) { return mul(v, 1.0f / std::sqrt(dot(v, v))); }
-v3 any_perpendicular(v3 n) {
-  const v3 axis = std::fabs(n.x) < 0.9f ? v3{1, 0, 0} : v3{0, 1, 0};
-  const v3 t = sub(axis, mul(n, dot(n, axis)));
-  return usable(t) ? unit(t) : v3{1, 0, 0};
-}
-v3 at3(const std::vector<float>& s, std::size_t v) { return {s[3 * v], s[3 * v + 1], s[3 * v + 2]}; }
+using namespace vec3;
 
-class converter {
+class gltf_converter {
  public:
-  converter(const tinygltf::Model& g, const fs::path& source, const model_import_options& o, budget& b,
+  gltf_converter(const tinygltf::Model& g, const fs::path& source, const model_import_options& o, budget& b,
             model_import_result& r)
       : g_(g), options_(o), budget_(b), out_(r), sc_(r.scene), rep_(r.scene.report) {
     source_dir_ = source.parent_path();
@@ -1342,7 +1325,7 @@ model_import_result import_gltf(const fs::path& path, const model_import_options
                                                      "KHR_mesh_quantization"};
       if (readable.count(e) == 0) refuse("the file requires extension " + sanitized_utf8(e) + ", which this importer does not read");
     }
-    converter c(model, path, options, b, r);
+    gltf_converter c(model, path, options, b, r);
     c.run();
     if (auto s = convert::validate_model(r.scene); !s) refuse("the imported scene is inconsistent: " + s.error().describe());
     r.dependencies.push_back(path);

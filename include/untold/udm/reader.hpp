@@ -966,7 +966,7 @@ inline result<property_view> property_view::find(std::string_view path) const {
       std::size_t i = 0;
       bool number = true;
       for (char ch : part) {
-        if (ch < '0' || ch > '9' || i > (std::size_t{1} << 40)) {
+        if (ch < '0' || ch > '9' || i > (SIZE_MAX - 9) / 10) {  // i * 10 + 9 still fits (size_t may be 32 bits)
           number = false;
           break;
         }
