@@ -110,7 +110,7 @@ void gpu_upload_open_map_copy(benchmark::State& state) {
 /// Mapped file -> a mapped host-visible VkBuffer (an engine's staging buffer).
 void gpu_upload_mapped_to_vkbuffer(benchmark::State& state) {
   std::string why_not;
-  const auto device = untold_gpu_test::device::create(why_not);
+  const auto device = untold::vulkan::device::create(why_not, "untold_bench");
   if (!device) {
     state.SkipWithError(("no Vulkan device: " + why_not).c_str());
     return;

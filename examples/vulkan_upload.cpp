@@ -6,7 +6,7 @@
 // normals, and the example reports the pixels it covered.
 //
 // The Vulkan boilerplate that is not about untold (instance, device, render
-// target, pipeline, readback) is tests/gpu/vulkan_offscreen.hpp; the shaders
+// target, pipeline, readback) is tools/render/vulkan_offscreen.hpp; the shaders
 // are tests/gpu/shaders/pbr_static_v1.vert (which includes
 // include/untold/shaders/untold_decode.glsl) and value.frag.
 //
@@ -21,14 +21,23 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace {
 
+/// The push constants of tests/gpu/shaders/render_common.glsl.
+struct placement {
+  float scale_offset[4];  // clip.xy = position.xy * [0] + [1], [2]
+  std::int32_t mode;      // 0: normal + Lambert
+};
+
 /// VkVertexInputAttributeDescriptions of a layout, from the table.
-untold_gpu_test::vertex_input describe(const untold::gpu::vertex_layout_desc& layout) {
-  untold_gpu_test::vertex_input in;
+untold::vulkan::vertex_input describe(const untold::gpu::vertex_layout_desc& layout) {
+  untold::vulkan::vertex_input in;
   in.stride = layout.stride;
   for (const untold::gpu::vertex_attribute& a : layout.attributes)
     in.attributes.push_back({a.location, 0, static_cast<VkFormat>(untold::gpu::info(a.format).vulkan.value), a.offset});
@@ -43,7 +52,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string why_not;
-  const auto gpu = untold_gpu_test::device::create(why_not);
+  const auto gpu = untold::vulkan::device::create(why_not, "untold_example_vulkan_upload");
   if (!gpu) {
     std::printf("SKIPPED: %s\n", why_not.c_str());
     return 77;
@@ -58,7 +67,7 @@ int main(int argc, char** argv) {
   const untold::asset& asset = file->asset;
 
   // 2. The vertex input is the same for every mesh: PBR_STATIC_V1.
-  const untold_gpu_test::vertex_input input = describe(untold::gpu::pbr_static_v1);
+  const untold::vulkan::vertex_input input = describe(untold::gpu::pbr_static_v1);
 
   std::size_t drawn = 0;
   for (std::uint32_t i = 0; i < asset.meshes().size(); ++i) {
@@ -81,10 +90,15 @@ int main(int argc, char** argv) {
     const untold::aabb& b = mesh.local_bounds;
     const float extent = std::max({b.max[0] - b.min[0], b.max[1] - b.min[1], 1e-6f});
     const float scale = 1.8f / extent;
-    const untold_gpu_test::push_constants pc{
-        {scale, -0.5f * (b.min[0] + b.max[0]) * scale, -0.5f * (b.min[1] + b.max[1]) * scale, 0.0f}, 0};
-    const std::vector<float> image = gpu->draw(*vertex_buffer, *index_buffer, static_cast<VkIndexType>(index.vulkan.value),
-                                               mesh.index_count, input, pbr_static_v1_vert, value_frag, pc);
+    const placement pc{{scale, -0.5f * (b.min[0] + b.max[0]) * scale, -0.5f * (b.min[1] + b.max[1]) * scale, 0.0f}, 0};
+    const untold::vulkan::draw_call call{vertex_buffer.get(), index_buffer.get(),
+                                         static_cast<VkIndexType>(index.vulkan.value), mesh.index_count,
+                                         std::as_bytes(std::span(&pc, 1))};
+    const std::vector<std::byte> bytes =
+        gpu->draw({.width = 128, .height = 128}, input, {pbr_static_v1_vert, value_frag, sizeof(placement)},
+                  std::span(&call, 1));  // R32G32B32A32_SFLOAT, cleared to 0
+    std::vector<float> image(bytes.size() / sizeof(float));
+    if (!image.empty()) std::memcpy(image.data(), bytes.data(), bytes.size());
     if (image.empty()) {
       std::fprintf(stderr, "mesh %u: draw failed\n", i);
       return 1;

@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<untold_gpu_test::device> dev;
   if (!listing) {
     std::string why_not;
-    dev = untold_gpu_test::device::create(why_not);
+    dev = untold_gpu_test::device::create(why_not, "untold_gpu_render_tests");
     if (!dev) {
       std::printf("SKIPPED: %s\n", why_not.c_str());
       return untold_gpu_test::skip_exit_code;

@@ -1,6 +1,7 @@
-// tests/gpu/render_support.hpp - the CPU side of the render tests: the
-// vertex-input description built from untold/gpu_formats.hpp, a reference
-// rasteriser, and the image comparison.
+// tests/gpu/render_support.hpp - the render tests' side of the shared
+// offscreen renderer (tools/render/vulkan_offscreen.hpp): a 128 x 128 float
+// target, the vertex-input description built from untold/gpu_formats.hpp, a
+// reference rasteriser, and the image comparison.
 //
 // The reference rasteriser mirrors the shaders (shaders/render_common.glsl):
 // the same orthographic placement, Vulkan's viewport transform and facing
@@ -21,12 +22,45 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <span>
 #include <vector>
 
 namespace untold_gpu_test {
 
+using untold::vulkan::device;
+using untold::vulkan::host_buffer;
+using untold::vulkan::vertex_input;
+
 inline constexpr int skip_exit_code = 77;
 extern device* the_device;
+
+/// The test images: image_size^2 R32G32B32A32_SFLOAT, cleared to zero, no depth.
+inline constexpr std::uint32_t image_size = 128;
+
+/// The push constants of shaders/render_common.glsl.
+struct push_constants {
+  float placement[4];  // scale, offset x, offset y, unused
+  std::int32_t mode;
+};
+
+/// Draws `index_count` indices of `index_buffer` (type `index_type`) over
+/// `vertex_buffer` with `input` and the SPIR-V shaders into a cleared test
+/// image, back faces culled, and returns its pixels row by row (4 floats
+/// each). Empty on failure.
+inline std::vector<float> draw(const host_buffer& vertex_buffer, const host_buffer& index_buffer,
+                               VkIndexType index_type, std::uint32_t index_count, const vertex_input& input,
+                               std::span<const std::uint32_t> vertex_spirv, std::span<const std::uint32_t> fragment_spirv,
+                               const push_constants& constants) {
+  const untold::vulkan::target target{.width = image_size, .height = image_size};
+  const untold::vulkan::shaders code{vertex_spirv, fragment_spirv, sizeof(push_constants)};
+  const untold::vulkan::draw_call call{&vertex_buffer, &index_buffer, index_type, index_count,
+                                       std::as_bytes(std::span(&constants, 1))};
+  const std::vector<std::byte> bytes = the_device->draw(target, input, code, std::span(&call, 1));
+  std::vector<float> pixels(bytes.size() / sizeof(float));
+  if (!pixels.empty()) std::memcpy(pixels.data(), bytes.data(), pixels.size() * sizeof(float));
+  return pixels;
+}
 
 /// Largest difference per channel between the GPU and the reference (the
 /// values are in [0, 1] or small UVs; float32 target). lavapipe stays within

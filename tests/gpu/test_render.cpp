@@ -183,8 +183,8 @@ std::vector<comparison> draw_and_compare(const mesh_under_test& m, const vertex_
   std::vector<comparison> out;
   for (int mode = 0; mode < m.modes; ++mode) {
     const push_constants pc = placement(mode);
-    const std::vector<float> image = the_device->draw(*m.gpu.vertices, *m.gpu.indices, m.gpu.index_type,
-                                                      m.gpu.index_count, input, vertex_shader, spirv(value_frag), pc);
+    const std::vector<float> image = draw(*m.gpu.vertices, *m.gpu.indices, m.gpu.index_type, m.gpu.index_count, input,
+                                          vertex_shader, spirv(value_frag), pc);
     REQUIRE(!image.empty());
     out.push_back(compare(image, rasterise(m.reference(m.vertex_bytes, mode), m.indices, pc)));
   }

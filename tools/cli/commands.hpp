@@ -33,6 +33,7 @@ void add_udm_command(CLI::App& app, context& ctx);         // udm.cpp: Pragma UD
 void add_check_command(CLI::App& app, context& ctx);       // check.cpp: assetc runtime trees
 void add_pack_command(CLI::App& app, context& ctx);        // pack.cpp: assetc .hpack bundles
 void add_build_command(CLI::App& app, context& ctx);       // build.cpp: the assetc compiler
+void add_render_command(CLI::App& app, context& ctx);      // render.cpp: a PNG through Vulkan
 void add_help_command(CLI::App& app, context& ctx);        // help.cpp
 void add_version_command(CLI::App& app, context& ctx);     // help.cpp
 

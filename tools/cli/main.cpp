@@ -42,6 +42,7 @@ int run(int argc, char** argv) {
   cli::add_check_command(app, ctx);
   cli::add_pack_command(app, ctx);
   cli::add_build_command(app, ctx);
+  cli::add_render_command(app, ctx);
   cli::add_help_command(app, ctx);
   cli::add_version_command(app, ctx);
 

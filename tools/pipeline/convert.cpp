@@ -83,6 +83,67 @@ std::optional<convert_target> convert_target_of(const fs::path& output) {
   return std::nullopt;
 }
 
+std::string import_refusal(std::string_view command, const fs::path& input, byte_span bytes,
+                           std::span<const fs::path> animations) {
+  const format_handler* foreign = recognise(bytes);
+  if (foreign != nullptr && foreign->import == nullptr)
+    return quote_path(input.string()) + ": " + std::string(command) + " cannot import this format (" +
+           std::string(foreign->description) + ")";
+  if (foreign == nullptr && !is_untold_file(bytes) && !animations.empty())
+    return "--animations is for formats that keep clips in separate files (Urho3D .ani, ...)";
+  return {};
+}
+
+std::uint64_t inputs_size(std::uint64_t file_bytes, std::span<const fs::path> animations) {
+  std::uint64_t total = file_bytes;
+  for (const fs::path& a : animations) {
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(a, ec);
+    if (!ec) total = untold::budget::sum(total, size);
+  }
+  return total;
+}
+
+scene_import import_scene(std::string_view command, const fs::path& input, byte_span bytes,
+                          std::span<const fs::path> animations, const untold::limits& limits, untold::budget& budget) {
+  scene_import out;
+  const auto fail = [&out](std::string message, bool io_failure = false) {
+    out.error = std::move(message);
+    out.io_failure = io_failure;
+    return std::move(out);
+  };
+  if (std::string refusal = import_refusal(command, input, bytes, animations); !refusal.empty())
+    return fail(std::move(refusal));
+  const format_handler* foreign = recognise(bytes);
+  if (foreign == nullptr && is_untold_file(bytes)) {
+    auto opened = untold::open(bytes, {.limits = limits, .deep_checks = true});
+    if (!opened) return fail(quote_path(input.string()) + ": " + opened.error().describe());
+    auto imported = from_untold(*opened, {}, {.limits = limits, .budget = &budget});
+    if (!imported) return fail(quote_path(input.string()) + ": cannot import: " + imported.error().describe());
+    out.scene = std::move(*imported);
+  } else if (foreign != nullptr) {
+    import_request request;
+    request.input = input;
+    request.bytes = bytes;
+    request.animations.assign(animations.begin(), animations.end());
+    request.limits = limits;
+    request.budget = &budget;
+    auto imported = foreign->import(request);
+    if (!imported) {
+      const errc code = imported.error().code;  // a clip file that cannot be read is an I/O failure
+      return fail(quote_path(input.string()) + ": cannot import: " + imported.error().describe(),
+                  code == errc::io_open_failed || code == errc::io_read_failed);
+    }
+    out.scene = std::move(*imported);
+  } else {
+    model_import_result imported = import_model(input, {.limits = limits, .budget = &budget});
+    // assimp's message may quote the file's own bytes: escaped like a name.
+    if (!imported) return fail(quote_path(input.string()) + ": cannot import: " + escaped(imported.error));
+    out.scene = std::move(imported.scene);
+  }
+  return out;
+}
+
 cook_report convert_file(const convert_options& options) {
   if (options.output.empty()) return cook_report{}.failed("no output path");
   cook_report r;
@@ -98,17 +159,13 @@ cook_report convert_file(const convert_options& options) {
     return fail(quote_path(options.input.string()) + ": " + bytes.error().describe(), io);
   }
   const byte_span input(*bytes);
+  if (std::string refusal = import_refusal("convert", options.input, input, options.animations); !refusal.empty())
+    return fail(std::move(refusal));
   const format_handler* foreign = recognise(input);
-  if (foreign != nullptr && foreign->import == nullptr)
-    return fail(quote_path(options.input.string()) + ": convert cannot import this format (" +
-                std::string(foreign->description) + ")");
-  const bool untold_input = foreign == nullptr && is_untold_file(input);
-  if (foreign == nullptr && !untold_input && !options.animations.empty())
-    return fail("--animations is for formats that keep clips in separate files (Urho3D .ani, ...)");
 
   // .untold is cook's: the same file `untold cook` writes (textures placed,
   // meshes optimised) from every input cook reads.
-  if (options.target == convert_target::untold && !untold_input) {
+  if (options.target == convert_target::untold && !is_untold_file(input)) {
     cook_options c;
     c.input = options.input;
     c.output = options.output;
@@ -119,42 +176,11 @@ cook_report convert_file(const convert_options& options) {
   }
 
   // One budget for every input (the file and its clip files), shared by the importer and the writer.
-  std::uint64_t input_bytes = input.size();
-  for (const fs::path& a : options.animations) {
-    std::error_code ec;
-    const std::uintmax_t size = fs::file_size(a, ec);
-    if (!ec) input_bytes = untold::budget::sum(input_bytes, size);
-  }
-  untold::budget budget(options.limits, input_bytes);
-
+  untold::budget budget(options.limits, inputs_size(input.size(), options.animations));
   progress("import", 0);
-  scene s;
-  if (untold_input) {
-    auto opened = untold::open(input, {.limits = options.limits, .deep_checks = true});
-    if (!opened) return fail(quote_path(options.input.string()) + ": " + opened.error().describe());
-    auto imported = from_untold(*opened, {}, {.limits = options.limits, .budget = &budget});
-    if (!imported) return fail(quote_path(options.input.string()) + ": cannot import: " + imported.error().describe());
-    s = std::move(*imported);
-  } else if (foreign != nullptr) {
-    import_request request;
-    request.input = options.input;
-    request.bytes = input;
-    request.animations = options.animations;
-    request.limits = options.limits;
-    request.budget = &budget;
-    auto imported = foreign->import(request);
-    if (!imported) {
-      const errc code = imported.error().code;  // a clip file that cannot be read is an I/O failure
-      return fail(quote_path(options.input.string()) + ": cannot import: " + imported.error().describe(),
-                  code == errc::io_open_failed || code == errc::io_read_failed);
-    }
-    s = std::move(*imported);
-  } else {
-    model_import_result imported = import_model(options.input, {.limits = options.limits, .budget = &budget});
-    // assimp's message may quote the file's own bytes: escaped like a name.
-    if (!imported) return fail(quote_path(options.input.string()) + ": cannot import: " + escaped(imported.error));
-    s = std::move(imported.scene);
-  }
+  scene_import imported = import_scene("convert", options.input, input, options.animations, options.limits, budget);
+  if (!imported) return fail(std::move(imported.error), imported.io_failure);
+  scene s = std::move(imported.scene);
   progress("import", 1);
   r.conversion = std::move(s.report);
   s.report = {};

@@ -25,9 +25,14 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include <untold/budget.hpp>
+#include <untold/bytes.hpp>
+#include <untold/convert/model.hpp>
 #include <untold/limits.hpp>
 
 #include "cook.hpp"
@@ -57,6 +62,36 @@ struct convert_options {
   /// Called with a stage name and its completion in [0, 1]; may be empty.
   std::function<void(std::string_view stage, float fraction)> progress;
 };
+
+/// Why `command` (e.g. "convert", "render") cannot import `input` (its
+/// `bytes` and clip files `animations`) before it tries: a recognised format
+/// with no importer, or --animations for a format that keeps no clips apart.
+/// Empty when it can try.
+[[nodiscard]] std::string import_refusal(std::string_view command, const std::filesystem::path& input, byte_span bytes,
+                                         std::span<const std::filesystem::path> animations);
+
+/// The bytes a run's budget is made from: the input file's and its clip
+/// files' (those that exist).
+[[nodiscard]] std::uint64_t inputs_size(std::uint64_t file_bytes, std::span<const std::filesystem::path> animations);
+
+/// What import_scene made: the scene, or why not.
+struct scene_import {
+  convert::scene scene;
+  std::string error;        // empty on success; starts with the quoted input path
+  bool io_failure = false;  // the error is an unreadable file (a clip), not invalid content
+  explicit operator bool() const noexcept { return error.empty(); }
+};
+
+/// The neutral scene of any input the library reads, by its first bytes:
+/// .untold (opened with deep checks, convert::from_untold), a foreign format
+/// with an importer (formats.hpp; Urho3D .mdl with its --animations clips,
+/// Pragma PMDL, assetc .hmesh), else import_model by path (glTF, OBJ, FBX,
+/// ...). `bytes` are the file's; `budget` is the run's, shared with the
+/// stages after. Safe on untrusted input (every reader's checks and the
+/// budget apply). The import behind `convert`, `render` and cook's scene.
+[[nodiscard]] scene_import import_scene(std::string_view command, const std::filesystem::path& input, byte_span bytes,
+                                        std::span<const std::filesystem::path> animations,
+                                        const untold::limits& limits, untold::budget& budget);
 
 /// Converts options.input into options.output (and its side files: .ani
 /// clips and the material list for Urho3D, .bin and images for .gltf, LOD

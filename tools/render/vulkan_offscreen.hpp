@@ -1,8 +1,11 @@
-// tests/gpu/vulkan_offscreen.hpp - the smallest Vulkan offscreen renderer the
-// render tests need: one device, host-visible buffers, and "draw these
-// vertex and index bytes with this vertex-input description into a
-// 128 x 128 R32G32B32A32_SFLOAT image and read it back". Vulkan 1.0 only
-// (render pass, no dynamic rendering), so lavapipe and any real driver run it.
+// tools/render/vulkan_offscreen.hpp - the one small Vulkan offscreen
+// renderer of the project, shared by `untold render` (tools/render/render.cpp)
+// and the GPU render tests (tests/gpu): one device, host-visible buffers, and
+// "draw these meshes (vertex + index buffers, one pipeline, push constants
+// per draw) into a W x H colour image, with or without a depth buffer, and
+// read the pixels back". Vulkan 1.0 only (render pass, no dynamic
+// rendering), so lavapipe (mesa-vulkan-drivers) and any real driver run it.
+// Header-only: the test build uses it without the command-line tool.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -18,19 +21,43 @@
 #include <string>
 #include <vector>
 
-namespace untold_gpu_test {
-
-inline constexpr std::uint32_t image_size = 128;
-
-struct push_constants {
-  float placement[4];  // scale, offset x, offset y, unused
-  std::int32_t mode;
-};
+namespace untold::vulkan {
 
 /// One vertex binding's input: what a pipeline is built from.
 struct vertex_input {
   std::uint32_t stride = 0;
   std::vector<VkVertexInputAttributeDescription> attributes;
+};
+
+/// The image a draw renders into.
+struct target {
+  std::uint32_t width = 128, height = 128;
+  VkFormat color_format = VK_FORMAT_R32G32B32A32_SFLOAT;
+  std::uint32_t bytes_per_pixel = 16;  // of color_format
+  VkClearColorValue clear{};           // the colour before any draw
+  /// A depth buffer (cleared to 1, LESS test): meshes occlude each other.
+  bool depth = false;
+  VkCullModeFlags cull = VK_CULL_MODE_BACK_BIT;  // counter-clockwise front faces
+};
+
+/// The shaders of a pipeline, and the size of the push-constant block both
+/// stages see.
+struct shaders {
+  std::span<const std::uint32_t> vertex_spirv, fragment_spirv;
+  std::uint32_t push_constant_bytes = 0;  // at most 128 (Vulkan's guaranteed minimum)
+};
+
+struct host_buffer;
+
+/// One indexed draw: its buffers and its push constants.
+struct draw_call {
+  const host_buffer* vertices = nullptr;
+  const host_buffer* indices = nullptr;
+  VkIndexType index_type = VK_INDEX_TYPE_UINT32;
+  std::uint32_t index_count = 0;
+  std::span<const std::byte> push_constants;  // shaders::push_constant_bytes of them
+  std::uint32_t first_index = 0;   // where the draw's indices start in `indices`
+  std::int32_t vertex_offset = 0;  // added to each index
 };
 
 /// A host-visible, host-coherent buffer, mapped for its lifetime.
@@ -52,11 +79,11 @@ struct host_buffer {
 class device {
  public:
   /// The first Vulkan device with a graphics queue, or nullptr with `why_not` set.
-  static std::unique_ptr<device> create(std::string& why_not) {
+  static std::unique_ptr<device> create(std::string& why_not, const char* application = "untold") {
     auto d = std::unique_ptr<device>(new device);
     VkApplicationInfo app{};
     app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
-    app.pApplicationName = "untold_gpu_tests";
+    app.pApplicationName = application;
     app.apiVersion = VK_API_VERSION_1_0;
     VkInstanceCreateInfo ici{};
     ici.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
@@ -160,52 +187,57 @@ class device {
     return b;
   }
 
-  /// Draws `index_count` indices of `index_buffer` (type `index_type`) over
-  /// `vertex_buffer` with `input` and the SPIR-V shaders into a cleared
-  /// (all-zero) image_size^2 R32G32B32A32_SFLOAT image, back faces culled,
-  /// and returns its pixels row by row (4 floats each). Empty on failure.
-  [[nodiscard]] std::vector<float> draw(const host_buffer& vertex_buffer, const host_buffer& index_buffer,
-                                        VkIndexType index_type, std::uint32_t index_count, const vertex_input& input,
-                                        std::span<const std::uint32_t> vertex_spirv,
-                                        std::span<const std::uint32_t> fragment_spirv,
-                                        const push_constants& constants) const {
+  /// Draws `calls` in order with one pipeline (`input`, `code`) into a
+  /// cleared `t` and returns its pixels row by row, top row first
+  /// (t.bytes_per_pixel each). Empty on failure (also when a size is 0 or
+  /// the readback would not fit in memory).
+  [[nodiscard]] std::vector<std::byte> draw(const target& t, const vertex_input& input, const shaders& code,
+                                            std::span<const draw_call> calls) const {
+    const VkDeviceSize image_bytes = VkDeviceSize{t.width} * t.height * t.bytes_per_pixel;
+    if (t.width == 0 || t.height == 0 || code.push_constant_bytes > 128) return {};
     frame f(device_);
-    if (!make_target(f) || !make_pipeline(f, input, vertex_spirv, fragment_spirv)) return {};
-    auto readback = make_buffer(VkDeviceSize{image_size} * image_size * 16, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+    if (!make_target(f, t) || !make_pipeline(f, t, input, code)) return {};
+    auto readback = make_buffer(image_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
     if (!readback) return {};
 
     VkCommandBufferAllocateInfo cai{};
-
     cai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
     cai.commandPool = pool_;
     cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     cai.commandBufferCount = 1;
     VkCommandBuffer cmd = VK_NULL_HANDLE;
-    vkAllocateCommandBuffers(device_, &cai, &cmd);
+    if (vkAllocateCommandBuffers(device_, &cai, &cmd) != VK_SUCCESS) return {};
     VkCommandBufferBeginInfo begin{};
     begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     vkBeginCommandBuffer(cmd, &begin);
-    VkClearValue clear{};
+    VkClearValue clear[2]{};
+    clear[0].color = t.clear;
+    clear[1].depthStencil = {1.0f, 0};
     VkRenderPassBeginInfo rpb{};
     rpb.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
     rpb.renderPass = f.render_pass;
     rpb.framebuffer = f.framebuffer;
-    rpb.renderArea.extent = {image_size, image_size};
-    rpb.clearValueCount = 1;
-    rpb.pClearValues = &clear;
+    rpb.renderArea.extent = {t.width, t.height};
+    rpb.clearValueCount = t.depth ? 2 : 1;
+    rpb.pClearValues = clear;
     vkCmdBeginRenderPass(cmd, &rpb, VK_SUBPASS_CONTENTS_INLINE);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, f.pipeline);
-    const VkDeviceSize zero = 0;
-    vkCmdBindVertexBuffers(cmd, 0, 1, &vertex_buffer.buffer, &zero);
-    vkCmdBindIndexBuffer(cmd, index_buffer.buffer, 0, index_type);
-    vkCmdPushConstants(cmd, f.layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push_constants), &constants);
-    vkCmdDrawIndexed(cmd, index_count, 1, 0, 0, 0);
+    for (const draw_call& c : calls) {
+      if (c.index_count == 0) continue;
+      const VkDeviceSize zero = 0;
+      vkCmdBindVertexBuffers(cmd, 0, 1, &c.vertices->buffer, &zero);
+      vkCmdBindIndexBuffer(cmd, c.indices->buffer, 0, c.index_type);
+      if (code.push_constant_bytes != 0)
+        vkCmdPushConstants(cmd, f.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                           code.push_constant_bytes, c.push_constants.data());
+      vkCmdDrawIndexed(cmd, c.index_count, 1, c.first_index, c.vertex_offset, 0);
+    }
     vkCmdEndRenderPass(cmd);  // the render pass leaves the image in TRANSFER_SRC_OPTIMAL
     VkBufferImageCopy region{};
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.imageExtent = {image_size, image_size, 1};
-    vkCmdCopyImageToBuffer(cmd, f.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback->buffer, 1, &region);
+    region.imageExtent = {t.width, t.height, 1};
+    vkCmdCopyImageToBuffer(cmd, f.color.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback->buffer, 1, &region);
     VkMemoryBarrier to_host{};
     to_host.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
     to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
@@ -220,8 +252,8 @@ class device {
     const bool ok = vkQueueSubmit(queue_, 1, &submit, VK_NULL_HANDLE) == VK_SUCCESS && vkQueueWaitIdle(queue_) == VK_SUCCESS;
     vkFreeCommandBuffers(device_, pool_, 1, &cmd);
     if (!ok) return {};
-    std::vector<float> pixels(std::size_t{image_size} * image_size * 4);
-    std::memcpy(pixels.data(), readback->mapped, pixels.size() * sizeof(float));
+    std::vector<std::byte> pixels(static_cast<std::size_t>(image_bytes));
+    std::memcpy(pixels.data(), readback->mapped, pixels.size());
     return pixels;
   }
 
@@ -244,17 +276,31 @@ class device {
         nullptr);
   }
 
+  /// An image with its memory and view, destroyed together.
+  struct owned_image {
+    VkDevice device;
+    VkImage handle = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkImageView view = VK_NULL_HANDLE;
+    explicit owned_image(VkDevice d) : device(d) {}
+    owned_image(const owned_image&) = delete;
+    owned_image& operator=(const owned_image&) = delete;
+    ~owned_image() {
+      vkDestroyImageView(device, view, nullptr);
+      vkDestroyImage(device, handle, nullptr);
+      vkFreeMemory(device, memory, nullptr);
+    }
+  };
+
   /// The objects of one draw, destroyed together.
   struct frame {
     VkDevice device;
-    VkImage image = VK_NULL_HANDLE;
-    VkDeviceMemory memory = VK_NULL_HANDLE;
-    VkImageView view = VK_NULL_HANDLE;
+    owned_image color, depth;
     VkRenderPass render_pass = VK_NULL_HANDLE;
     VkFramebuffer framebuffer = VK_NULL_HANDLE;
     VkPipelineLayout layout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
-    explicit frame(VkDevice d) : device(d) {}
+    explicit frame(VkDevice d) : device(d), color(d), depth(d) {}
     frame(const frame&) = delete;
     frame& operator=(const frame&) = delete;
     ~frame() {
@@ -262,9 +308,6 @@ class device {
       vkDestroyPipelineLayout(device, layout, nullptr);
       vkDestroyFramebuffer(device, framebuffer, nullptr);
       vkDestroyRenderPass(device, render_pass, nullptr);
-      vkDestroyImageView(device, view, nullptr);
-      vkDestroyImage(device, image, nullptr);
-      vkFreeMemory(device, memory, nullptr);
     }
   };
 
@@ -276,50 +319,72 @@ class device {
     return UINT32_MAX;
   }
 
-  bool make_target(frame& f) const {
-    constexpr VkFormat format = VK_FORMAT_R32G32B32A32_SFLOAT;
+  /// The first depth format the device can attach (Vulkan guarantees D16_UNORM).
+  [[nodiscard]] VkFormat depth_format() const {
+    for (VkFormat format : {VK_FORMAT_D32_SFLOAT, VK_FORMAT_X8_D24_UNORM_PACK32, VK_FORMAT_D16_UNORM}) {
+      VkFormatProperties p{};
+      vkGetPhysicalDeviceFormatProperties(physical_, format, &p);
+      if ((p.optimalTilingFeatures & VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT) != 0) return format;
+    }
+    return VK_FORMAT_D16_UNORM;
+  }
+
+  bool make_image(owned_image& out, const target& t, VkFormat format, VkImageUsageFlags usage,
+                  VkImageAspectFlags aspect) const {
     VkImageCreateInfo ici{};
     ici.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
     ici.imageType = VK_IMAGE_TYPE_2D;
     ici.format = format;
-    ici.extent = {image_size, image_size, 1};
+    ici.extent = {t.width, t.height, 1};
     ici.mipLevels = 1;
     ici.arrayLayers = 1;
     ici.samples = VK_SAMPLE_COUNT_1_BIT;
     ici.tiling = VK_IMAGE_TILING_OPTIMAL;
-    ici.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+    ici.usage = usage;
     ici.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    if (vkCreateImage(device_, &ici, nullptr, &f.image) != VK_SUCCESS) return false;
+    if (vkCreateImage(device_, &ici, nullptr, &out.handle) != VK_SUCCESS) return false;
     VkMemoryRequirements req{};
-    vkGetImageMemoryRequirements(device_, f.image, &req);
+    vkGetImageMemoryRequirements(device_, out.handle, &req);
     VkMemoryAllocateInfo mai{};
     mai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
     mai.allocationSize = req.size;
     mai.memoryTypeIndex = memory_type(req.memoryTypeBits, 0);
-    if (vkAllocateMemory(device_, &mai, nullptr, &f.memory) != VK_SUCCESS) return false;
-    vkBindImageMemory(device_, f.image, f.memory, 0);
+    if (mai.memoryTypeIndex == UINT32_MAX || vkAllocateMemory(device_, &mai, nullptr, &out.memory) != VK_SUCCESS)
+      return false;
+    vkBindImageMemory(device_, out.handle, out.memory, 0);
     VkImageViewCreateInfo vci{};
     vci.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
-    vci.image = f.image;
+    vci.image = out.handle;
     vci.viewType = VK_IMAGE_VIEW_TYPE_2D;
     vci.format = format;
-    vci.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    if (vkCreateImageView(device_, &vci, nullptr, &f.view) != VK_SUCCESS) return false;
+    vci.subresourceRange = {aspect, 0, 1, 0, 1};
+    return vkCreateImageView(device_, &vci, nullptr, &out.view) == VK_SUCCESS;
+  }
 
-    VkAttachmentDescription color{};
-    color.format = format;
-    color.samples = VK_SAMPLE_COUNT_1_BIT;
-    color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    color.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-    color.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    color.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    color.finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-    VkAttachmentReference ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  bool make_target(frame& f, const target& t) const {
+    if (!make_image(f.color, t, t.color_format, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                    VK_IMAGE_ASPECT_COLOR_BIT))
+      return false;
+    const VkFormat depth = depth_format();
+    if (t.depth &&
+        !make_image(f.depth, t, depth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT))
+      return false;
+
+    // Colour: cleared, kept for the readback; depth: cleared, discarded.
+    const VkAttachmentDescription attachments[2] = {
+        {0, t.color_format, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
+         VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+         VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL},
+        {0, depth, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+         VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+         VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL}};
+    VkAttachmentReference color_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    VkAttachmentReference depth_ref{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
     VkSubpassDescription subpass{};
     subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
     subpass.colorAttachmentCount = 1;
-    subpass.pColorAttachments = &ref;
+    subpass.pColorAttachments = &color_ref;
+    if (t.depth) subpass.pDepthStencilAttachment = &depth_ref;
     // The copy after the pass waits for the colour writes.
     VkSubpassDependency after{};
     after.srcSubpass = 0;
@@ -330,39 +395,39 @@ class device {
     after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
     VkRenderPassCreateInfo rci{};
     rci.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO;
-    rci.attachmentCount = 1;
-    rci.pAttachments = &color;
+    rci.attachmentCount = t.depth ? 2 : 1;
+    rci.pAttachments = attachments;
     rci.subpassCount = 1;
     rci.pSubpasses = &subpass;
     rci.dependencyCount = 1;
     rci.pDependencies = &after;
     if (vkCreateRenderPass(device_, &rci, nullptr, &f.render_pass) != VK_SUCCESS) return false;
+    const VkImageView views[2] = {f.color.view, f.depth.view};
     VkFramebufferCreateInfo fci{};
     fci.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO;
     fci.renderPass = f.render_pass;
-    fci.attachmentCount = 1;
-    fci.pAttachments = &f.view;
-    fci.width = image_size;
-    fci.height = image_size;
+    fci.attachmentCount = t.depth ? 2 : 1;
+    fci.pAttachments = views;
+    fci.width = t.width;
+    fci.height = t.height;
     fci.layers = 1;
     return vkCreateFramebuffer(device_, &fci, nullptr, &f.framebuffer) == VK_SUCCESS;
   }
 
-  bool make_pipeline(frame& f, const vertex_input& input, std::span<const std::uint32_t> vertex_spirv,
-                     std::span<const std::uint32_t> fragment_spirv) const {
+  bool make_pipeline(frame& f, const target& t, const vertex_input& input, const shaders& code) const {
     VkShaderModule modules[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
-    const std::span<const std::uint32_t> code[2] = {vertex_spirv, fragment_spirv};
+    const std::span<const std::uint32_t> spirv[2] = {code.vertex_spirv, code.fragment_spirv};
     for (int i = 0; i < 2; ++i) {
       VkShaderModuleCreateInfo smi{};
       smi.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
-      smi.codeSize = code[i].size_bytes();
-      smi.pCode = code[i].data();
+      smi.codeSize = spirv[i].size_bytes();
+      smi.pCode = spirv[i].data();
       vkCreateShaderModule(device_, &smi, nullptr, &modules[i]);
     }
-    VkPushConstantRange range{VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push_constants)};
+    VkPushConstantRange range{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, code.push_constant_bytes};
     VkPipelineLayoutCreateInfo lci{};
     lci.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
-    lci.pushConstantRangeCount = 1;
+    lci.pushConstantRangeCount = code.push_constant_bytes != 0 ? 1 : 0;
     lci.pPushConstantRanges = &range;
     vkCreatePipelineLayout(device_, &lci, nullptr, &f.layout);
 
@@ -383,8 +448,8 @@ class device {
     VkPipelineInputAssemblyStateCreateInfo ias{};
     ias.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO;
     ias.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
-    VkViewport viewport{0, 0, float(image_size), float(image_size), 0, 1};
-    VkRect2D scissor{{0, 0}, {image_size, image_size}};
+    VkViewport viewport{0, 0, float(t.width), float(t.height), 0, 1};
+    VkRect2D scissor{{0, 0}, {t.width, t.height}};
     VkPipelineViewportStateCreateInfo vps{};
     vps.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO;
     vps.viewportCount = 1;
@@ -394,7 +459,7 @@ class device {
     VkPipelineRasterizationStateCreateInfo rs{};
     rs.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO;
     rs.polygonMode = VK_POLYGON_MODE_FILL;
-    rs.cullMode = VK_CULL_MODE_BACK_BIT;
+    rs.cullMode = t.cull;
     rs.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
     rs.lineWidth = 1.0f;
     VkPipelineMultisampleStateCreateInfo ms{};
@@ -407,6 +472,11 @@ class device {
     cbs.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO;
     cbs.attachmentCount = 1;
     cbs.pAttachments = &blend;
+    VkPipelineDepthStencilStateCreateInfo ds{};
+    ds.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO;
+    ds.depthTestEnable = t.depth ? VK_TRUE : VK_FALSE;
+    ds.depthWriteEnable = t.depth ? VK_TRUE : VK_FALSE;
+    ds.depthCompareOp = VK_COMPARE_OP_LESS;
     VkGraphicsPipelineCreateInfo gci{};
     gci.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO;
     gci.stageCount = 2;
@@ -417,6 +487,7 @@ class device {
     gci.pRasterizationState = &rs;
     gci.pMultisampleState = &ms;
     gci.pColorBlendState = &cbs;
+    gci.pDepthStencilState = t.depth ? &ds : nullptr;
     gci.layout = f.layout;
     gci.renderPass = f.render_pass;
     const VkResult r = vkCreateGraphicsPipelines(device_, VK_NULL_HANDLE, 1, &gci, nullptr, &f.pipeline);
@@ -433,4 +504,4 @@ class device {
   VkCommandPool pool_ = VK_NULL_HANDLE;
 };
 
-}  // namespace untold_gpu_test
+}  // namespace untold::vulkan
