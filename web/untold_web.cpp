@@ -107,8 +107,10 @@ json dump_document(const std::string& name, untold::byte_span bytes, const untol
 }
 
 /// The scene of a file for drawing: from_untold for .untold, the handler's
-/// importer for the foreign formats that have one.
-untold::result<uc::scene> import_scene(const std::string& path, untold::byte_span bytes,
+/// importer for the foreign formats that have one. (The pipeline's
+/// import_scene, convert.hpp, also reaches assimp, which has no WebAssembly
+/// build here, and reports text; the page wants the error with its rule id.)
+untold::result<uc::scene> scene_of(const std::string& path, untold::byte_span bytes,
                                        const untold::tools::detected& d,
                                        std::vector<std::filesystem::path> animations) {
   namespace ut = untold::tools;
@@ -215,7 +217,7 @@ EMSCRIPTEN_KEEPALIVE const char* untold_web_open(const char* path, const char* n
     if (end != 0) clips.emplace_back(std::string(rest.substr(0, end)));
     rest.remove_prefix(std::min(end + 1, rest.size()));
   }
-  auto scene = import_scene(path, file, d, std::move(clips));
+  auto scene = scene_of(path, file, d, std::move(clips));
   if (scene) {
     doc["scene"] = json{{"meshes", scene->meshes.size()}, {"nodes", scene->nodes.size()},
                         {"materials", scene->materials.size()}, {"animations", animations_json(*scene)},
