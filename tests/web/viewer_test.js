@@ -7,7 +7,8 @@
 //              `validate --deep --json`, the header and list tables show
 //              them, and a model covers its projected bounds on the canvas
 //              with non-background pixels; a skinned model moves with its
-//              clip. Prints the module's sizes and load times; saves the
+//              clip; a model and its clip dropped on the page open
+//              together. Prints the module's sizes and load times; saves the
 //              screenshot for the README (--screenshot).
 //   hostile    crafted files show the rule id `untold validate` reports, and
 //              the page still opens a good file afterwards.
@@ -219,11 +220,27 @@ async function samples() {
     const p1 = await at(0.2), p2 = await at(0.7);
     check(JSON.stringify([p1.min, p1.max]) !== JSON.stringify([p2.min, p2.max]), "Jack's walk does not move the mesh");
     await checkCanvas(page, "Jack.mdl at 0.7 s");
+    // Drag and drop: a model and its clip dropped together, as a user does.
+    const dropped = await page.evaluate(async () => {
+      const dt = new DataTransfer();
+      for (const u of ["/samples/urho3d/Models/Jack_Walk.ani", "/samples/urho3d/Models/Jack.mdl"]) {
+        const bytes = await (await fetch(u)).arrayBuffer();
+        dt.items.add(new File([bytes], u.split("/").pop()));
+      }
+      window.untoldViewer.doc = null;
+      document.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+      for (let i = 0; i < 200 && !window.untoldViewer.doc; ++i) await new Promise((r) => setTimeout(r, 50));
+      const d = window.untoldViewer.doc;
+      return d && { format: d.format, clips: d.scene && d.scene.animations.length, status: document.getElementById("status").textContent };
+    });
+    check(dropped && dropped.format === "urho3d-model" && dropped.clips === 1,
+          "dropping Jack.mdl with Jack_Walk.ani: " + JSON.stringify(dropped));
     const size = (f) => fs.statSync(path.join(a.web, f)).size;
     console.log(`web: untold.wasm ${size("untold.wasm")} bytes, untold.js ${size("untold.js")} bytes; ` +
                 `module start ${first.module.toFixed(0)} ms, minimal_v4.untold ${first.load.toFixed(0)} ms, ` +
                 `Jack.mdl + Jack_Walk.ani ${loadMs.toFixed(0)} ms (open, validate, dump, import, pose) in headless chromium`);
     if (a.screenshot) {
+      await at(0.7);
       await page.evaluate(() => window.untoldViewer.setOverlays({ wireframe: true, bounds: true }));
       await page.screenshot({ path: a.screenshot });
       console.log("screenshot: " + a.screenshot);
