@@ -519,7 +519,13 @@
     frame(min, max);
     cam.pitch = 1.2;
     $("stream-panel").hidden = false;
-    if (!options || !options.manual) st.timer = setInterval(() => streamStep(st.camera, (performance.now() - st.t0) / 1000, false), 100);
+    // Interactive: a tick every 100 ms on the real clock, skipped while the last one still parses a level.
+    if (!options || !options.manual)
+      st.timer = setInterval(async () => {
+        if (st.busy) return;
+        st.busy = true;
+        try { await streamStep(st.camera, (performance.now() - st.t0) / 1000, false); } finally { st.busy = false; }
+      }, 100);
     setStatus("streaming " + manifestUrl, "ok");
     return world;
   }
