@@ -502,7 +502,7 @@
     const world = await call("streamOpen", text, options && options.wholeFile ? 1 : 0);
     if (world.error) { setStatus("manifest: " + world.error.describe, "error"); return world; }
     const st = {
-      url: new URL(manifestUrl, location.href), world, results: [], pending: new Map(), held: new Map(),
+      url: new URL(manifestUrl, location.href), world, results: [], network: [], started: 0, pending: new Map(), held: new Map(),
       bytes: 0, requests: 0, events: [], camera: [0, 0, 0], resident: 0, t0: performance.now(), timer: 0, last: null,
       drawn: new Map(),  // "tile/level" -> GL meshes of a loaded level
       shown: [],         // "tile/level" of each tile's shown level
@@ -549,6 +549,7 @@
 
   async function rangeFetch(st, request, url, range) {
     const controller = new AbortController();
+    const seq = st.started++;
     const job = { controller, done: null };
     st.pending.set(request, job);
     job.done = (async () => {
@@ -559,10 +560,10 @@
         st.bytes += body.length;
         st.requests += 1;
         const total = Number(((r.headers.get("Content-Range") || "").split("/")[1]) || body.length);
-        st.results.push([request, "completed", total]);
+        st.network.push([seq, [request, "completed", total]]);
         return { body, total };
       } catch (e) {
-        st.results.push([request, controller.signal.aborted ? "cancelled" : "failed", 0]);
+        st.network.push([seq, [request, controller.signal.aborted ? "cancelled" : "failed", 0]]);
         return null;
       } finally {
         st.pending.delete(request);
@@ -596,7 +597,9 @@
     if (!st) return null;
     st.camera = camera.slice();
     const budgetMiB = Number($("budget").value) || 0;
-    const results = st.results.splice(0);
+    // As untold stream-sim reports them: requests that ended, in the order
+    // they started, then what this page settled at once (loads, cancels).
+    const results = st.network.splice(0).sort((x, y) => x[0] - y[0]).map((x) => x[1]).concat(st.results.splice(0));
     const r = await call("streamTick", camera[0], camera[1], camera[2], now, budgetMiB * 1048576, JSON.stringify(results));
     if (r.error) { setStatus("stream: " + r.error.describe, "error"); return r; }
     const started = [];
