@@ -263,6 +263,10 @@ sim_report simulate(const ur::stream_world& world, const std::filesystem::path& 
           } else if (tr.bytes_left > 0) {
             const double moved = std::min(tr.bytes_left, share * step);
             tr.bytes_left -= moved;
+            // Within half a byte of its end a transfer is done (the test below): a rounding
+            // residue left "moving" (1e-314 was seen) made the next step 0, which stalled
+            // every other transfer for the rest of the tick.
+            if (tr.bytes_left <= 0.5) tr.bytes_left = 0;
           }
         }
         left -= step;
