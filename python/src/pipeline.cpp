@@ -41,15 +41,9 @@ bool is_untold(byte_span b) {
          std::equal(file_magic.begin(), file_magic.end(), b.begin(), [](std::uint8_t a, std::byte c) { return std::byte{a} == c; });
 }
 
+/// What validate and info answer for a file of no format the library reads.
 json unrecognised(const std::string& path, byte_span bytes) {
-  const std::string message = "unrecognised file: the first bytes (" + tools::first_bytes(bytes) +
-                              ") are the magic of no format the library reads";
-  constexpr errc code = errc::format_unknown;
-  return json{{"file", path},
-              {"format", nullptr},
-              {"valid", false},
-              {"error", {{"rule", rule_id(code)}, {"name", untold::name(code)}, {"message", message}, {"context", json::object()},
-                         {"describe", std::string(rule_id(code)) + " " + std::string(untold::name(code)) + ": " + message}}}};
+  return json{{"file", path}, {"format", nullptr}, {"valid", false}, {"error", tools::unrecognised_error_json(bytes)}};
 }
 
 std::string validate(const std::string& path, bool deep) {

@@ -158,3 +158,20 @@ def test_tiles_and_streaming_planner(tmp_path, city):
     done = [(x["request"], "completed") for x in actions if x["request"]]
     planner.tick((0.0, 2.0, 0.0), 0.1, results=done)
     assert planner.resident_bytes >= 0
+
+
+def test_keyframes_are_zero_copy_views(tmp_path):
+    skin = "/usr/share/assimp/models/glTF2/simple_skin/simple_skin.gltf"  # Debian assimp-testmodels
+    if not os.path.exists(skin):
+        pytest.skip("assimp-testmodels is not installed")
+    untold.cook(skin, tmp_path / "skin.untold")
+    a = untold.open(tmp_path / "skin.untold", deep=True)
+    assert a.clip_count == 1
+    clip = a.clip(0)
+    assert clip["duration"] == 5.5 and [c["joint_path"] for c in clip["channels"]] == ["joint0/joint1"]
+    keys = clip["channels"][0]["rotations"]
+    del a, clip
+    gc.collect()
+    assert keys.dtype.names == ("time", "rotation") and keys.dtype.itemsize == 20 and not keys.flags.writeable
+    assert keys.size == 12 and keys["time"][0] == 0 and keys["time"][-1] == 5.5
+    assert np.allclose(np.linalg.norm(keys["rotation"], axis=1), 1, atol=1e-3)

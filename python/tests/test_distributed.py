@@ -120,3 +120,18 @@ def test_dask_cook_fails_on_bad_input_without_a_manifest(tmp_path, city, client)
     assert e.value.rule_id.startswith("U3D-"), str(e.value)
     assert " t_" in str(e.value) and str(e.value).startswith("job ")
     assert not (tmp_path / "out" / "manifest.json").exists()
+
+
+def test_dask_cook_command_line(tmp_path, city):
+    expected = single(city, tmp_path / "one")
+    r = subprocess.run([sys.executable, "-m", "untold.dask_cook", city, str(tmp_path / "cli"), "--tiles", TILES,
+                        "--workers", "2", "--plan", str(tmp_path / "p" / "plan.json")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "33 jobs" in r.stderr and "Dask dashboard: http://" in r.stderr and "33/33" in r.stderr  # the tqdm bar
+    assert r.stdout.startswith(f"cooked {city} -> {tmp_path / 'cli'}: 33 jobs in ")
+    assert tree(tmp_path / "cli") == expected
+    with open(city, "wb") as f:  # a source that cannot be planned: exit 1 with the rule id
+        f.write(b"UMD2" + bytes(8))
+    r = subprocess.run([sys.executable, "-m", "untold.dask_cook", city, str(tmp_path / "bad"), "--quiet"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "U3D-TRUNC" in r.stderr and not (tmp_path / "bad" / "manifest.json").exists()

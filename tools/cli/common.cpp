@@ -129,19 +129,6 @@ detected detect(byte_span bytes) {
   return {};
 }
 
-json unrecognised_error_json(byte_span bytes) {
-  std::string formats = ".untold";
-  for (const format_handler& f : foreign_formats()) formats += ", " + std::string(f.name);
-  const std::string message = "unrecognised file: the first bytes (" + first_bytes(bytes) +
-                              ") are the magic of no format this tool reads (" + formats + ")";
-  constexpr errc code = errc::format_unknown;
-  return json{{"rule", rule_id(code)},
-              {"name", untold::name(code)},
-              {"message", message},
-              {"context", json::object()},
-              {"describe", std::string(rule_id(code)) + " " + std::string(untold::name(code)) + ": " + message}};
-}
-
 json format_name(const detected& d) {
   switch (d.what) {
     case detected::kind::untold: return "untold";

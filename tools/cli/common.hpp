@@ -93,10 +93,8 @@ struct detected {
 };
 [[nodiscard]] detected detect(byte_span bytes);
 
-/// The error of an unrecognised input: E-FORMAT-UNKNOWN, with the first
-/// bytes and the formats tried in the message ("describe" starts with the
-/// rule id, as every error's does).
-[[nodiscard]] json unrecognised_error_json(byte_span bytes);
+/// unrecognised_error_json (formats.hpp): the error of an unrecognised input.
+using tools::unrecognised_error_json;
 
 /// The format name printed as "format" in JSON for a detected input.
 [[nodiscard]] json format_name(const detected& d);

@@ -83,6 +83,11 @@ struct format_handler {
 /// when it is valid, else returns it (the format_handler::dump contract).
 [[nodiscard]] std::optional<json> write_whole(const json& document, document_stream& out);
 
+/// The error of an input that is neither .untold nor a registered foreign
+/// format: E-FORMAT-UNKNOWN, with the first bytes and the formats tried in
+/// the message ("describe" starts with the rule id, as every error's does).
+[[nodiscard]] json unrecognised_error_json(byte_span bytes);
+
 /// Every registered foreign format.
 [[nodiscard]] std::span<const format_handler> foreign_formats();
 
