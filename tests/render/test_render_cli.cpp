@@ -16,6 +16,7 @@
 #include <doctest/doctest.h>
 
 #include "cli_support.hpp"
+#include "render_files.hpp"
 
 #define STB_IMAGE_IMPLEMENTATION
 #define STB_IMAGE_STATIC
@@ -234,4 +235,13 @@ TEST_CASE("--lod draws each mesh's level, or its coarsest") {
   CHECK(triangles("5") == 550);
   CHECK(triangles("6") == 312);   // the coarsest of both
   CHECK(triangles("99") == 312);  // past it: the coarsest
+}
+
+TEST_CASE("a scene whose bounds reach the float range renders (the framed eye is clamped)") {
+  const fs::path dir = scratch("huge");
+  const std::vector<std::byte> file = render_test::grid_untold(10, 3.0e37f);  // 9 x 3e37: near FLT_MAX
+  std::ofstream(dir / "huge.untold", std::ios::binary)
+      .write(reinterpret_cast<const char*>(file.data()), std::streamsize(file.size()));
+  const image picture = decode(render(dir, quoted(dir / "huge.untold") + " --size 32"));
+  CHECK(picture.width == 32);
 }
