@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -201,6 +202,20 @@ TEST_CASE("hostile and unreadable files report the rule and write nothing") {
   INFO(half.err);
   CHECK(half.exit_code == 1);
   CHECK(half.err.find("U3D-") != std::string::npos);
+  // A Pragma model and an assetc mesh cut after 100 bytes.
+  for (const auto& cut_sample : {std::pair<std::string, std::string>{"udm/models/cube.pmdl_b", "UDM-BLOCK-RANGE"},
+                                 {"assetc/quad.hmesh", "HM-TRUNC"}}) {
+    const std::string& sample = cut_sample.first;
+    const std::string& rule = cut_sample.second;
+    const std::vector<std::byte> bytes = read_bytes(test_data(sample));
+    REQUIRE(bytes.size() > 100);
+    const fs::path cut_file = dir / fs::path(sample).filename();
+    std::ofstream(cut_file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), 100);
+    const run_result r = run_untold("render " + quoted(cut_file) + " -o " + quoted(out));
+    INFO(sample << ": " << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find(rule) != std::string::npos);
+  }
   // A clip file is not a model.
   const run_result clip = run_untold("render " + quoted(test_data("urho3d/Models/Jack_Walk.ani")) + " -o " + quoted(out));
   CHECK(clip.exit_code == 1);
