@@ -34,6 +34,8 @@ namespace untold::tools {
 namespace {
 
 namespace fs = std::filesystem;
+// The camera is computed in double, not with pipeline/vec3.hpp's floats:
+// a scene's finite bounds may reach FLT_MAX, and the framing multiplies them.
 using vec3 = std::array<double, 3>;
 
 /// The push constants of shaders/shaded_common.glsl.
