@@ -46,7 +46,7 @@ done
 echo "linking $out/untold.js"
 nice em++ -O2 "${objects[@]}" -o "$out/untold.js" \
   -sMODULARIZE=1 -sEXPORT_NAME=createUntold -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=web \
-  -sEXPORTED_FUNCTIONS=_malloc,_free,_untold_web_open,_untold_web_pose,_untold_web_positions,_untold_web_normals,_untold_web_indices,_untold_web_stream_open,_untold_web_stream_tick \
+  -sEXPORTED_FUNCTIONS=_malloc,_free,_untold_web_open,_untold_web_pose,_untold_web_positions,_untold_web_normals,_untold_web_indices,_untold_web_tile,_untold_web_stream_open,_untold_web_stream_tick \
   -sEXPORTED_RUNTIME_METHODS=ccall,cwrap,FS,HEAPU8,HEAPF32,HEAPU32,UTF8ToString
 cp "$root"/web/index.html "$root"/web/viewer.js "$root"/web/codecs.js "$root"/web/style.css "$out/"
 cp "$fzstd" "$out/fzstd.js"

@@ -51,8 +51,8 @@ using untold::tools::json;
 // Pure-JavaScript decoders loaded by the page (web/codecs.js): fzstd for
 // zstd, a strict LZ4 block decoder for lz4. They return 0 on success.
 EM_JS(int, untold_js_decode,
-      (std::uint32_t method, const void* stored, std::size_t stored_size, void* out, std::size_t out_size, int prefix),
-      { return untoldCodecs.decode(HEAPU8, method, stored, stored_size, out, out_size, prefix); });
+      (std::uint32_t method, const void* stored, std::size_t stored_size, void* out, std::size_t out_size, double size),
+      { return untoldCodecs.decode(HEAPU8, method, stored, stored_size, out, out_size, size); });
 
 std::string& reply() {
   static std::string text;
@@ -80,7 +80,9 @@ std::optional<std::vector<std::byte>> read_input(const std::string& path) {
 struct viewer_state {
   std::vector<std::byte> bytes;
   std::optional<uc::scene> scene;
-  uc::posed_scene posed;
+  uc::posed_scene posed;        // untold_web_pose's
+  uc::posed_scene tile;         // untold_web_tile's
+  const uc::posed_scene* last = &posed;  // what the geometry accessors read
 };
 viewer_state& state() {
   static viewer_state s;
@@ -119,6 +121,8 @@ untold::result<uc::scene> import_scene(const std::string& path, untold::byte_spa
     return d.handler->import(ut::import_request{.input = path, .bytes = bytes, .animations = std::move(animations)});
   return untold::make_error(untold::errc::invalid_argument).at_field("format");
 }
+
+json pose_summary(const uc::posed_scene& p);
 
 json animations_json(const uc::scene& s) {
   json clips = json::array();
@@ -162,9 +166,11 @@ json tile_states(const stream_state& s) {
 extern "C" {
 
 // The hook compression.hpp calls for lz4 and zstd chunks (no native codecs in WASM).
+// The size goes to JavaScript as a double: exact below 2^53, far above any
+// chunk the reader's limits allow.
 int untold_external_decode(std::uint32_t method, const void* stored, std::size_t stored_size, void* out,
-                           std::size_t out_size, int prefix) noexcept {
-  return untold_js_decode(method, stored, stored_size, out, out_size, prefix);
+                           std::size_t out_size, std::uint64_t size) noexcept {
+  return untold_js_decode(method, stored, stored_size, out, out_size, static_cast<double>(size));
 }
 
 /// Opens the file at `path` (in the module's file system; `name` is what
@@ -179,6 +185,7 @@ EMSCRIPTEN_KEEPALIVE const char* untold_web_open(const char* path, const char* n
   namespace ut = untold::tools;
   viewer_state& s = state();
   s = {};
+  s.last = &s.posed;  // not the temporary's
   auto bytes = read_input(path);
   if (!bytes) return give(json{{"error", {{"rule", "E-IO"}, {"describe", std::string("cannot read ") + path}}}});
   s.bytes = std::move(*bytes);
@@ -229,6 +236,7 @@ EMSCRIPTEN_KEEPALIVE const char* untold_web_open(const char* path, const char* n
 EMSCRIPTEN_KEEPALIVE const char* untold_web_pose(int animation, float time, int lod) {
   viewer_state& s = state();
   s.posed = {};
+  s.last = &s.posed;
   if (!s.scene) return give(json{{"error", {{"rule", "E-NO-SCENE"}, {"describe", "no model is open"}}}});
   uc::pose_options o;
   o.animation = animation < 0 ? uc::no_ref : static_cast<std::uint32_t>(animation);
@@ -237,8 +245,38 @@ EMSCRIPTEN_KEEPALIVE const char* untold_web_pose(int animation, float time, int 
   auto posed = uc::pose(*s.scene, o);
   if (!posed) return give(error_document(posed.error()));
   s.posed = std::move(*posed);
+  s.last = &s.posed;
+  return give(pose_summary(s.posed));
+}
+
+/// Opens a streamed tile level (a whole .untold file the page fetched and
+/// wrote at `path`), checks it fully (untold::open, integrity full) and
+/// poses it at rest, for drawing: the same summary as untold_web_pose, or
+/// {"error"}. The geometry accessors then read this tile until the next
+/// pose or tile. The open model is kept.
+EMSCRIPTEN_KEEPALIVE const char* untold_web_tile(const char* path) {
+  viewer_state& s = state();
+  s.tile = {};
+  s.last = &s.tile;
+  const auto bytes = read_input(path);
+  if (!bytes) return give(json{{"error", {{"rule", "E-IO"}, {"describe", std::string("cannot read ") + path}}}});
+  auto opened = untold::open(*bytes, {.integrity = untold::integrity::full});
+  if (!opened) return give(error_document(opened.error()));
+  auto scene = uc::from_untold(*opened);
+  if (!scene) return give(error_document(scene.error()));
+  auto posed = uc::pose(*scene);
+  if (!posed) return give(error_document(posed.error()));
+  s.tile = std::move(*posed);
+  return give(pose_summary(s.tile));
+}
+
+}  // extern "C"
+
+namespace {
+
+json pose_summary(const uc::posed_scene& p) {
   json meshes = json::array();
-  for (const uc::posed_mesh& m : s.posed.meshes) {
+  for (const uc::posed_mesh& m : p.meshes) {
     const auto c = uc::display_color(m.material);
     meshes.push_back(json{{"mesh", m.mesh},
                           {"node", m.node == uc::no_ref ? json(nullptr) : json(m.node)},
@@ -247,26 +285,30 @@ EMSCRIPTEN_KEEPALIVE const char* untold_web_pose(int animation, float time, int 
                           {"vertices", m.positions.size() / 3},
                           {"indices", m.indices.size()}});
   }
-  const bool empty = s.posed.empty();
-  return give(json{{"meshes", meshes},
-                   {"min", empty ? json(nullptr) : json(s.posed.min)},
-                   {"max", empty ? json(nullptr) : json(s.posed.max)},
-                   {"triangles", s.posed.triangles},
-                   {"skipped", s.posed.skipped_primitives}});
+  const bool empty = p.empty();
+  return json{{"meshes", meshes},
+              {"min", empty ? json(nullptr) : json(p.min)},
+              {"max", empty ? json(nullptr) : json(p.max)},
+              {"triangles", p.triangles},
+              {"skipped", p.skipped_primitives}};
 }
 
-/// Geometry of posed mesh `i` (0 <= i < meshes of the last pose): xyz
+}  // namespace
+
+extern "C" {
+
+/// Geometry of posed mesh `i` of the last pose or tile: xyz
 /// floats, xyz unit normals, triangle-list indices. Null when out of range.
 EMSCRIPTEN_KEEPALIVE const float* untold_web_positions(std::uint32_t i) {
-  const auto& m = state().posed.meshes;
+  const auto& m = state().last->meshes;
   return i < m.size() ? m[i].positions.data() : nullptr;
 }
 EMSCRIPTEN_KEEPALIVE const float* untold_web_normals(std::uint32_t i) {
-  const auto& m = state().posed.meshes;
+  const auto& m = state().last->meshes;
   return i < m.size() ? m[i].normals.data() : nullptr;
 }
 EMSCRIPTEN_KEEPALIVE const std::uint32_t* untold_web_indices(std::uint32_t i) {
-  const auto& m = state().posed.meshes;
+  const auto& m = state().last->meshes;
   return i < m.size() ? m[i].indices.data() : nullptr;
 }
 

@@ -41,10 +41,11 @@
       positions: wrap("untold_web_positions", "number", ["number"]),
       normals: wrap("untold_web_normals", "number", ["number"]),
       indices: wrap("untold_web_indices", "number", ["number"]),
+      tile: wrap("untold_web_tile", "string", ["string"]),
       streamOpen: wrap("untold_web_stream_open", "string", ["string", "number"]),
       streamTick: wrap("untold_web_stream_tick", "string", ["number", "number", "number", "number", "number", "string"]),
     };
-    try { mod.FS.mkdir("/in"); } catch (e) { /* exists */ }
+    for (const dir of ["/in", "/tiles"]) mod.FS.mkdir(dir);  // a new module's file system is empty
   }
 
   // A call into the module. An abort (a bug, never a file's fault: the
@@ -300,11 +301,18 @@
 
   // Uploads the module's posed meshes (pointers into its heap, copied here).
   function uploadPose(summary) {
-    for (const m of meshes) { release(m.tri); if (m.wire) release(m.wire); if (m.normals) release(m.normals); }
+    releaseMeshes(meshes);
     meshes = [];
     if (boundsBox) release(boundsBox);
     boundsBox = null;
     if (!summary || summary.error) return;
+    meshes = meshesOf(summary);
+    if (summary.min) boundsBox = drawable(boxLines(summary.min, summary.max), null, null, gl.LINES);
+  }
+
+  // GL copies of the module's last posed meshes (pointers into its heap).
+  function meshesOf(summary) {
+    const out = [];
     const diag = summary.min ? Math.hypot(...summary.max.map((v, i) => v - summary.min[i])) : 1;
     summary.meshes.forEach((m, i) => {
       if (m.indices === 0) return;
@@ -320,10 +328,13 @@
           seg[v * 6 + k] = pos[v * 3 + k];
           seg[v * 6 + 3 + k] = pos[v * 3 + k] + len * nrm[v * 3 + k];
         }
-      meshes.push({ tri: drawable(pos, nrm, idx, gl.TRIANGLES), wire: drawable(pos, null, edges, gl.LINES),
-                    normals: drawable(seg, null, null, gl.LINES), color: m.color });
+      out.push({ tri: drawable(pos, nrm, idx, gl.TRIANGLES), wire: drawable(pos, null, edges, gl.LINES),
+                 normals: drawable(seg, null, null, gl.LINES), color: m.color });
     });
-    if (summary.min) boundsBox = drawable(boxLines(summary.min, summary.max), null, null, gl.LINES);
+    return out;
+  }
+  function releaseMeshes(list) {
+    for (const m of list) { release(m.tri); release(m.wire); release(m.normals); }
   }
 
   // ---- camera -------------------------------------------------------------------------
@@ -410,10 +421,11 @@
     };
     gl.enable(gl.POLYGON_OFFSET_FILL);
     gl.polygonOffset(1, 1);
-    for (const m of meshes) run(m.tri, m.color, true);
+    const all = meshes.concat(viewer.stream ? viewer.stream.shownMeshes() : []);
+    for (const m of all) run(m.tri, m.color, true);
     gl.disable(gl.POLYGON_OFFSET_FILL);
-    if ($("show-wireframe").checked) for (const m of meshes) run(m.wire, [0.08, 0.08, 0.1], false);
-    if ($("show-normals").checked) for (const m of meshes) run(m.normals, [0.3, 0.9, 1.0], false);
+    if ($("show-wireframe").checked) for (const m of all) run(m.wire, [0.08, 0.08, 0.1], false);
+    if ($("show-normals").checked) for (const m of all) run(m.normals, [0.3, 0.9, 1.0], false);
     if ($("show-bounds").checked && boundsBox) run(boundsBox, [1.0, 0.85, 0.3], false);
     for (const e of extra) run(e.lines, e.color, false);
     gl.bindVertexArray(null);
@@ -478,18 +490,29 @@
 
   async function startStreaming(manifestUrl, options) {
     stopStreaming();
-    const text = await (await fetch(manifestUrl)).text();
+    let text;
+    try {
+      const r = await fetch(manifestUrl);
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      text = await r.text();
+    } catch (e) {
+      setStatus("manifest " + manifestUrl + ": " + e, "error");
+      return { error: { rule: "E-IO", describe: String(e) } };
+    }
     const world = await call("streamOpen", text, options && options.wholeFile ? 1 : 0);
     if (world.error) { setStatus("manifest: " + world.error.describe, "error"); return world; }
     const st = {
       url: new URL(manifestUrl, location.href), world, results: [], pending: new Map(), held: new Map(),
       bytes: 0, requests: 0, events: [], camera: [0, 0, 0], resident: 0, t0: performance.now(), timer: 0, last: null,
+      drawn: new Map(),  // "tile/level" -> GL meshes of a loaded level
+      shown: [],         // "tile/level" of each tile's shown level
+      shownMeshes() { return this.shown.flatMap((k) => this.drawn.get(k) || []); },
     };
     viewer.stream = st;
     let min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
     for (const t of world.tiles) { min = min.map((v, i) => Math.min(v, t.min[i])); max = max.map((v, i) => Math.max(v, t.max[i])); }
     st.camera = world.tiles.length ? world.tiles[0].center.slice() : [0, 0, 0];
-    for (const m of meshes) release(m.tri);
+    releaseMeshes(meshes);
     meshes = [];
     viewer.posed = { min, max };
     uploadPose(null);
@@ -506,6 +529,7 @@
     clearInterval(st.timer);
     for (const p of st.pending.values()) p.controller.abort();
     viewer.stream = null;
+    for (const list of st.drawn.values()) releaseMeshes(list);
     for (const e of extra) release(e.lines);
     extra = [];
     $("stream-panel").hidden = true;
@@ -541,6 +565,24 @@
     return job.done;
   }
 
+  // Parses a fetched level with the library (untold_web_tile: full checks,
+  // rest pose) and keeps its GL meshes. False when it is refused.
+  async function loadLevel(st, key) {
+    const held = st.held.get(key);
+    if (!held) return false;
+    const file = "/tiles/" + key.replace("/", "_") + ".untold";
+    mod.FS.writeFile(file, held.body);
+    const summary = await call("tile", file);
+    try { mod.FS.unlink(file); } catch (e) { /* a restarted module has none */ }
+    if (summary.error) {
+      setStatus("tile " + key + ": " + summary.error.describe, "error");
+      return false;
+    }
+    releaseMeshes(st.drawn.get(key) || []);
+    st.drawn.set(key, meshesOf(summary));
+    return true;
+  }
+
   // One planner tick at `now` (seconds) with the camera at `camera`; wait:
   // finish every request it starts before returning (the tests' stepping).
   async function streamStep(camera, now, wait) {
@@ -566,7 +608,14 @@
         case "fetch_ranges": {
           const held = st.held.get(key);
           if (held && held.total <= held.body.length) st.results.push([a.request, "completed", held.total]);
-          else started.push(rangeFetch(st, a.request, url, "bytes=" + (held ? held.body.length : 0) + "-"));
+          else started.push(rangeFetch(st, a.request, url, "bytes=" + (held ? held.body.length : 0) + "-").then((got) => {
+            const prefix = st.held.get(key);
+            if (!got || !prefix) return;
+            const whole = new Uint8Array(prefix.body.length + got.body.length);
+            whole.set(prefix.body);
+            whole.set(got.body, prefix.body.length);
+            st.held.set(key, { body: whole, total: got.total });
+          }));
           break;
         }
         case "fetch_file":
@@ -574,7 +623,7 @@
           started.push(rangeFetch(st, a.request, url, null).then((got) => { if (got) st.held.set(key, got); }));
           break;
         case "load":
-          st.results.push([a.request, "completed", 0]);
+          st.results.push([a.request, (await loadLevel(st, key)) ? "completed" : "failed", 0]);
           break;
         case "cancel": {
           st.events.push({ t: now, event: "cancel", tile: tile.id, level: a.level });
@@ -586,6 +635,8 @@
         case "unload":
           st.events.push({ t: now, event: "unload", tile: tile.id, level: a.level });
           st.held.delete(key);
+          releaseMeshes(st.drawn.get(key) || []);
+          st.drawn.delete(key);
           break;
         case "show":
           st.events.push({ t: now, event: "show " + levelName(a.tile, a.level), tile: tile.id, level: a.level });
@@ -609,6 +660,7 @@
       ["memory budget", budget > 0 ? Math.round(budget * 1048576) : "none"], ["in flight", r.inFlight],
       ["camera", st.camera.map((v) => v.toFixed(1)).join(", ")],
     ].map(([k, v]) => el("tr", { "data-key": k }, el("th", {}, k), el("td", {}, String(v)))));
+    st.shown = r.tiles.map((t, i) => t.shown === null ? null : i + "/" + t.shown).filter((k) => k !== null);
     const tiles = $("stream-tiles");
     tiles.replaceChildren(el("tr", {}, el("th", {}, "tile"), el("th", {}, "distance"), el("th", {}, "shown"), el("th", {}, "levels")));
     r.tiles.forEach((t, i) => tiles.append(el("tr", { "data-tile": st.world.tiles[i].id },

@@ -16,12 +16,16 @@
 // UNTOLD_EXTERNAL_CODECS: a build with no liblz4/libzstd (WebAssembly, a
 // console with a hardware zstd decoder) may define it and provide
 //   extern "C" int untold_external_decode(uint32_t method, const void* stored,
-//       size_t stored_size, void* out, size_t out_size, int prefix);
-// which decodes lz4 (1) and zstd (2) chunks the library cannot: return 0 when
-// `stored` (one raw LZ4 block / exactly one zstd frame, nothing after it)
-// decodes to exactly out_size bytes (prefix != 0: to at least out_size bytes,
-// of which the first out_size are written), else nonzero; never write outside
-// `out`. Its answer is trusted: the strictness above is the hook's duty. A
+//       size_t stored_size, void* out, size_t out_size, uint64_t size);
+// which decodes lz4 (1) and zstd (2) chunks the library cannot. `size` is the
+// chunk's declared uncompressedSize (within the reader's limits). Return 0
+// when `stored` (one raw LZ4 block / exactly one zstd frame, nothing after it)
+// decodes to exactly `size` bytes, written to `out` (out_size == size), or,
+// for out_size < size (decompress_into asking whether the data delivers that
+// much before it allocates more), to at least out_size bytes, the first
+// out_size written (the decoder may stop there); else nonzero. Never write
+// outside `out`; allocate what the declared size allows, not what the data
+// claims. Its answer is trusted: the strictness above is the hook's duty. A
 // codec the library has natively is never sent to it, and encoding stays
 // unsupported (compression_available() is false for these codecs).
 //
@@ -73,7 +77,7 @@
 
 #ifdef UNTOLD_EXTERNAL_CODECS
 extern "C" int untold_external_decode(std::uint32_t method, const void* stored, std::size_t stored_size, void* out,
-                                      std::size_t out_size, int prefix) noexcept;
+                                      std::size_t out_size, std::uint64_t size) noexcept;
 #endif
 
 namespace untold {
@@ -120,10 +124,10 @@ inline constexpr std::byte empty_buffer_placeholder{};
 #ifdef UNTOLD_EXTERNAL_CODECS
 /// A chunk through the program's untold_external_decode (see the top of this file).
 [[nodiscard]] inline status external_decode(compression method, byte_span stored, mutable_byte_span out,
-                                            bool prefix) noexcept {
+                                            std::uint64_t size) noexcept {
   std::byte scratch{};
   if (untold_external_decode(static_cast<std::uint32_t>(method), nonnull_src(stored), stored.size(),
-                             nonnull_dst(out, scratch), out.size(), prefix ? 1 : 0) != 0)
+                             nonnull_dst(out, scratch), out.size(), size) != 0)
     return codec_error(errc::decompress_failed, "compressedSize", stored.size());
   return {};
 }
@@ -290,7 +294,7 @@ class decompressor {
       std::uint64_t capacity = std::max(first_capacity, std::uint64_t{stored.size()} * 4);
       for (; capacity < size; capacity = std::max(capacity * 2, capacity + zstd_block_max)) {
         reallocate(out, capacity);
-        const status filled = fill_prefix(method, stored, out);
+        const status filled = fill_prefix(method, stored, out, size);
         out = {};  // the next attempt decodes from the start: free this one first
         if (!filled) return filled;
       }
@@ -305,8 +309,9 @@ class decompressor {
   // first ones land in `out`); fails with decompress_failed when they end
   // earlier or are corrupt before that point. For zstd "at least" is "all
   // blocks that surely fit did, and the next may not": out.size() minus one
-  // block. Used by decompress_into, which always ends with a strict decode.
-  status fill_prefix(compression method, byte_span stored, mutable_byte_span out) {
+  // block. Used by decompress_into, which always ends with a strict decode
+  // of the chunk's declared `size`.
+  status fill_prefix(compression method, byte_span stored, mutable_byte_span out, [[maybe_unused]] std::uint64_t size) {
 #if UNTOLD_DETAIL_LZ4
     if (method == compression::lz4) {
       if (stored.empty() || stored.size() > static_cast<std::size_t>(INT_MAX) ||
@@ -327,7 +332,7 @@ class decompressor {
     if (method == compression::zstd) return fill_prefix_zstd(stored, out);
 #endif
 #ifdef UNTOLD_EXTERNAL_CODECS
-    if (method == compression::lz4 || method == compression::zstd) return detail::external_decode(method, stored, out, true);
+    if (method == compression::lz4 || method == compression::zstd) return detail::external_decode(method, stored, out, size);
 #endif
     return decompress(method, stored, out);  // a codec this build lacks: report it the usual way
   }
@@ -416,7 +421,7 @@ class decompressor {
       return detail::codec_error(errc::decompress_failed, "uncompressedSize", out.size());
     return {};
 #elif defined(UNTOLD_EXTERNAL_CODECS)
-    return detail::external_decode(compression::lz4, stored, out, false);
+    return detail::external_decode(compression::lz4, stored, out, out.size());
 #else
     return detail::unknown_method_error(errc::compression_unsupported, compression::lz4);
 #endif
@@ -449,7 +454,7 @@ class decompressor {
     if (produced != out.size()) return detail::codec_error(errc::decompress_failed, "uncompressedSize", out.size());
     return {};
 #elif defined(UNTOLD_EXTERNAL_CODECS)
-    return detail::external_decode(compression::zstd, stored, out, false);
+    return detail::external_decode(compression::zstd, stored, out, out.size());
 #else
     return detail::unknown_method_error(errc::compression_unsupported, compression::zstd);
 #endif

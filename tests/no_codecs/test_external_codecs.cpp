@@ -47,29 +47,27 @@ std::vector<std::byte> zstd_frame(const std::vector<std::byte>& raw) {
 
 }  // namespace
 
-// The hook: exact (or prefix) decodes with the codec libraries themselves.
+// The hook: exact decodes, or prefix decodes (out_size < size), with the codec libraries themselves.
 extern "C" int untold_external_decode(std::uint32_t method, const void* stored, std::size_t stored_size, void* out,
-                                      std::size_t out_size, int prefix) noexcept {
+                                      std::size_t out_size, std::uint64_t size) noexcept {
   ++calls;
-  prefix_calls += prefix != 0 ? 1 : 0;
+  const bool prefix = out_size < size;
+  prefix_calls += prefix ? 1 : 0;
   if (refuse) return 1;
-  std::vector<char> whole;
   if (method == 1) {
-    whole.resize(prefix != 0 ? std::size_t{64} << 20 : out_size);
-    const int n = LZ4_decompress_safe(static_cast<const char*>(stored), whole.data(), static_cast<int>(stored_size),
-                                      static_cast<int>(whole.size()));
-    if (n < 0) return 1;
-    whole.resize(static_cast<std::size_t>(n));
-  } else if (method == 2) {
-    const unsigned long long size = ZSTD_getFrameContentSize(stored, stored_size);
-    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > (std::size_t{64} << 20)) return 1;
-    whole.resize(static_cast<std::size_t>(size));
-    const std::size_t n = ZSTD_decompress(whole.data(), whole.size(), stored, stored_size);
-    if (ZSTD_isError(n) || n != whole.size()) return 1;
-  } else {
-    return 1;
+    char* dst = static_cast<char*>(out);
+    const int n = prefix ? LZ4_decompress_safe_partial(static_cast<const char*>(stored), dst, static_cast<int>(stored_size),
+                                                       static_cast<int>(out_size), static_cast<int>(out_size))
+                         : LZ4_decompress_safe(static_cast<const char*>(stored), dst, static_cast<int>(stored_size),
+                                               static_cast<int>(out_size));
+    return n >= 0 && static_cast<std::size_t>(n) == out_size ? 0 : 1;
   }
-  if (prefix != 0 ? whole.size() < out_size : whole.size() != out_size) return 1;
+  if (method != 2) return 1;
+  // The frame must declare the chunk's size: nothing larger is ever allocated.
+  if (ZSTD_getFrameContentSize(stored, stored_size) != size) return 1;
+  std::vector<char> whole(static_cast<std::size_t>(size));
+  const std::size_t n = ZSTD_decompress(whole.data(), whole.size(), stored, stored_size);
+  if (ZSTD_isError(n) || n != whole.size()) return 1;
   if (out_size != 0) std::memcpy(out, whole.data(), out_size);
   return 0;
 }

@@ -17,6 +17,7 @@
 //              `untold stream-sim` predicts for the same path.
 // Usage: node viewer_test.js CASE --untold BIN --web DIR --data tests/data
 //        --node-modules build/node/node_modules --scratch DIR [--screenshot PNG]
+// (samples and streaming save a screenshot of the page there.)
 // Exit 77 (a skip, with "skipped: <why>") when chromium, emscripten, nginx,
 // puppeteer-core, untold or the built viewer is missing.
 "use strict";
@@ -99,6 +100,22 @@ async function checkTables(page, info, label) {
   flat("", info);
 }
 
+// The dump's lists (meshes, materials, textures, bones, ...) as tables, entities as a tree.
+async function checkDumpTables(page, dump, label) {
+  if (dump.valid === false) return;
+  const shown = await page.evaluate(() => {
+    const rows = {};
+    for (const t of document.querySelectorAll("table[data-rows]")) rows[t.id] = Number(t.dataset.rows);
+    return { rows, entities: document.querySelectorAll("li[data-entity]").length };
+  });
+  for (const [k, v] of Object.entries(dump)) {
+    if (!Array.isArray(v) || !v.length || !v.every((x) => x && typeof x === "object")) continue;
+    if (k === "entities" && dump.format === "untold")
+      check(shown.entities === v.length, `${label}: the entity tree has ${shown.entities} nodes, untold dump lists ${v.length}`);
+    else check(shown.rows["table-" + k] === v.length, `${label}: table ${k} has ${shown.rows["table-" + k]} rows, untold dump lists ${v.length}`);
+  }
+}
+
 // The canvas: non-background pixels inside the projected bounds, covering a good part of them.
 async function checkCanvas(page, label) {
   const r = await page.evaluate(() => {
@@ -144,6 +161,11 @@ async function samples() {
   fs.copyFileSync(path.join(a.data, "urho3d/Models/Box.mdl"), path.join(pakdir, "Models/Box.mdl"));
   fs.copyFileSync(path.join(a.data, "urho3d/Models/Cone.mdl"), path.join(pakdir, "Models/Cone.mdl"));
   untold("pak", "create", pakdir, "-o", path.join(site.gen, "models.pak"), "--compress");
+  // Large compressed chunks, some decoding to more than four times their
+  // size (the reader's growing decode): a flat-roofed city in one file.
+  const obj = path.join(site.scratch, "city.obj");
+  fs.writeFileSync(obj, cityObj(false));
+  for (const c of ["lz4", "zstd"]) untold("cook", obj, "--compress", c, "-o", path.join(site.gen, `city_${c}.untold`));
 
   const files = [];
   for (const rel of listSamples(a.data)) files.push({ url: "/samples/" + rel, file: path.join(a.data, rel) });
@@ -170,11 +192,22 @@ async function samples() {
         check(false, `${label}: the page's info differs from untold info --json:\n${e.message.slice(0, 1500)}`);
       }
       check(doc.validate.valid === validate.valid, `${label}: valid ${doc.validate.valid}, untold validate --deep says ${validate.valid}`);
+      const dump = JSON.parse(untold("dump", "--json", f.file));
+      try {
+        assert.deepStrictEqual(withoutFile(doc.dump), withoutFile(dump));
+      } catch (e) {
+        check(false, `${label}: the page's dump differs from untold dump --json:\n${e.message.slice(0, 1500)}`);
+      }
       await checkTables(page, info, label);
+      await checkDumpTables(page, dump, label);
       const posed = await page.evaluate(() => window.untoldViewer.posed);
       if (posed && posed.triangles > 0) await checkCanvas(page, label);
     }
-    console.log(`samples: ${loaded} files opened, formats: ${[...formats].sort().join(", ")}`);
+    const calls = await page.evaluate(() => untoldCodecs.calls);
+    console.log(`samples: ${loaded} files opened, formats: ${[...formats].sort().join(", ")}; ` +
+                `JavaScript codec calls: ${calls.exact} exact, ${calls.prefix} prefix`);
+    check(calls.exact >= 4, "the lz4/zstd samples did not go through the JavaScript decoders");
+    check(calls.prefix > 0, "no chunk took the growing decode (prefix calls) through the JavaScript decoders");
     for (const need of ["untold", "urho3d-model", "urho3d-animation", "urho3d-package", "udm-binary", "udm-ascii", "assetc-hmesh"])
       check(formats.has(need), "no sample of format " + need);
 
@@ -264,7 +297,8 @@ async function hostile() {
 // An OBJ city over 400 x 400 units: 12 x 12 blocks, each a box whose roof
 // is a bumpy 24 x 24 grid, so that tiles are larger than the 64 KiB prefix
 // (their geometry then comes in a second range request) and LODs simplify.
-function cityObj() {
+// Flat roofs (bumpy false) compress well: chunks over four times their size.
+function cityObj(bumpy = true) {
   const lines = [];
   let v = 0;
   const n = 24;
@@ -274,7 +308,7 @@ function cityObj() {
       for (const [dx, dz] of [[0, 0], [w, 0], [w, w], [0, w]]) lines.push(`v ${x + dx} 0 ${z + dz}`);
       for (let r = 0; r <= n; ++r)
         for (let c = 0; c <= n; ++c) {
-          const bump = r === 0 || c === 0 || r === n || c === n ? 0 : Math.sin(r * 1.3 + i) * Math.cos(c * 0.7 + j) * 1.5;
+          const bump = !bumpy || r === 0 || c === 0 || r === n || c === n ? 0 : Math.sin(r * 1.3 + i) * Math.cos(c * 0.7 + j) * 1.5;
           lines.push(`v ${x + (w * c) / n} ${hgt + bump} ${z + (w * r) / n}`);
         }
       const g = (r, c) => v + 5 + r * (n + 1) + c;
@@ -320,8 +354,14 @@ async function streaming() {
       const now = keys[0][0] + i * tick;
       await page.evaluate((c, t) => window.untoldViewer.streamStep(c, t), cameraAt(now), now);
     }
-    const got = await page.evaluate(() => ({ events: window.untoldViewer.stream.events, bytes: window.untoldViewer.stream.bytes,
-                                            requests: window.untoldViewer.stream.requests }));
+    const got = await page.evaluate(() => {
+      const st = window.untoldViewer.stream;
+      return { events: st.events, bytes: st.bytes, requests: st.requests, shown: st.shown,
+               drawn: st.shown.filter((k) => (st.drawn.get(k) || []).length > 0) };
+    });
+    // Every level shown at the end was parsed by the library and is drawn.
+    check(got.shown.length > 0 && got.drawn.length === got.shown.length,
+          `shown levels ${got.shown.join(" ")} but drawn ${got.drawn.join(" ")}`);
     const key = (e) => `${Math.round(e.t * 10) / 10} ${e.event} ${e.tile} ${e.level}`;
     const predicted = sim.events.map(key), seen = got.events.map(key);
     const kinds = (list, what) => list.filter((e) => e.split(" ")[1] === what).length;
@@ -341,6 +381,10 @@ async function streaming() {
     check(/GET \/gen\/world\/\S+ 206 \d+ "bytes=65536-\d*"/.test(log), "no Range request for a tile's geometry after its prefix");
     const panel = await page.$eval("#stream-summary", (t) => t.textContent);
     check(panel.includes("bytes fetched") && panel.includes(String(got.bytes)), "the panel does not show the bytes fetched");
+    if (a.screenshot) {
+      await page.screenshot({ path: a.screenshot });
+      console.log("screenshot: " + a.screenshot);
+    }
   });
 }
 
