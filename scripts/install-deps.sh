@@ -21,6 +21,11 @@ packages=(
   # the web viewer (web/, scripts/build-web.sh: Debian's Emscripten) and its tests in
   # headless chromium (tests/web/, driven by puppeteer-core below)
   emscripten chromium
+  # the Python package (python/, docs/python.md): pybind11 module, numpy arrays, pip install
+  # into a venv that sees these (--system-site-packages), and its tests: pytest, the Dask
+  # distributed cook (python3-distributed) with its console progress bar (python3-tqdm)
+  python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pip python3-setuptools python3-wheel
+  python3-venv python3-pytest python3-distributed python3-tqdm
 )
 missing=()
 for p in "${packages[@]}"; do

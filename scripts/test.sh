@@ -35,8 +35,13 @@ configure_build_test() {  # name, extra cmake args...
 # (CMAKE_UNITY_BUILD: a target's sources in batches of 8 per translation unit),
 # which parse the heavy headers an eighth as often; g++ keeps one translation
 # unit per source, as users build it, so its warnings are the ones they see.
+# The Python package (UNTOLD_BUILD_PYTHON: two more translation units, the
+# pipeline position-independent) is built and tested here only: its pytest
+# suites, examples, README snippet and `pip install` into a venv run in this
+# ctest (python/tests/CMakeLists.txt); the other configurations skip them.
 configure_build_test gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" \
-  -DUNTOLD_HEADER_CHECKS=OFF "-DUNTOLD_WEB_DIR=$(cd "$root" && pwd)/web"
+  -DUNTOLD_HEADER_CHECKS=OFF -DUNTOLD_BUILD_PYTHON=ON -DPython3_EXECUTABLE=/usr/bin/python3 \
+  "-DUNTOLD_WEB_DIR=$(cd "$root" && pwd)/web"
 # The web viewer (docs/web.md), once: the WebAssembly build, then its tests in
 # headless chromium (tests/web/) against the gcc build's `untold`.
 echo "=== [t=${SECONDS}s] [web] scripts/build-web.sh + browser tests (ctest -L web)"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <numbers>
 #include <string>
@@ -408,6 +409,77 @@ TEST_CASE("cook_tiles on real models (assimp-testmodels)") {
     check_cook(imported.scene, dir, r, o.hlod.ratio);
     CHECK(r.tiles.size() >= 2);
   }
+}
+
+/// Every file under `root`: relative path -> bytes.
+std::map<std::string, std::string> tree_of(const fs::path& root) {
+  std::map<std::string, std::string> out;
+  for (const auto& entry : fs::recursive_directory_iterator(root))
+    if (entry.is_regular_file()) out[entry.path().lexically_relative(root).string()] = file_bytes(entry.path());
+  return out;
+}
+
+TEST_CASE("distributed cook: the plan's jobs, in any order and retried, give cook_tiles' bytes") {
+  const fs::path model = cli_test::assimp_model("glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb");
+  const fs::path dir = scratch("tiles_jobs");
+  const fs::path source = dir / "engine.glb";
+  fs::copy_file(model, source, fs::copy_options::overwrite_existing);
+  for (const char* spec : {"grid:150", "quadtree:2000"}) {
+    CAPTURE(spec);
+    tools::tile_cook_options o;
+    std::string why;
+    REQUIRE(tools::parse_tiles_spec(spec, o, why));
+    // Options that must travel through the plan to every job.
+    o.vertex_layout = vertex_layout::pbr_quant_v1;
+    o.compression.data = {.method = compression::zstd, .level = 9};
+    o.lods.ratios = {0.5f, 0.2f};
+    o.streaming_radius = 333.25;
+    const fs::path single = dir / (std::string(spec).substr(0, 4) + "_single"), many = dir / (std::string(spec).substr(0, 4) + "_jobs");
+    const auto r = tools::cook_tiles_file(source, single, o);
+    REQUIRE_MESSAGE(r, r.error);
+
+    auto planned = tools::plan_tile_cook(source, many, o);
+    REQUIRE_MESSAGE(planned, planned.error);
+    const fs::path plan_path = dir / (std::string(spec).substr(0, 4) + "_plan") / "plan.json";
+    REQUIRE_FALSE(tools::write_tile_plan(planned.plan, plan_path));
+    const auto read = tools::read_tile_plan(plan_path);
+    REQUIRE_MESSAGE(read, read.error);
+    CHECK(tools::tile_plan_json(read.plan) == tools::tile_plan_json(planned.plan));
+    const auto& jobs = read.plan.jobs;
+    REQUIRE(jobs.size() == 2 * r.tiles.size() + (r.shared ? 1 : 0) + 1);
+    CHECK(jobs.back().what == tools::tile_job::kind::manifest);
+
+    // The manifest job first: refused, naming the jobs it waits for; no manifest.
+    const auto early = tools::run_tile_job(read.plan, jobs.size() - 1);
+    CHECK(early.error.find("have not finished: tile " + jobs[0].tile + " (job 0)") != std::string::npos);
+    CHECK_FALSE(fs::exists(many / "manifest.json"));
+    for (std::size_t k = jobs.size() - 1; k-- > 0;) {  // reverse order
+      const auto done = tools::run_tile_job(read.plan, k);
+      REQUIRE_MESSAGE(done, done.error);
+    }
+    REQUIRE(tools::run_tile_job(read.plan, 0));  // a retry rewrites the same bytes
+    const auto manifest = tools::run_tile_job(read.plan, jobs.size() - 1);
+    REQUIRE_MESSAGE(manifest, manifest.error);
+    CHECK(manifest.tiles.size() == r.tiles.size());
+    CHECK(tree_of(many) == tree_of(single));
+    CHECK(tools::run_tile_job(read.plan, jobs.size()).error.find("there is no job") != std::string::npos);
+  }
+
+  // A source that changed since the plan: every job refuses it, naming its tile.
+  tools::tile_cook_options grid150;
+  grid150.cell_size = 150;
+  auto planned = tools::plan_tile_cook(source, dir / "changed", grid150);
+  REQUIRE(planned);
+  { std::ofstream(source, std::ios::app) << "extra"; }
+  const auto refused = tools::run_tile_job(planned.plan, 0);
+  CHECK(refused.error.rfind("job 0 (tile " + planned.plan.jobs[0].tile + "): ", 0) == 0);
+  CHECK(refused.error.find("changed since the plan was written") != std::string::npos);
+
+  // A plan file that is not one: an error, never an exception.
+  std::ofstream(dir / "bad.json") << R"({"untold_tile_plan": 1, "source": 7})";
+  CHECK(tools::read_tile_plan(dir / "bad.json").error.find("is not a tile plan") != std::string::npos);
+  std::ofstream(dir / "bad.json") << "not json";
+  CHECK_FALSE(tools::read_tile_plan(dir / "bad.json"));
 }
 
 TEST_CASE("untold cook --tiles: CLI report, manifest that validates, usage errors") {

@@ -9,45 +9,13 @@
 #include <doctest/doctest.h>
 
 #include "budget_support.hpp"
-
-#include <untold/untold.hpp>
+#include "render_files.hpp"
 
 #include <cstdint>
 #include <fstream>
 #include <vector>
 
-namespace {
-
 using namespace cli_test;
-
-/// A flat grid of 10 x rows vertices as one PBR_STATIC_V1 mesh (32 bytes a vertex).
-std::vector<std::byte> grid(std::uint32_t rows) {
-  constexpr std::uint32_t columns = 10;
-  std::vector<float> positions, normals;
-  std::vector<std::uint32_t> indices;
-  for (std::uint32_t r = 0; r < rows; ++r)
-    for (std::uint32_t c = 0; c < columns; ++c) {
-      positions.insert(positions.end(), {float(c), 0.0f, float(r)});
-      normals.insert(normals.end(), {0.0f, 1.0f, 0.0f});
-      if (r + 1 < rows && c + 1 < columns) {
-        const std::uint32_t a = r * columns + c, b = a + columns;
-        indices.insert(indices.end(), {a, b, b + 1, a, b + 1, a + 1});
-      }
-    }
-  untold::pbr_vertex_input in;
-  in.positions = positions;
-  in.normals = normals;
-  auto vertices = untold::encode_pbr_vertices(in);
-  REQUIRE(vertices);
-  untold::builder b{untold::file_type::tile};
-  const auto e = b.add_entity({.name = "grid"});
-  b.add_mesh({.entity = e, .name = "grid", .vertices = *vertices, .indices = indices});
-  auto file = b.finish();
-  REQUIRE(file);
-  return std::move(*file);
-}
-
-}  // namespace
 
 TEST_CASE("budget: render of a .untold grid at 1x, 10x, 100x") {
   // Heap <= 8 x input + 8 MiB, output <= 64 KiB (a 64 x 64 PNG and a line).
@@ -58,7 +26,7 @@ TEST_CASE("budget: render of a .untold grid at 1x, 10x, 100x") {
                            .output_per_input_byte = 0, .output_constant = 64u << 10};
   const fs::path dir = scratch("budget");
   for (const std::uint32_t k : {1u, 10u, 100u}) {
-    const std::vector<std::byte> file = grid(30 * k);
+    const std::vector<std::byte> file = render_test::grid_untold(30 * k);
     const fs::path input = dir / ("grid_" + std::to_string(k) + ".untold");
     std::ofstream(input, std::ios::binary).write(reinterpret_cast<const char*>(file.data()), std::streamsize(file.size()));
     const fs::path out = dir / ("grid_" + std::to_string(k) + ".png");

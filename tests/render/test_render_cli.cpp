@@ -16,6 +16,7 @@
 #include <doctest/doctest.h>
 
 #include "cli_support.hpp"
+#include "render_files.hpp"
 
 #define STB_IMAGE_IMPLEMENTATION
 #define STB_IMAGE_STATIC
@@ -27,6 +28,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -200,6 +202,20 @@ TEST_CASE("hostile and unreadable files report the rule and write nothing") {
   INFO(half.err);
   CHECK(half.exit_code == 1);
   CHECK(half.err.find("U3D-") != std::string::npos);
+  // A Pragma model and an assetc mesh cut after 100 bytes.
+  for (const auto& cut_sample : {std::pair<std::string, std::string>{"udm/models/cube.pmdl_b", "UDM-BLOCK-RANGE"},
+                                 {"assetc/quad.hmesh", "HM-TRUNC"}}) {
+    const std::string& sample = cut_sample.first;
+    const std::string& rule = cut_sample.second;
+    const std::vector<std::byte> bytes = read_bytes(test_data(sample));
+    REQUIRE(bytes.size() > 100);
+    const fs::path cut_file = dir / fs::path(sample).filename();
+    std::ofstream(cut_file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), 100);
+    const run_result r = run_untold("render " + quoted(cut_file) + " -o " + quoted(out));
+    INFO(sample << ": " << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find(rule) != std::string::npos);
+  }
   // A clip file is not a model.
   const run_result clip = run_untold("render " + quoted(test_data("urho3d/Models/Jack_Walk.ani")) + " -o " + quoted(out));
   CHECK(clip.exit_code == 1);
@@ -234,4 +250,13 @@ TEST_CASE("--lod draws each mesh's level, or its coarsest") {
   CHECK(triangles("5") == 550);
   CHECK(triangles("6") == 312);   // the coarsest of both
   CHECK(triangles("99") == 312);  // past it: the coarsest
+}
+
+TEST_CASE("a scene whose bounds reach the float range renders (the framed eye is clamped)") {
+  const fs::path dir = scratch("huge");
+  const std::vector<std::byte> file = render_test::grid_untold(10, 3.0e37f);  // 9 x 3e37: near FLT_MAX
+  std::ofstream(dir / "huge.untold", std::ios::binary)
+      .write(reinterpret_cast<const char*>(file.data()), std::streamsize(file.size()));
+  const image picture = decode(render(dir, quoted(dir / "huge.untold") + " --size 32"));
+  CHECK(picture.width == 32);
 }

@@ -23,6 +23,7 @@ void add_info_command(CLI::App& app, context& ctx);        // inspect.cpp
 void add_validate_command(CLI::App& app, context& ctx);    // inspect.cpp
 void add_dump_command(CLI::App& app, context& ctx);        // inspect.cpp
 void add_cook_command(CLI::App& app, context& ctx);        // cook.cpp (--tiles: cook_tiles.cpp)
+void add_cook_tile_command(CLI::App& app, context& ctx);   // cook_tile.cpp: one job of cook --tiles --plan
 void add_convert_command(CLI::App& app, context& ctx);     // convert.cpp: any format to any format
 void add_recompress_command(CLI::App& app, context& ctx);  // recompress.cpp
 void add_manifest_command(CLI::App& app, context& ctx);    // manifest.cpp

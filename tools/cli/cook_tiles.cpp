@@ -24,6 +24,7 @@ struct cook_tiles_args {
   bool no_hlod = false;
   std::optional<double> streaming_radius{}, unload_radius{}, prefetch_radius{};
   double priority = 0;
+  std::string plan;  // --plan: write the distributed cook's plan, cook nothing
 };
 
 std::shared_ptr<cook_tiles_args> add_cook_tiles_options(CLI::App& cook) {
@@ -58,6 +59,10 @@ std::shared_ptr<cook_tiles_args> add_cook_tiles_options(CLI::App& cook) {
       ->check(CLI::NonNegativeNumber)
       ->group(group);
   cook.add_option("--priority", a->priority, "manifest default priority (default 0)")->group(group);
+  cook.add_option("--plan", a->plan,
+                  "write the plan of independent jobs to this JSON file and cook nothing; run them with "
+                  "`untold cook-tile PLAN --job N` (docs/distributed.md)")
+      ->group(group);
   return a;
 }
 
@@ -113,26 +118,26 @@ int run_cook_tiles(const cook_tiles_args& args, const cook_tiles_io& io, const c
     return fail(exit_io, "cannot write " + quote_path(io.output) + ": with --tiles, -o names a directory");
   if (!std::filesystem::exists(io.input, ec)) return fail(exit_io, "cannot read " + quote_path(io.input) + ": no such file");
 
-  // A foreign format with an importer goes through it, anything else through assimp.
-  tile_cook_report r;
-  std::string io_message;
-  json io_error;
-  const auto in = input::load(io.input, io_message, io_error);
-  if (!in) return fail(exit_io, io_message);
-  const detected d = detect(in->bytes());
-  if (d.what == detected::kind::untold) return fail(exit_invalid, quote_path(io.input) + " is already a .untold file");
-  if (d.what == detected::kind::foreign) {
-    if (d.handler->import == nullptr)
-      return fail(exit_invalid, quote_path(io.input) + ": cook cannot import this format (" + std::string(d.handler->description) + ")");
-    import_request request;
-    request.input = io.input;
-    request.bytes = in->bytes();
-    auto scene = d.handler->import(request);
-    if (!scene) return fail(exit_invalid, escaped(io.input) + ": cannot import: " + scene.error().describe());
-    r = cook_tiles(*scene, io.output, o);
-  } else {
-    r = cook_tiles_file(io.input, io.output, o);
+  if (!args.plan.empty()) {
+    auto planned = plan_tile_cook(io.input, io.output, o);
+    if (!planned) return fail(planned.io_failure ? exit_io : exit_invalid, planned.error);
+    if (auto failed = write_tile_plan(planned.plan, args.plan)) return fail(exit_io, *failed);
+    if (flags.json)
+      print(to_text(json{{"input", io.input}, {"output", io.output}, {"ok", true}, {"plan", args.plan},
+                         {"jobs", planned.plan.jobs.size()}}));
+    else if (!flags.quiet)
+      std::printf("planned %s -> %s: %zu jobs in %s (run each with: untold cook-tile %s --job N)\n",
+                  escaped(io.input).c_str(), escaped(io.output).c_str(), planned.plan.jobs.size(),
+                  escaped(args.plan).c_str(), escaped(args.plan).c_str());
+    return exit_ok;
   }
+
+  // A foreign format with an importer goes through it, anything else through assimp.
+  if (progress) progress("import", 0);
+  tile_source source = import_tile_source(io.input);
+  if (progress) progress("import", 1);
+  if (!source) return fail(source.io_failure ? exit_io : exit_invalid, source.error);
+  const tile_cook_report r = cook_tiles(source.scene, io.output, o);
   if (!r) return fail(r.io_failure ? exit_io : exit_invalid, r.error);
 
   std::uint64_t tile_triangles = 0, hlod_triangles = 0, hlods = 0;

@@ -30,6 +30,7 @@ int run(int argc, char** argv) {
   cli::add_validate_command(app, ctx);
   cli::add_dump_command(app, ctx);
   cli::add_cook_command(app, ctx);
+  cli::add_cook_tile_command(app, ctx);
   cli::add_convert_command(app, ctx);
   cli::add_recompress_command(app, ctx);
   cli::add_manifest_command(app, ctx);

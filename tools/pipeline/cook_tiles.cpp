@@ -8,15 +8,20 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <system_error>
 #include <tuple>
 #include <utility>
 
 #include <untold/convert/to_untold.hpp>
+#include <untold/detail/checks.hpp>
+#include <untold/format.hpp>
+#include <untold/hash.hpp>
 #include <untold/matrix.hpp>
 #include <untold/remote/manifest.hpp>
 
 #include "files.hpp"
+#include "formats.hpp"
 #include "import_model.hpp"
 #include "inspect.hpp"
 
@@ -332,65 +337,39 @@ std::vector<piece> pieces_of(const std::vector<element>& elements, const std::ve
   return out;
 }
 
-}  // namespace
+/// The partition of a scene: the first half of the cook, recomputed by every
+/// job of a distributed cook (deterministic, so each job finds its tile).
+struct partition_result {
+  std::string error;
+  bool grid = true;
+  std::vector<draw> draws;
+  std::vector<std::vector<std::uint32_t>> triangle_lists;
+  std::vector<tile_plan> plans;
+  std::vector<piece> shared;
+  bool write_shared = false;
+  double edge = 1;  // the largest tile edge (1 when there is none)
+  double streaming_radius = 0;
+  std::uint64_t source_triangles = 0, split_draws = 0;
+};
 
-bool parse_tiles_spec(std::string_view spec, tile_cook_options& o, std::string& error) {
-  const auto number = [](std::string_view text, double& out) {
-    if (text.empty()) return false;
-    const std::string s(text);
-    char* end = nullptr;
-    out = std::strtod(s.c_str(), &end);
-    return end == s.c_str() + s.size() && std::isfinite(out);
-  };
-  if (spec.starts_with("grid:")) {
-    double size = 0;
-    if (!number(spec.substr(5), size) || size <= 0) {
-      error = "grid:SIZE needs a positive cell size in scene units, got '" + std::string(spec.substr(5)) + "'";
-      return false;
-    }
-    o.partition = tile_cook_options::scheme::grid;
-    o.cell_size = size;
-    return true;
-  }
-  if (spec == "quadtree" || spec.starts_with("quadtree:")) {
-    o.partition = tile_cook_options::scheme::quadtree;
-    if (spec == "quadtree") return true;
-    const std::string_view text = spec.substr(9);
-    std::uint64_t n = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-    if (ec != std::errc{} || end != text.data() + text.size() || n == 0) {
-      error = "quadtree:MAXTRIS needs a positive triangle count, got '" + std::string(text) + "'";
-      return false;
-    }
-    o.max_triangles = n;
-    return true;
-  }
-  error = "--tiles expects grid:SIZE or quadtree[:MAXTRIS], got '" + std::string(spec) + "'";
-  return false;
-}
-
-tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir, const tile_cook_options& options) {
-  tile_cook_report report;
-  report.report = s.report;
-  const auto progress = [&options](std::string_view stage, float fraction) {
-    if (options.progress) options.progress(stage, fraction);
-  };
+partition_result partition(const convert::scene& s, const tile_cook_options& options) {
+  partition_result r;
   if (auto ok = convert::validate_model(s); !ok) {
-    report.error = "the scene is not consistent: " + ok.error().describe();
-    return report;
+    r.error = "the scene is not consistent: " + ok.error().describe();
+    return r;
   }
-  const bool grid = options.partition == tile_cook_options::scheme::grid;
+  const bool grid = r.grid = options.partition == tile_cook_options::scheme::grid;
   if (grid ? !(options.cell_size > 0 && std::isfinite(options.cell_size)) : options.max_triangles == 0) {
-    report.error = "the tile size must be positive";
-    return report;
+    r.error = "the tile size must be positive";
+    return r;
   }
-  progress("partition", 0);
 
   // ---- draws ------------------------------------------------------------------------------
   const std::vector<mat4> world = world_matrices(s);
-  std::vector<std::vector<std::uint32_t>> triangle_lists(s.meshes.size());
+  auto& triangle_lists = r.triangle_lists;
+  triangle_lists.resize(s.meshes.size());
   for (std::size_t i = 0; i < s.meshes.size(); ++i) triangle_lists[i] = convert::detail::triangle_list(s.meshes[i], s.meshes[i].indices);
-  std::vector<draw> draws;
+  auto& draws = r.draws;
   std::vector<bool> drawn(s.meshes.size(), false);
   for (std::uint32_t n = 0; n < s.nodes.size(); ++n)
     for (std::uint32_t m : s.nodes[n].meshes) {
@@ -404,11 +383,11 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
     const convert::mesh& m = s.meshes[d.mesh];
     for (std::size_t v = 0; v < m.vertex_count(); ++v) d.bounds.add(world_point(d.world, &m.positions[v * 3]));
     ++draws_of_mesh[d.mesh];
-    report.source_triangles += triangle_lists[d.mesh].size() / 3;
+    r.source_triangles += triangle_lists[d.mesh].size() / 3;
   }
 
   // ---- elements: whole draws, or the triangles of a draw larger than a tile --------------
-  std::vector<piece> shared;
+  auto& shared = r.shared;
   std::vector<element> elements;
   for (std::uint32_t di = 0; di < draws.size(); ++di) {
     const draw& d = draws[di];
@@ -423,7 +402,7 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
                                d.bounds.max[2] - d.bounds.min[2] > options.cell_size)
                             : tris > options.max_triangles;
     if (large && tris > 1) {
-      ++report.split_draws;
+      ++r.split_draws;
       for (std::uint32_t t = 0; t < tris; ++t) {
         std::array<double, 3> c{0, 0, 0};
         for (std::size_t k = 0; k < 3; ++k) {
@@ -439,7 +418,7 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
   }
 
   // ---- tiles ----------------------------------------------------------------------------------
-  std::vector<tile_plan> plans;
+  auto& plans = r.plans;
   double largest_edge = grid ? options.cell_size : 0;
   if (grid) {
     std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::uint32_t>> cells;
@@ -486,9 +465,269 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
   shared.erase(std::unique(shared.begin(), shared.end(), [](const piece& a, const piece& b) { return a.draw == b.draw; }),
                shared.end());
   for (piece& p : shared) p.triangles.clear();
+  const bool shared_extras = !s.skeletons.empty() || !s.animations.empty() || !s.lights.empty() || !s.cameras.empty();
+  r.write_shared = !shared.empty() || shared_extras;
+  r.edge = largest_edge > 0 ? largest_edge : 1;
+  r.streaming_radius = options.streaming_radius.value_or(2 * r.edge);
+  return r;
+}
+
+/// What a tile (or shared) job made: its summary and what its manifest entry needs.
+struct tile_result {
+  tile_summary summary;
+  box bounds;
+  double edge = 0;
+  std::string node_path;               // quadtree tiles
+  std::vector<double> lod_distances;   // per LOD file
+  convert::conversion_report report;   // the writer's
+};
+
+/// Writes the files of one job into `output_dir`, counting them in `into`.
+struct job_writer {
+  const fs::path& output_dir;
+  tile_cook_report& into;
+
+  bool operator()(const std::string& relative, byte_span bytes) const {
+    if (auto failed = write_output(output_dir / relative, bytes)) {
+      into.error = std::move(failed->message);
+      into.io_failure = true;
+      return false;
+    }
+    into.written.push_back(output_dir / relative);
+    into.total_bytes += bytes.size();
+    return true;
+  }
+};
+
+convert::to_untold_options writer_options(const tile_cook_options& options) {
+  convert::to_untold_options o;
+  o.write.compression = options.compression;
+  o.write.vertex_layout = options.vertex_layout;
+  return o;
+}
+
+std::string tile_base(const tile_plan& plan, bool is_shared) { return is_shared ? plan.id : "tiles/" + plan.id; }
+
+/// A tile's (or the shared bucket's) file and LOD files.
+std::optional<tile_result> cook_tile_files(const convert::scene& s, const partition_result& part, const tile_plan& plan,
+                                           bool is_shared, const tile_cook_options& options, const job_writer& write) {
+  subset_result sub = subset(s, part.draws, part.triangle_lists, plan.pieces, is_shared);
+  tile_result r;
+  tile_summary& summary = r.summary;
+  summary.id = plan.id;
+  summary.draws = static_cast<std::uint32_t>(plan.pieces.size());
+  summary.triangles = sub.triangles;
+  r.bounds = sub.bounds;
+  r.edge = plan.edge;
+  r.node_path = plan.node_path;
+  const std::string base = tile_base(plan, is_shared);
+  summary.path = base + ".untold";
+  for (std::size_t i = 0; i < sub.scene.meshes.size(); ++i) {
+    convert::mesh& m = sub.scene.meshes[i];
+    if (m.skin != no_ref) continue;  // skinned meshes deform: no simplified levels
+    lod_options lods = options.lods;
+    lods.lock_border = lods.lock_border || sub.split[i];
+    generate_lods(m, lods);
+  }
+  convert::to_untold_options write_options = writer_options(options);
+  write_options.type = is_shared ? file_type::shared : file_type::tile;
+  write_options.lod_files = true;
+  auto out = convert::to_untold(sub.scene, write_options, r.report);
+  if (!out) {
+    write.into.error = "tile " + plan.id + ": cannot write: " + out.error().describe();
+    return std::nullopt;
+  }
+  if (!write(summary.path, out->file)) return std::nullopt;
+  summary.bytes = out->file.size();
+  // The planner (docs/streaming.md) shows the full tile inside the
+  // streaming radius, LOD k from its switch distance to the next level's,
+  // the HLOD after the last LOD: so by default LOD1 starts at the streaming
+  // radius and each further level one tile edge later (a LOD switching
+  // inside the radius would never be shown over the full tile).
+  double distance = part.streaming_radius;
+  for (std::size_t k = 0; k < out->lod_files.size(); ++k) {
+    const std::string path = base + ".lod" + std::to_string(k + 1) + ".untold";
+    if (!write(path, out->lod_files[k])) return std::nullopt;
+    summary.lod_triangles.push_back(scene_triangles(sub.scene, k + 1));
+    summary.lod_bytes.push_back(out->lod_files[k].size());
+    if (k < options.lod_distances.size()) distance = options.lod_distances[k];
+    else if (k > 0) distance += plan.edge;
+    r.lod_distances.push_back(distance);
+  }
+  return r;
+}
+
+/// What a tile's HLOD job made (triangles 0: no HLOD file, the proxy was not smaller).
+struct hlod_result_summary {
+  std::uint64_t triangles = 0, bytes = 0;
+};
+
+std::optional<hlod_result_summary> cook_hlod_file(const convert::scene& s, const partition_result& part,
+                                                  const tile_plan& plan, const tile_cook_options& options,
+                                                  const job_writer& write) {
+  hlod_result_summary r;
+  if (!options.write_hlods) return r;
+  const subset_result sub = subset(s, part.draws, part.triangle_lists, plan.pieces, false);
+  hlod_result proxy = build_hlod(sub.parts, options.hlod);
+  if (proxy.triangles == 0 || proxy.triangles >= sub.triangles) return r;
+  convert::scene h;
+  h.name = plan.id + " hlod";
+  h.nodes.push_back({.name = "hlod", .meshes = {0}});
+  h.meshes.push_back(std::move(proxy.mesh));
+  h.materials.push_back(std::move(proxy.material));
+  convert::to_untold_options hlod_write = writer_options(options);
+  hlod_write.type = file_type::hlod;
+  hlod_write.lod_files = false;
+  convert::conversion_report hlod_report;
+  auto file = convert::to_untold(h, hlod_write, hlod_report);
+  if (!file) {
+    write.into.error = "tile " + plan.id + ": cannot write the HLOD: " + file.error().describe();
+    return std::nullopt;
+  }
+  if (!write(tile_base(plan, false) + ".hlod.untold", file->file)) return std::nullopt;
+  r.triangles = proxy.triangles;
+  r.bytes = file->file.size();
+  return r;
+}
+
+/// The manifest entry of a tile (or the shared bucket) from its jobs' results.
+remote::tile manifest_entry(const tile_result& t, const hlod_result_summary* hlod, bool is_shared, bool grid,
+                            double streaming_radius) {
+  remote::tile entry;
+  entry.tile_id = t.summary.id;
+  entry.path = t.summary.path;
+  entry.file_size_bytes = t.summary.bytes;
+  entry.bounds.min = t.bounds.empty() ? std::array<double, 3>{0, 0, 0} : t.bounds.min;
+  entry.bounds.max = t.bounds.empty() ? std::array<double, 3>{0, 0, 0} : t.bounds.max;
+  entry.center = t.bounds.center();
+  const std::string base = t.summary.path.substr(0, t.summary.path.size() - std::string_view(".untold").size());
+  std::vector<remote::lod_level> lod_entries;
+  for (std::size_t k = 0; k < t.lod_distances.size(); ++k)
+    // file_size_bytes on LOD/HLOD entries (an extension field the spec
+    // allows, kept by the manifest parser): the planner budgets each level
+    // with its real size, and `manifest validate` checks it.
+    lod_entries.push_back({.path = base + ".lod" + std::to_string(k + 1) + ".untold",
+                           .switch_distance = t.lod_distances[k],
+                           .extra = remote::json{{"file_size_bytes", t.summary.lod_bytes[k]}}});
+  if (!lod_entries.empty()) entry.lod_levels = std::move(lod_entries);
+  if (hlod != nullptr && hlod->triangles > 0) {
+    const double last = t.lod_distances.empty() ? streaming_radius : t.lod_distances.back();
+    const double hlod_distance = entry.lod_levels ? std::max(streaming_radius, last + t.edge) : streaming_radius;
+    entry.hlod_levels = std::vector<remote::lod_level>{{.path = base + ".hlod.untold",
+                                                        .switch_distance = hlod_distance,
+                                                        .extra = remote::json{{"file_size_bytes", hlod->bytes}}}};
+  }
+  if (!grid && !is_shared) {
+    entry.floor_id = 0;
+    entry.quadtree_node_id = t.node_path;
+  }
+  return entry;
+}
+
+/// Every job's results, in plan order: what the manifest job assembles.
+struct cook_results {
+  std::vector<tile_result> tiles;
+  std::vector<hlod_result_summary> hlods;  // per tile
+  std::optional<tile_result> shared;
+};
+
+/// Writes the manifest and fills the report's summaries from `results`.
+bool write_manifest_file(const cook_results& results, const tile_cook_options& options, bool grid, double edge,
+                         double streaming_radius, const job_writer& write, const fs::path& output_dir) {
+  tile_cook_report& report = write.into;
+  std::set<std::tuple<int, std::string, std::string, std::string>> seen;
+  {
+    convert::conversion_report imported;
+    imported.entries.swap(report.report.entries);
+    merge_report(report.report, imported, seen);
+  }
+  remote::manifest manifest;
+  manifest.version = grid ? 3 : 4;
+  manifest.defaults.streaming_radius = streaming_radius;
+  manifest.defaults.unload_radius = options.unload_radius.value_or(3 * edge);
+  manifest.defaults.prefetch_radius = options.prefetch_radius;
+  manifest.defaults.priority = options.priority;
+  if (!grid) manifest.partitioning_mode = "quadtree_floor";
+  box everything;
+  for (std::size_t t = 0; t < results.tiles.size(); ++t) {
+    const tile_result& r = results.tiles[t];
+    merge_report(report.report, r.report, seen);
+    manifest.tiles.push_back(manifest_entry(r, &results.hlods[t], false, grid, streaming_radius));
+    everything.add(r.bounds);
+    tile_summary summary = r.summary;
+    summary.hlod_triangles = results.hlods[t].triangles;
+    summary.hlod_bytes = results.hlods[t].bytes;
+    report.tiles.push_back(std::move(summary));
+  }
+  if (results.shared) {
+    merge_report(report.report, results.shared->report, seen);
+    manifest.shared_bucket = manifest_entry(*results.shared, nullptr, true, grid, streaming_radius);
+    everything.add(results.shared->bounds);
+    report.shared = results.shared->summary;
+  }
+  if (grid)
+    manifest.tile_size = remote::tile_size{
+        .x = options.cell_size, .y = everything.empty() ? 0 : everything.max[1] - everything.min[1], .z = options.cell_size};
+  const std::string text = remote::write_manifest(manifest) + "\n";
+  if (!write(options.manifest_name, std::as_bytes(std::span(text)))) return false;
+  report.manifest = output_dir / options.manifest_name;
+  return true;
+}
+
+}  // namespace
+
+
+bool parse_tiles_spec(std::string_view spec, tile_cook_options& o, std::string& error) {
+  const auto number = [](std::string_view text, double& out) {
+    if (text.empty()) return false;
+    const std::string s(text);
+    char* end = nullptr;
+    out = std::strtod(s.c_str(), &end);
+    return end == s.c_str() + s.size() && std::isfinite(out);
+  };
+  if (spec.starts_with("grid:")) {
+    double size = 0;
+    if (!number(spec.substr(5), size) || size <= 0) {
+      error = "grid:SIZE needs a positive cell size in scene units, got '" + std::string(spec.substr(5)) + "'";
+      return false;
+    }
+    o.partition = tile_cook_options::scheme::grid;
+    o.cell_size = size;
+    return true;
+  }
+  if (spec == "quadtree" || spec.starts_with("quadtree:")) {
+    o.partition = tile_cook_options::scheme::quadtree;
+    if (spec == "quadtree") return true;
+    const std::string_view text = spec.substr(9);
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc{} || end != text.data() + text.size() || n == 0) {
+      error = "quadtree:MAXTRIS needs a positive triangle count, got '" + std::string(text) + "'";
+      return false;
+    }
+    o.max_triangles = n;
+    return true;
+  }
+  error = "--tiles expects grid:SIZE or quadtree[:MAXTRIS], got '" + std::string(spec) + "'";
+  return false;
+}
+
+tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir, const tile_cook_options& options) {
+  tile_cook_report report;
+  report.report = s.report;
+  const auto progress = [&options](std::string_view stage, float fraction) {
+    if (options.progress) options.progress(stage, fraction);
+  };
+  progress("partition", 0);
+  const partition_result part = partition(s, options);
+  if (!part.error.empty()) {
+    report.error = part.error;
+    return report;
+  }
+  report.source_triangles = part.source_triangles;
+  report.split_draws = part.split_draws;
   progress("partition", 1);
 
-  // ---- write --------------------------------------------------------------------------------
   std::error_code ec;
   fs::create_directories(output_dir / "tiles", ec);
   if (ec) {
@@ -496,154 +735,27 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
     report.io_failure = true;
     return report;
   }
-  std::set<std::tuple<int, std::string, std::string, std::string>> seen;
-  {
-    convert::conversion_report imported;
-    imported.entries.swap(report.report.entries);
-    merge_report(report.report, imported, seen);
-  }
-  const auto write = [&](const std::string& relative, byte_span bytes) {
-    if (auto failed = write_output(output_dir / relative, bytes)) {
-      report.error = std::move(failed->message);
-      report.io_failure = true;
-      return false;
-    }
-    report.written.push_back(output_dir / relative);
-    report.total_bytes += bytes.size();
-    return true;
-  };
-  convert::to_untold_options write_options;
-  write_options.write.compression = options.compression;
-  write_options.write.vertex_layout = options.vertex_layout;
-
-  remote::manifest manifest;
-  manifest.version = grid ? 3 : 4;
-  const double edge = largest_edge > 0 ? largest_edge : 1;
-  manifest.defaults.streaming_radius = options.streaming_radius.value_or(2 * edge);
-  manifest.defaults.unload_radius = options.unload_radius.value_or(3 * edge);
-  manifest.defaults.prefetch_radius = options.prefetch_radius;
-  manifest.defaults.priority = options.priority;
-  if (!grid) manifest.partitioning_mode = "quadtree_floor";
-  box everything;
-
-  // One tile (or the shared bucket): files, summary, manifest entry.
-  const auto cook_one = [&](const tile_plan& plan, bool is_shared, tile_summary& summary,
-                            remote::tile& entry) -> bool {
-    subset_result sub = subset(s, draws, triangle_lists, plan.pieces, is_shared);
-    summary.id = plan.id;
-    summary.draws = static_cast<std::uint32_t>(plan.pieces.size());
-    summary.triangles = sub.triangles;
-    const std::string base = is_shared ? plan.id : "tiles/" + plan.id;
-    summary.path = base + ".untold";
-    for (std::size_t i = 0; i < sub.scene.meshes.size(); ++i) {
-      convert::mesh& m = sub.scene.meshes[i];
-      if (m.skin != no_ref) continue;  // skinned meshes deform: no simplified levels
-      lod_options lods = options.lods;
-      lods.lock_border = lods.lock_border || sub.split[i];
-      generate_lods(m, lods);
-    }
-    write_options.type = is_shared ? file_type::shared : file_type::tile;
-    write_options.lod_files = true;
-    convert::conversion_report written_report;
-    auto out = convert::to_untold(sub.scene, write_options, written_report);
-    if (!out) {
-      report.error = "tile " + plan.id + ": cannot write: " + out.error().describe();
-      return false;
-    }
-    merge_report(report.report, written_report, seen);
-    if (!write(summary.path, out->file)) return false;
-    summary.bytes = out->file.size();
-    entry.tile_id = plan.id;
-    entry.path = summary.path;
-    entry.file_size_bytes = summary.bytes;
-    entry.bounds.min = sub.bounds.empty() ? std::array<double, 3>{0, 0, 0} : sub.bounds.min;
-    entry.bounds.max = sub.bounds.empty() ? std::array<double, 3>{0, 0, 0} : sub.bounds.max;
-    entry.center = sub.bounds.center();
-    everything.add(sub.bounds);
-    std::vector<remote::lod_level> lod_entries;
-    // The planner (docs/streaming.md) shows the full tile inside the
-    // streaming radius, LOD k from its switch distance to the next level's,
-    // the HLOD after the last LOD: so by default LOD1 starts at the streaming
-    // radius and each further level one tile edge later (a LOD switching
-    // inside the radius would never be shown over the full tile).
-    double distance = manifest.defaults.streaming_radius;
-    for (std::size_t k = 0; k < out->lod_files.size(); ++k) {
-      const std::string path = base + ".lod" + std::to_string(k + 1) + ".untold";
-      if (!write(path, out->lod_files[k])) return false;
-      summary.lod_triangles.push_back(scene_triangles(sub.scene, k + 1));
-      summary.lod_bytes.push_back(out->lod_files[k].size());
-      if (k < options.lod_distances.size()) distance = options.lod_distances[k];
-      else if (k > 0) distance += plan.edge;
-      // file_size_bytes on LOD/HLOD entries (an extension field the spec
-      // allows, kept by the manifest parser): the planner budgets each level
-      // with its real size, and `manifest validate` checks it.
-      lod_entries.push_back({.path = path,
-                             .switch_distance = distance,
-                             .extra = remote::json{{"file_size_bytes", out->lod_files[k].size()}}});
-    }
-    if (!lod_entries.empty()) entry.lod_levels = std::move(lod_entries);
-    if (options.write_hlods && !is_shared) {
-      hlod_result proxy = build_hlod(sub.parts, options.hlod);
-      if (proxy.triangles > 0 && proxy.triangles < summary.triangles) {
-        convert::scene h;
-        h.name = plan.id + " hlod";
-        h.nodes.push_back({.name = "hlod", .meshes = {0}});
-        h.meshes.push_back(std::move(proxy.mesh));
-        h.materials.push_back(std::move(proxy.material));
-        convert::to_untold_options hlod_write = write_options;
-        hlod_write.type = file_type::hlod;
-        hlod_write.lod_files = false;
-        convert::conversion_report hlod_report;
-        auto file = convert::to_untold(h, hlod_write, hlod_report);
-        if (!file) {
-          report.error = "tile " + plan.id + ": cannot write the HLOD: " + file.error().describe();
-          return false;
-        }
-        const std::string path = base + ".hlod.untold";
-        if (!write(path, file->file)) return false;
-        summary.hlod_triangles = proxy.triangles;
-        summary.hlod_bytes = file->file.size();
-        const double hlod_distance = entry.lod_levels ? std::max(manifest.defaults.streaming_radius, distance + plan.edge)
-                                                      : manifest.defaults.streaming_radius;
-        entry.hlod_levels = std::vector<remote::lod_level>{{.path = path,
-                                                            .switch_distance = hlod_distance,
-                                                            .extra = remote::json{{"file_size_bytes", summary.hlod_bytes}}}};
-      }
-    }
-    if (!grid && !is_shared) {
-      entry.floor_id = 0;
-      entry.quadtree_node_id = plan.node_path;
-    }
-    return true;
-  };
-
-  for (std::size_t t = 0; t < plans.size(); ++t) {
-    progress("tiles", static_cast<float>(t) / static_cast<float>(plans.size()));
-    tile_summary summary;
-    remote::tile entry;
-    if (!cook_one(plans[t], false, summary, entry)) return report;
-    report.tiles.push_back(std::move(summary));
-    manifest.tiles.push_back(std::move(entry));
+  // The jobs of the distributed cook, in plan order, in this process.
+  const job_writer write{output_dir, report};
+  cook_results results;
+  for (std::size_t t = 0; t < part.plans.size(); ++t) {
+    progress("tiles", static_cast<float>(t) / static_cast<float>(part.plans.size()));
+    auto tile = cook_tile_files(s, part, part.plans[t], false, options, write);
+    if (!tile) return report;
+    auto hlod = cook_hlod_file(s, part, part.plans[t], options, write);
+    if (!hlod) return report;
+    results.tiles.push_back(std::move(*tile));
+    results.hlods.push_back(*hlod);
   }
   progress("tiles", 1);
-  const bool shared_extras = !s.skeletons.empty() || !s.animations.empty() || !s.lights.empty() || !s.cameras.empty();
-  if (!shared.empty() || shared_extras) {
+  if (part.write_shared) {
     progress("shared", 0);
-    tile_summary summary;
-    remote::tile entry;
-    if (!cook_one({.id = "shared", .edge = edge, .pieces = std::move(shared)}, true, summary, entry)) return report;
-    report.shared = std::move(summary);
-    manifest.shared_bucket = std::move(entry);
+    results.shared = cook_tile_files(s, part, {.id = "shared", .edge = part.edge, .pieces = part.shared}, true, options, write);
+    if (!results.shared) return report;
     progress("shared", 1);
   }
-  if (grid)
-    manifest.tile_size = remote::tile_size{
-        .x = options.cell_size, .y = everything.empty() ? 0 : everything.max[1] - everything.min[1], .z = options.cell_size};
-
   progress("manifest", 0);
-  const std::string text = remote::write_manifest(manifest) + "\n";
-  if (!write(options.manifest_name, std::as_bytes(std::span(text)))) return report;
-  report.manifest = output_dir / options.manifest_name;
+  if (!write_manifest_file(results, options, part.grid, part.edge, part.streaming_radius, write, output_dir)) return report;
   progress("manifest", 1);
   return report;
 }
@@ -658,6 +770,434 @@ tile_cook_report cook_tiles_file(const fs::path& input, const fs::path& output_d
     return r;
   }
   return cook_tiles(imported.scene, output_dir, options);
+}
+
+tile_source import_tile_source(const fs::path& input) {
+  tile_source r;
+  const auto bytes = read_file_bytes(input);
+  if (!bytes) {
+    r.error = "cannot read " + quote_path(input.string());
+    r.io_failure = true;
+    return r;
+  }
+  r.sha256 = to_hex(sha256_portable_of(*bytes));
+  const byte_span head(*bytes);
+  if (head.size() >= file_magic.size() && std::equal(file_magic.begin(), file_magic.end(), head.begin(),
+                                                     [](std::uint8_t a, std::byte b) { return std::byte{a} == b; })) {
+    r.error = quote_path(input.string()) + " is already a .untold file";
+    return r;
+  }
+  if (const format_handler* handler = recognise(head)) {
+    if (handler->import == nullptr) {
+      r.error = quote_path(input.string()) + ": cook cannot import this format (" + std::string(handler->description) + ")";
+      return r;
+    }
+    import_request request;
+    request.input = input;
+    request.bytes = head;
+    auto scene = handler->import(request);
+    if (!scene) {
+      r.error = escaped(input.string()) + ": cannot import: " + scene.error().describe();
+      return r;
+    }
+    r.scene = std::move(*scene);
+    return r;
+  }
+  model_import_result imported = import_model(input);
+  if (!imported) {
+    r.error = escaped(input.string()) + ": cannot import: " + escaped(imported.error);
+    return r;
+  }
+  r.scene = std::move(imported.scene);
+  return r;
+}
+
+// ---- the distributed cook -------------------------------------------------------------------
+
+std::string_view name(tile_job::kind k) noexcept {
+  switch (k) {
+    case tile_job::kind::tile: return "tile";
+    case tile_job::kind::hlod: return "hlod";
+    case tile_job::kind::shared: return "shared";
+    case tile_job::kind::manifest: return "manifest";
+  }
+  return "?";
+}
+
+namespace {
+
+/// The source and its partition, as a job finds them; checks the plan still holds.
+struct job_input {
+  tile_source source;
+  partition_result part;
+  std::string error;
+  bool io_failure = false;
+};
+
+job_input load_job_input(const fs::path& source, const tile_cook_options& options, const std::string& expected_sha256) {
+  job_input in;
+  in.source = import_tile_source(source);
+  if (!in.source) {
+    in.error = in.source.error;
+    in.io_failure = in.source.io_failure;
+    return in;
+  }
+  if (!expected_sha256.empty() && in.source.sha256 != expected_sha256) {
+    in.error = quote_path(source.string()) + " changed since the plan was written (SHA-256 " + in.source.sha256 +
+               ", planned " + expected_sha256 + ")";
+    return in;
+  }
+  in.part = partition(in.source.scene, options);
+  in.error = in.part.error;
+  return in;
+}
+
+json compression_json(const chunk_compression& c) {
+  return json{{"method", static_cast<int>(c.method)}, {"level", c.level}};
+}
+
+json box_json(const box& b) {
+  if (b.empty()) return nullptr;
+  return json{{"min", b.min}, {"max", b.max}};
+}
+
+json report_json(const convert::conversion_report& report) {
+  json entries = json::array();
+  for (const convert::report_entry& e : report.entries)
+    entries.push_back(json{{"severity", static_cast<int>(e.severity)}, {"what", e.what}, {"where", e.where}, {"reason", e.reason}, {"count", e.count}});
+  return entries;
+}
+
+json tile_result_json(const tile_result& t) {
+  const tile_summary& s = t.summary;
+  return json{{"id", s.id},           {"path", s.path},
+              {"bytes", s.bytes},     {"triangles", s.triangles},
+              {"draws", s.draws},     {"lod_triangles", s.lod_triangles},
+              {"lod_bytes", s.lod_bytes}, {"bounds", box_json(t.bounds)},
+              {"edge", t.edge},       {"node_path", t.node_path},
+              {"lod_distances", t.lod_distances}, {"report", report_json(t.report)}};
+}
+
+/// Reading JSON written by this file (a plan or a job's result): any field of
+/// the wrong type or range is an error, never an exception that escapes.
+template <class F>
+bool parse_guarded(const std::string& text, std::string& error, const std::string& what, F&& f) {
+  try {
+    f(json::parse(text));
+    return true;
+  } catch (const std::exception& e) {
+    error = what + ": " + e.what();
+    return false;
+  }
+}
+
+tile_result tile_result_from(const json& j) {
+  tile_result t;
+  tile_summary& s = t.summary;
+  s.id = j.at("id").get<std::string>();
+  s.path = j.at("path").get<std::string>();
+  s.bytes = j.at("bytes").get<std::uint64_t>();
+  s.triangles = j.at("triangles").get<std::uint64_t>();
+  s.draws = j.at("draws").get<std::uint32_t>();
+  s.lod_triangles = j.at("lod_triangles").get<std::vector<std::uint64_t>>();
+  s.lod_bytes = j.at("lod_bytes").get<std::vector<std::uint64_t>>();
+  if (!j.at("bounds").is_null()) {
+    t.bounds.min = j.at("bounds").at("min").get<std::array<double, 3>>();
+    t.bounds.max = j.at("bounds").at("max").get<std::array<double, 3>>();
+  }
+  t.edge = j.at("edge").get<double>();
+  t.node_path = j.at("node_path").get<std::string>();
+  t.lod_distances = j.at("lod_distances").get<std::vector<double>>();
+  if (t.lod_distances.size() != s.lod_bytes.size() || s.lod_bytes.size() != s.lod_triangles.size())
+    throw std::runtime_error("the LOD lists differ in length");
+  for (const json& e : j.at("report")) {
+    const int severity = e.at("severity").get<int>();
+    if (severity < 0 || severity > 2) throw std::runtime_error("unknown report severity");
+    t.report.entries.push_back({.severity = static_cast<convert::report_entry::kind>(severity),
+                                .what = e.at("what").get<std::string>(),
+                                .where = e.at("where").get<std::string>(),
+                                .reason = e.at("reason").get<std::string>(),
+                                .count = e.at("count").get<std::uint64_t>()});
+  }
+  return t;
+}
+
+fs::path result_path(const tile_cook_plan& plan, std::size_t job) {
+  return plan.state / ("job-" + std::to_string(job) + ".json");
+}
+
+}  // namespace
+
+tile_plan_result plan_tile_cook(const fs::path& input, const fs::path& output_dir, const tile_cook_options& options) {
+  tile_plan_result r;
+  std::error_code ec;
+  r.plan.source = fs::absolute(input, ec).lexically_normal();
+  r.plan.output = fs::absolute(output_dir, ec).lexically_normal();
+  r.plan.options = options;
+  r.plan.options.progress = {};
+  const job_input in = load_job_input(r.plan.source, options, "");
+  if (!in.error.empty()) {
+    r.error = in.error;
+    r.io_failure = in.io_failure;
+    return r;
+  }
+  r.plan.source_sha256 = in.source.sha256;
+  r.plan.source_triangles = in.part.source_triangles;
+  r.plan.split_draws = in.part.split_draws;
+  for (const tile_plan& t : in.part.plans) {
+    r.plan.jobs.push_back({.what = tile_job::kind::tile, .tile = t.id});
+    if (options.write_hlods) r.plan.jobs.push_back({.what = tile_job::kind::hlod, .tile = t.id});
+  }
+  if (in.part.write_shared) r.plan.jobs.push_back({.what = tile_job::kind::shared, .tile = "shared"});
+  r.plan.jobs.push_back({.what = tile_job::kind::manifest, .tile = {}});
+  return r;
+}
+
+std::string tile_plan_json(const tile_cook_plan& plan) {
+  const tile_cook_options& o = plan.options;
+  json overrides = json::object();
+  for (std::size_t t = 0; t < o.compression.overrides.size(); ++t)
+    if (o.compression.overrides[t]) overrides[std::to_string(t)] = compression_json(*o.compression.overrides[t]);
+  const auto optional = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  json options{{"partition", o.partition == tile_cook_options::scheme::grid ? "grid" : "quadtree"},
+               {"cell_size", o.cell_size},
+               {"max_triangles", o.max_triangles},
+               {"max_depth", o.max_depth},
+               {"lods", {{"ratios", o.lods.ratios},
+                         {"target_error", o.lods.target_error},
+                         {"max_kept_fraction", o.lods.max_kept_fraction},
+                         {"sloppy_fallback", o.lods.sloppy_fallback},
+                         {"lock_border", o.lods.lock_border},
+                         {"distance_per_error", o.lods.distance_per_error}}},
+               {"hlod", {{"ratio", o.hlod.ratio}, {"target_error", o.hlod.target_error}}},
+               {"write_hlods", o.write_hlods},
+               {"lod_distances", o.lod_distances},
+               {"streaming_radius", optional(o.streaming_radius)},
+               {"unload_radius", optional(o.unload_radius)},
+               {"prefetch_radius", optional(o.prefetch_radius)},
+               {"priority", o.priority},
+               {"compression", {{"metadata", compression_json(o.compression.metadata)},
+                                {"data", compression_json(o.compression.data)},
+                                {"overrides", std::move(overrides)}}},
+               {"vertex_layout", static_cast<std::uint32_t>(o.vertex_layout)},
+               {"manifest_name", o.manifest_name}};
+  json jobs = json::array();
+  for (const tile_job& j : plan.jobs) jobs.push_back(json{{"kind", name(j.what)}, {"tile", j.tile}});
+  return to_text(json{{"untold_tile_plan", 1},
+                      {"source", plan.source.string()},
+                      {"source_sha256", plan.source_sha256},
+                      {"output", plan.output.string()},
+                      {"source_triangles", plan.source_triangles},
+                      {"split_draws", plan.split_draws},
+                      {"options", std::move(options)},
+                      {"jobs", std::move(jobs)}}) + "\n";
+}
+
+std::optional<std::string> write_tile_plan(tile_cook_plan& plan, const fs::path& plan_path) {
+  std::error_code ec;
+  plan.state = fs::absolute(plan_path, ec).lexically_normal();
+  plan.state += ".d";
+  if (plan_path.has_parent_path()) fs::create_directories(plan_path.parent_path(), ec);
+  const std::string text = tile_plan_json(plan);
+  if (auto failed = write_output(plan_path, std::as_bytes(std::span(text)))) return failed->message;
+  return std::nullopt;
+}
+
+tile_plan_result read_tile_plan(const fs::path& plan_path) {
+  tile_plan_result r;
+  const auto bytes = read_file_bytes(plan_path);
+  if (!bytes) {
+    r.error = "cannot read " + quote_path(plan_path.string());
+    r.io_failure = true;
+    return r;
+  }
+  const std::string text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  tile_cook_plan& plan = r.plan;
+  const bool ok = parse_guarded(text, r.error, quote_path(plan_path.string()) + " is not a tile plan", [&](const json& j) {
+    if (j.at("untold_tile_plan").get<int>() != 1) throw std::runtime_error("unknown plan version");
+    plan.source = j.at("source").get<std::string>();
+    plan.source_sha256 = j.at("source_sha256").get<std::string>();
+    plan.output = j.at("output").get<std::string>();
+    plan.source_triangles = j.at("source_triangles").get<std::uint64_t>();
+    plan.split_draws = j.at("split_draws").get<std::uint64_t>();
+    const json& o = j.at("options");
+    tile_cook_options& t = plan.options;
+    const std::string partition_name = o.at("partition").get<std::string>();
+    if (partition_name != "grid" && partition_name != "quadtree") throw std::runtime_error("unknown partition");
+    t.partition = partition_name == "grid" ? tile_cook_options::scheme::grid : tile_cook_options::scheme::quadtree;
+    t.cell_size = o.at("cell_size").get<double>();
+    t.max_triangles = o.at("max_triangles").get<std::uint64_t>();
+    t.max_depth = o.at("max_depth").get<std::uint32_t>();
+    const json& lods = o.at("lods");
+    t.lods.ratios = lods.at("ratios").get<std::vector<float>>();
+    t.lods.target_error = lods.at("target_error").get<float>();
+    t.lods.max_kept_fraction = lods.at("max_kept_fraction").get<float>();
+    t.lods.sloppy_fallback = lods.at("sloppy_fallback").get<bool>();
+    t.lods.lock_border = lods.at("lock_border").get<bool>();
+    t.lods.distance_per_error = lods.at("distance_per_error").get<float>();
+    t.hlod.ratio = o.at("hlod").at("ratio").get<float>();
+    t.hlod.target_error = o.at("hlod").at("target_error").get<float>();
+    t.write_hlods = o.at("write_hlods").get<bool>();
+    t.lod_distances = o.at("lod_distances").get<std::vector<double>>();
+    const auto optional = [&o](const char* key) {
+      return o.at(key).is_null() ? std::optional<double>{} : std::optional<double>{o.at(key).get<double>()};
+    };
+    t.streaming_radius = optional("streaming_radius");
+    t.unload_radius = optional("unload_radius");
+    t.prefetch_radius = optional("prefetch_radius");
+    t.priority = o.at("priority").get<double>();
+    const auto compression_from = [](const json& c) {
+      const int method = c.at("method").get<int>();
+      if (method < 0 || method > static_cast<int>(compression::meshopt_zstd)) throw std::runtime_error("unknown compression");
+      return chunk_compression{.method = static_cast<compression>(method), .level = c.at("level").get<int>()};
+    };
+    const json& c = o.at("compression");
+    t.compression.metadata = compression_from(c.at("metadata"));
+    t.compression.data = compression_from(c.at("data"));
+    for (const auto& [key, value] : c.at("overrides").items()) {
+      const unsigned long type = std::stoul(key);
+      if (type >= t.compression.overrides.size()) throw std::runtime_error("unknown chunk type in overrides");
+      t.compression.overrides[type] = compression_from(value);
+    }
+    const auto layout = o.at("vertex_layout").get<std::uint32_t>();
+    if (layout != static_cast<std::uint32_t>(vertex_layout::pbr_static_v1) &&
+        layout != static_cast<std::uint32_t>(vertex_layout::pbr_quant_v1))
+      throw std::runtime_error("unknown vertex layout");
+    t.vertex_layout = static_cast<vertex_layout>(layout);
+    t.manifest_name = o.at("manifest_name").get<std::string>();
+    if (!detail::is_safe_relative_path(t.manifest_name)) throw std::runtime_error("manifest_name is not a safe relative path");
+    for (const json& job : j.at("jobs")) {
+      const std::string kind = job.at("kind").get<std::string>();
+      tile_job parsed{.tile = job.at("tile").get<std::string>()};
+      if (kind == "tile") parsed.what = tile_job::kind::tile;
+      else if (kind == "hlod") parsed.what = tile_job::kind::hlod;
+      else if (kind == "shared") parsed.what = tile_job::kind::shared;
+      else if (kind == "manifest") parsed.what = tile_job::kind::manifest;
+      else throw std::runtime_error("unknown job kind '" + kind + "'");
+      plan.jobs.push_back(std::move(parsed));
+    }
+    if (plan.jobs.empty() || plan.jobs.back().what != tile_job::kind::manifest)
+      throw std::runtime_error("the last job must be the manifest");
+  });
+  if (!ok) return r;
+  std::error_code ec;
+  plan.state = fs::absolute(plan_path, ec).lexically_normal();
+  plan.state += ".d";
+  return r;
+}
+
+tile_cook_report run_tile_job(const tile_cook_plan& plan, std::size_t job) {
+  tile_cook_report report;
+  if (job >= plan.jobs.size()) {
+    report.error = "the plan has " + std::to_string(plan.jobs.size()) + " jobs; there is no job " + std::to_string(job);
+    return report;
+  }
+  const tile_job& what = plan.jobs[job];
+  const std::string who = what.what == tile_job::kind::manifest ? std::string("manifest")
+                                                                 : std::string(name(what.what)) + " " + what.tile;
+  const auto fail = [&](std::string message) {
+    report.error = "job " + std::to_string(job) + " (" + who + "): " + std::move(message);
+    return report;
+  };
+  std::error_code ec;
+  fs::create_directories(plan.output / "tiles", ec);
+  if (!ec) fs::create_directories(plan.state, ec);
+  if (ec) {
+    report.io_failure = true;
+    return fail("cannot create the output or state directory: " + ec.message());
+  }
+  const job_writer write{plan.output, report};
+  const json stamp{{"source_sha256", plan.source_sha256}, {"job", job}, {"kind", name(what.what)}, {"tile", what.tile}};
+  const auto save = [&](json result) {
+    result["stamp"] = stamp;
+    const std::string text = to_text(result) + "\n";
+    if (auto failed = write_output(result_path(plan, job), std::as_bytes(std::span(text)))) {
+      report.io_failure = true;
+      report.error = failed->message;
+      return false;
+    }
+    return true;
+  };
+
+  if (what.what == tile_job::kind::manifest) {
+    // Every other job's result, in plan order; a missing one stops the manifest.
+    cook_results results;
+    std::vector<std::string> missing;
+    bool grid = plan.options.partition == tile_cook_options::scheme::grid;
+    double edge = 1, streaming_radius = 0;
+    for (std::size_t k = 0; k + 1 < plan.jobs.size(); ++k) {
+      const auto bytes = read_file_bytes(result_path(plan, k));
+      const tile_job& other = plan.jobs[k];
+      if (!bytes) {
+        missing.push_back(std::string(name(other.what)) + " " + other.tile + " (job " + std::to_string(k) + ")");
+        continue;
+      }
+      std::string why;
+      const std::string text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+      const bool ok = parse_guarded(text, why, "the result of job " + std::to_string(k), [&](const json& j) {
+        if (j.at("stamp") != json{{"source_sha256", plan.source_sha256}, {"job", k}, {"kind", name(other.what)}, {"tile", other.tile}})
+          throw std::runtime_error("it belongs to another plan");
+        edge = j.at("edge_of_plan").get<double>();
+        streaming_radius = j.at("streaming_radius").get<double>();
+        if (other.what == tile_job::kind::hlod) {
+          if (results.tiles.empty() || results.tiles.back().summary.id != other.tile)
+            throw std::runtime_error("an HLOD job must follow its tile's job");
+          results.hlods.back() = {.triangles = j.at("triangles").get<std::uint64_t>(), .bytes = j.at("bytes").get<std::uint64_t>()};
+        } else if (other.what == tile_job::kind::tile) {
+          results.tiles.push_back(tile_result_from(j.at("tile")));
+          results.hlods.emplace_back();
+        } else {
+          results.shared = tile_result_from(j.at("tile"));
+        }
+      });
+      if (!ok) return fail(why);
+    }
+    if (!missing.empty()) {
+      std::string list;
+      for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+      return fail("no manifest written: these jobs have not finished: " + list);
+    }
+    report.source_triangles = plan.source_triangles;
+    report.split_draws = plan.split_draws;
+    if (!write_manifest_file(results, plan.options, grid, edge, streaming_radius, write, plan.output))
+      return fail(report.error);
+    return report;
+  }
+
+  const job_input in = load_job_input(plan.source, plan.options, plan.source_sha256);
+  if (!in.error.empty()) {
+    report.io_failure = in.io_failure;
+    return fail(in.error);
+  }
+  const partition_result& part = in.part;
+  const json plan_facts{{"edge_of_plan", part.edge}, {"streaming_radius", part.streaming_radius}};
+  if (what.what == tile_job::kind::shared) {
+    if (!part.write_shared) return fail("the source no longer has a shared bucket");
+    auto shared = cook_tile_files(in.source.scene, part, {.id = "shared", .edge = part.edge, .pieces = part.shared}, true,
+                                  plan.options, write);
+    if (!shared) return fail(report.error);
+    json result = plan_facts;
+    result["tile"] = tile_result_json(*shared);
+    if (!save(std::move(result))) return fail(report.error);
+    report.shared = shared->summary;
+    return report;
+  }
+  const auto found = std::find_if(part.plans.begin(), part.plans.end(), [&](const tile_plan& t) { return t.id == what.tile; });
+  if (found == part.plans.end()) return fail("the source's partition has no tile '" + escaped(what.tile) + "'");
+  json result = plan_facts;
+  if (what.what == tile_job::kind::tile) {
+    auto tile = cook_tile_files(in.source.scene, part, *found, false, plan.options, write);
+    if (!tile) return fail(report.error);
+    result["tile"] = tile_result_json(*tile);
+    report.tiles.push_back(tile->summary);
+  } else {
+    auto hlod = cook_hlod_file(in.source.scene, part, *found, plan.options, write);
+    if (!hlod) return fail(report.error);
+    result["triangles"] = hlod->triangles;
+    result["bytes"] = hlod->bytes;
+  }
+  if (!save(std::move(result))) return fail(report.error);
+  return report;
 }
 
 }  // namespace untold::tools

@@ -124,4 +124,82 @@ struct tile_cook_report {
                                                const std::filesystem::path& output_dir,
                                                const tile_cook_options& options);
 
+/// A cook's source as a scene: a foreign format with an importer
+/// (formats.hpp) through it, anything else through import_model. Refuses a
+/// .untold file. Empty `error` on success; the error of a foreign importer
+/// starts with its rule id. Safe on untrusted files.
+struct tile_source {
+  convert::scene scene;
+  std::string error;
+  bool io_failure = false;  // the file could not be read
+  std::string sha256;       // lower-case hex digest of the file's bytes
+
+  explicit operator bool() const noexcept { return error.empty(); }
+};
+[[nodiscard]] tile_source import_tile_source(const std::filesystem::path& input);
+
+// ---- the distributed cook (docs/distributed.md) ---------------------------------------
+//
+// The cook above as independent, deterministic jobs: one per tile (its file
+// and its LOD files, which come out of one simplification), one per tile's
+// HLOD, one for the shared bucket, and a last one that writes the manifest
+// from the others' results. Every job imports the source again and
+// partitions it again (cheap and deterministic), checks that the source is
+// the one planned (SHA-256) and that the partition gives the planned tile,
+// then writes its files atomically (write_output). So a job may run on any
+// machine that sees the source, the output directory and the plan's state
+// directory, any number of times: a retry rewrites the same bytes. Running
+// every job in order gives the bytes cook_tiles gives.
+//
+//   auto planned = untold::tools::plan_tile_cook("city.glb", "out/", options);
+//   untold::tools::write_tile_plan(planned.plan, "plan.json");
+//   for (std::size_t j = 0; j < planned.plan.jobs.size(); ++j)      // anywhere, in any order,
+//     untold::tools::run_tile_job(planned.plan, j);                 // the manifest job last
+
+struct tile_job {
+  enum class kind { tile, hlod, shared, manifest };
+  kind what = kind::tile;
+  std::string tile;  // the tile id (tile, hlod), "shared", or empty (manifest)
+};
+[[nodiscard]] std::string_view name(tile_job::kind k) noexcept;
+
+struct tile_cook_plan {
+  std::filesystem::path source;  // absolute
+  std::string source_sha256;
+  std::filesystem::path output;  // absolute
+  /// Where jobs leave their results for the manifest job (absolute): the
+  /// plan file's path + ".d" (write_tile_plan / read_tile_plan set it).
+  std::filesystem::path state;
+  tile_cook_options options;  // progress is not part of a plan
+  std::vector<tile_job> jobs;  // the manifest job last
+  std::uint64_t source_triangles = 0, split_draws = 0;
+};
+
+struct tile_plan_result {
+  tile_cook_plan plan;
+  std::string error;
+  bool io_failure = false;
+  explicit operator bool() const noexcept { return error.empty(); }
+};
+
+/// Imports and partitions `input` and lists the jobs. Writes nothing.
+[[nodiscard]] tile_plan_result plan_tile_cook(const std::filesystem::path& input, const std::filesystem::path& output_dir,
+                                              const tile_cook_options& options);
+
+/// The plan as JSON (docs/distributed.md), and back. read_tile_plan checks
+/// every field's type and range (safe on any text) and sets `state` from
+/// `plan_path`.
+[[nodiscard]] std::string tile_plan_json(const tile_cook_plan& plan);
+[[nodiscard]] tile_plan_result read_tile_plan(const std::filesystem::path& plan_path);
+/// Writes tile_plan_json atomically to `plan_path` (its folder created when
+/// missing) and sets plan.state. The error message on failure.
+[[nodiscard]] std::optional<std::string> write_tile_plan(tile_cook_plan& plan, const std::filesystem::path& plan_path);
+
+/// Runs job `job` of `plan`: its files in plan.output, its result in
+/// plan.state. The manifest job reads every other job's result and fails,
+/// naming them, when one is missing. The report holds what the job wrote
+/// (and, for the manifest job, the whole cook's summaries and report).
+/// An error names the tile ("tile t_0_1: ...").
+[[nodiscard]] tile_cook_report run_tile_job(const tile_cook_plan& plan, std::size_t job);
+
 }  // namespace untold::tools

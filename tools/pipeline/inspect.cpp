@@ -257,9 +257,9 @@ json material_json(const asset& a, std::uint32_t row, const material_record& m) 
               {"roughnessFactor", float_json(m.roughness_factor)},
               {"occlusionStrength", float_json(m.occlusion_strength)},
               {"alphaCutoff", float_json(m.alpha_cutoff)},
-              {"alphaMode", m.alpha_mode() == alpha_mode::opaque ? json("opaque")
-                            : m.alpha_mode() == alpha_mode::mask ? json("mask")
-                            : m.alpha_mode() == alpha_mode::blend ? json("blend")
+              {"alphaMode", m.alpha_mode() == untold::alpha_mode::opaque ? json("opaque")
+                            : m.alpha_mode() == untold::alpha_mode::mask ? json("mask")
+                            : m.alpha_mode() == untold::alpha_mode::blend ? json("blend")
                                                                   : json(nullptr)},
               {"transmissionFactor", float_json(m.transmission_factor)},
               {"textures",
@@ -381,7 +381,7 @@ std::string first_bytes(byte_span bytes) {
 std::string escaped(std::string_view text) {
   std::string s;
   s.reserve(text.size());
-  detail::append_escaped(s, text);
+  untold::detail::append_escaped(s, text);
   return s;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <numbers>
 #include <span>
@@ -33,6 +34,8 @@ namespace untold::tools {
 namespace {
 
 namespace fs = std::filesystem;
+// The camera is computed in double, not with pipeline/vec3.hpp's floats:
+// a scene's finite bounds may reach FLT_MAX, and the framing multiplies them.
 using vec3 = std::array<double, 3>;
 
 /// The push constants of shaders/shaded_common.glsl.
@@ -58,7 +61,14 @@ vec3 normalized(const vec3& a) {
   return length > 0 ? scaled(a, 1 / length) : vec3{0, 0, 0};
 }
 vec3 widened(const std::array<float, 3>& a) { return {a[0], a[1], a[2]}; }
-std::array<float, 3> narrowed(const vec3& a) { return {float(a[0]), float(a[1]), float(a[2])}; }
+/// `v` as a float, clamped to the float range: a double past it has no float
+/// (the conversion is undefined), and a scene's finite bounds near FLT_MAX
+/// put the framed eye past it. NaN stays NaN (std::clamp returns it).
+float clamped(double v) {
+  constexpr double most = std::numeric_limits<float>::max();
+  return float(std::clamp(v, -most, most));
+}
+std::array<float, 3> narrowed(const vec3& a) { return {clamped(a[0]), clamped(a[1]), clamped(a[2])}; }
 
 /// The camera of a frame: where it is, what it looks at, and the depth range.
 struct view {
@@ -125,7 +135,7 @@ std::array<float, 16> view_projection(const view& v, double aspect) {
       double sum = 0;
       for (int k = 0; k < 3; ++k) sum += projection[row][k] * view_rows[k][col];
       if (col == 3) sum += projection[row][3];  // the view matrix's last row is (0, 0, 0, 1)
-      out[std::size_t(col) * 4 + std::size_t(row)] = float(sum);
+      out[std::size_t(col) * 4 + std::size_t(row)] = clamped(sum);
     }
   return out;
 }
