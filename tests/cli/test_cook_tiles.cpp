@@ -470,10 +470,13 @@ TEST_CASE("distributed cook: the plan's jobs, in any order and retried, give coo
   grid150.cell_size = 150;
   auto planned = tools::plan_tile_cook(source, dir / "changed", grid150);
   REQUIRE(planned);
-  { std::ofstream(source, std::ios::app) << "extra"; }
+  CHECK(tools::run_tile_job(planned.plan, 0).error.find("write it with write_tile_plan first") != std::string::npos);
+  REQUIRE_FALSE(tools::write_tile_plan(planned.plan, dir / "changed_plan.json"));
+  fs::copy_file(cli_test::assimp_model("glTF2/BoxTextured-glTF-Binary/BoxTextured.glb"), source,
+                fs::copy_options::overwrite_existing);
   const auto refused = tools::run_tile_job(planned.plan, 0);
   CHECK(refused.error.rfind("job 0 (tile " + planned.plan.jobs[0].tile + "): ", 0) == 0);
-  CHECK(refused.error.find("changed since the plan was written") != std::string::npos);
+  CHECK_MESSAGE(refused.error.find("changed since the plan was written") != std::string::npos, refused.error);
 
   // A plan file that is not one: an error, never an exception.
   std::ofstream(dir / "bad.json") << R"({"untold_tile_plan": 1, "source": 7})";

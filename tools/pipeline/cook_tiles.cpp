@@ -1099,6 +1099,7 @@ tile_cook_report run_tile_job(const tile_cook_plan& plan, std::size_t job) {
     report.error = "job " + std::to_string(job) + " (" + who + "): " + std::move(message);
     return report;
   };
+  if (plan.state.empty()) return fail("the plan has no state folder: write it with write_tile_plan first");
   std::error_code ec;
   fs::create_directories(plan.output / "tiles", ec);
   if (!ec) fs::create_directories(plan.state, ec);
