@@ -1065,7 +1065,7 @@ tile_plan_result read_tile_plan(const fs::path& plan_path) {
       throw std::runtime_error("unknown vertex layout");
     t.vertex_layout = static_cast<vertex_layout>(layout);
     t.manifest_name = o.at("manifest_name").get<std::string>();
-    if (!detail::is_safe_relative_path(t.manifest_name)) throw std::runtime_error("manifest_name is not a safe relative path");
+    if (!untold::detail::is_safe_relative_path(t.manifest_name)) throw std::runtime_error("manifest_name is not a safe relative path");
     for (const json& job : j.at("jobs")) {
       const std::string kind = job.at("kind").get<std::string>();
       tile_job parsed{.tile = job.at("tile").get<std::string>()};
