@@ -485,7 +485,7 @@ TEST_CASE("distributed cook: a grid plan's jobs, in any order and retried, give 
 }
 
 TEST_CASE("distributed cook: a quadtree plan's jobs, in any order and retried, give cook_tiles' bytes") {
-  check_jobs_match_single_cook("quadtree:2000");
+  check_jobs_match_single_cook("quadtree:12000");
 }
 
 TEST_CASE("distributed cook: a source changed since the plan and a plan that is not one are refused") {
