@@ -196,14 +196,11 @@ std::string cook_tiles(const std::string& input, const std::string& output, cons
 std::string plan_tiles(const std::string& input, const std::string& output, const std::string& plan_path,
                        const tools::tile_cook_options& o) {
   tools::tile_plan_result planned;
-  std::optional<std::string> failed;
   {
     py::gil_scoped_release unlocked;
-    planned = tools::plan_tile_cook(input, output, o);
-    if (planned) failed = tools::write_tile_plan(planned.plan, plan_path);
+    planned = tools::plan_tile_cook(input, output, plan_path, o);
   }
   if (!planned) raise_message(planned.error);
-  if (failed) raise_message(*failed);
   return tools::tile_plan_json(planned.plan);
 }
 

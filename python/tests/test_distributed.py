@@ -1,7 +1,8 @@
 """The distributed tile cook (docs/distributed.md): the plan's jobs give the
-single-process cook's bytes, in any order, through the CLI, the bindings and
-a Dask LocalCluster of 2 worker processes - also when a worker dies in the
-middle of the run - and a job that fails stops the run without a manifest."""
+single-process cook's bytes, in any order their dependencies allow, through
+the CLI, the bindings and a Dask LocalCluster of 2 worker processes - also
+when a worker dies in the middle of the run, and with the data behind fsspec
+URLs - and a job that fails stops the run without a manifest."""
 from __future__ import annotations
 
 import json
@@ -17,6 +18,9 @@ import untold
 from conftest import tree, untold_cli
 
 TILES = "grid:24"
+# The test city at grid:24: 16 tiles, each a tile job, 3 LOD jobs (the
+# default ratios) and an HLOD job; no shared bucket; the manifest.
+JOBS = 16 * 5 + 1
 
 
 def single(city, out):
@@ -38,25 +42,37 @@ def test_cli_jobs_in_any_order_are_byte_identical(tmp_path, city):
     early = subprocess.run([cli, "cook-tile", str(plan), "--job", str(len(listed) - 1)], capture_output=True, text=True)
     assert early.returncode == 1 and "have not finished" in early.stderr and "tile t_" in early.stderr
     assert not (tmp_path / "many" / "manifest.json").exists()
-    for k in reversed(range(len(listed) - 1)):  # any order; one job twice (a retry) changes nothing
+    # A LOD level before the level it starts from: refused, naming it.
+    level2 = next(k for k, j in enumerate(listed) if j["kind"] == "lod" and j["level"] == 2)
+    early = subprocess.run([cli, "cook-tile", str(plan), "--job", str(level2)], capture_output=True, text=True)
+    assert early.returncode == 1 and f"lod {listed[level2]['tile']} 1 (job {level2 - 1})" in early.stderr
+    # Any order the `after` lists allow (here: by LOD level, each level in reverse);
+    # one job twice (a retry) changes nothing.
+    for k in sorted(range(len(listed) - 1), key=lambda k: (listed[k].get("level", 0), -k)):
         subprocess.run([cli, "cook-tile", str(plan), "--job", str(k), "--quiet"], check=True)
-    subprocess.run([cli, "cook-tile", str(plan), "--job", "0", "--quiet"], check=True)
-    subprocess.run([cli, "cook-tile", str(plan), "--job", str(len(listed) - 1), "--quiet"], check=True)
     one, many = tree(tmp_path / "one"), tree(tmp_path / "many")
     assert sorted(one) == sorted(many) and one == many
 
 
-def test_bindings_jobs_are_byte_identical_and_check_the_source(tmp_path, city):
+def damage(piece):
+    """Cuts a piece file to a third, as a failed copy would leave it."""
+    data = piece.read_bytes()
+    piece.write_bytes(data[: len(data) // 3])
+
+
+def test_bindings_jobs_are_byte_identical_and_read_only_their_piece(tmp_path, city):
     expected = single(city, tmp_path / "one")
     plan = untold.plan_tiles(city, tmp_path / "many", tmp_path / "plan.json", tiles=TILES)
+    with open(city, "a") as f:  # the source changes after planning: jobs read the pieces cut from the planned one
+        f.write("v 0 0 0\n")
     for k in range(len(plan["jobs"])):
         untold.run_tile_job(tmp_path / "plan.json", k)
     assert tree(tmp_path / "many") == expected
-    with open(city, "a") as f:  # the source changes after planning: every job refuses it
-        f.write("v 0 0 0\n")
+    # A damaged piece: the container reader's rule id, the job and tile named.
+    damage(tmp_path / "plan.json.d" / plan["jobs"][0]["piece"])
     with pytest.raises(untold.UntoldError) as e:
         untold.run_tile_job(tmp_path / "plan.json", 0)
-    assert "changed since the plan was written" in str(e.value) and "tile t_" in str(e.value)
+    assert e.value.rule_id.startswith("R-") and str(e.value).startswith(f"job 0 (tile {plan['jobs'][0]['tile']}): piece ")
 
 
 # ---- Dask -----------------------------------------------------------------------------------
@@ -93,8 +109,24 @@ def test_dask_cook_is_byte_identical(tmp_path, city, client):
     expected = single(city, tmp_path / "one")
     r = dask_cook.cook(city, str(tmp_path / "dask"), TILES, client=client, plan_path=str(tmp_path / "p" / "plan.json"),
                        progress=False)
-    assert r["jobs"] == 33 and r["dashboard"]
+    assert r["jobs"] == JOBS and r["dashboard"]
     assert tree(tmp_path / "dask") == expected
+
+
+def test_dask_cook_through_fsspec_urls(tmp_path, city, client):
+    """Source, output and plan as fsspec URLs: jobs copy in their piece and
+    copy out their files; nothing is written where the plan's local folders were."""
+    expected = single(city, tmp_path / "one")
+    url = f"file://{tmp_path}/bucket"
+    r = dask_cook.cook(f"file://{city}", f"{url}/out", TILES, client=client, plan_path=f"{url}/plan/plan.json",
+                       progress=False)
+    assert r["jobs"] == JOBS and r["manifest"] == f"{url}/out/manifest.json"
+    assert tree(tmp_path / "bucket" / "out") == expected
+    plan = json.loads((tmp_path / "bucket" / "plan" / "plan.json").read_text())
+    assert plan["output"] == f"{url}/out" and plan["source"] == f"file://{city}"
+    state = tmp_path / "bucket" / "plan" / "plan.json.d"
+    assert sorted(p.name for p in state.glob("job-*.json")) == sorted(f"job-{k}.json" for k in range(JOBS - 1))
+    assert not list((tmp_path / "bucket").rglob("*.tmp-*"))  # every copy out was renamed into place
 
 
 def test_dask_cook_survives_a_killed_worker(tmp_path, city, client):
@@ -110,15 +142,14 @@ def test_dask_cook_survives_a_killed_worker(tmp_path, city, client):
 
 def test_dask_cook_fails_on_bad_input_without_a_manifest(tmp_path, city, client):
     plan_path = tmp_path / "p" / "plan.json"
-    untold.plan_tiles(city, tmp_path / "out", plan_path, tiles=TILES)
-    # The shared source breaks after planning (a broken Urho3D model: its
-    # magic, then nothing): every job's import refuses it with the rule id.
-    with open(city, "wb") as f:
-        f.write(b"UMD2" + bytes(8))
+    plan = untold.plan_tiles(city, tmp_path / "out", plan_path, tiles=TILES)
+    # One tile's piece is damaged after planning (cut short, as a failed copy
+    # to shared storage leaves it): its jobs refuse it with the reader's rule id.
+    damage(tmp_path / "p" / "plan.json.d" / plan["jobs"][0]["piece"])
     with pytest.raises(untold.UntoldError) as e:
         dask_cook.run_plan(str(plan_path), client=client, progress=False)
-    assert e.value.rule_id.startswith("U3D-"), str(e.value)
-    assert " t_" in str(e.value) and str(e.value).startswith("job ")
+    assert e.value.rule_id.startswith("R-"), str(e.value)
+    assert f" {plan['jobs'][0]['tile']}" in str(e.value) and str(e.value).startswith("job ")
     assert not (tmp_path / "out" / "manifest.json").exists()
 
 
@@ -127,8 +158,8 @@ def test_dask_cook_command_line(tmp_path, city):
     r = subprocess.run([sys.executable, "-m", "untold.dask_cook", city, str(tmp_path / "cli"), "--tiles", TILES,
                         "--workers", "2", "--plan", str(tmp_path / "p" / "plan.json")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert "33 jobs" in r.stderr and "Dask dashboard: http://" in r.stderr and "33/33" in r.stderr  # the tqdm bar
-    assert r.stdout.startswith(f"cooked {city} -> {tmp_path / 'cli'}: 33 jobs in ")
+    assert f"{JOBS} jobs" in r.stderr and "Dask dashboard: http://" in r.stderr and f"{JOBS}/{JOBS}" in r.stderr  # the tqdm bar
+    assert r.stdout.startswith(f"cooked {city} -> {tmp_path / 'cli'}: {JOBS} jobs in ")
     assert tree(tmp_path / "cli") == expected
     with open(city, "wb") as f:  # a source that cannot be planned: exit 1 with the rule id
         f.write(b"UMD2" + bytes(8))

@@ -255,8 +255,11 @@ def cook_tiles(input: PathLike, output: PathLike, tiles: str = "grid:64", **opti
 
 def plan_tiles(input: PathLike, output: PathLike, plan: PathLike, tiles: str = "grid:64",
                **options: Any) -> Dict[str, Any]:
-    """Writes the distributed tile cook's plan (``cook --tiles --plan``) and returns it:
-    ``jobs`` lists each job's ``kind`` (tile, hlod, shared, manifest) and ``tile``."""
+    """Imports and partitions ``input``, writes each tile's piece into ``PLAN.d/pieces/``
+    and the distributed tile cook's plan (``cook --tiles --plan``), and returns the plan:
+    ``jobs`` lists each job's ``kind`` (tile, lod, hlod, shared, manifest), ``tile``,
+    ``level`` (lod), ``after`` (the earlier jobs it waits for; the manifest waits for
+    every other job) and ``piece`` (its input, relative to ``PLAN.d``)."""
     return _json.loads(_untold.plan_tiles(_os.fspath(input), _os.fspath(output), _os.fspath(plan),
                                           tile_options(tiles, **options)))
 

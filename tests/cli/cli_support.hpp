@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,13 @@ inline std::vector<std::byte> read_bytes(const fs::path& p) {
   const std::string text = read_text(p);
   const auto* b = reinterpret_cast<const std::byte*>(text.data());
   return {b, b + text.size()};
+}
+
+/// Writes `bytes` to `p`, replacing it; returns `p`.
+inline fs::path write_bytes(const fs::path& p, std::span<const std::byte> bytes) {
+  std::ofstream(p, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  return p;
 }
 
 inline std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }

@@ -22,12 +22,6 @@ namespace ua = untold::assetc;
 
 constexpr std::uint32_t scales[] = {1, 10, 100};
 
-fs::path write_bytes(const fs::path& p, std::span<const std::byte> bytes) {
-  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                           static_cast<std::streamsize>(bytes.size()));
-  return p;
-}
-
 template <class R>
 std::vector<std::byte> must(R r) {
   REQUIRE_MESSAGE(r.has_value(), r.error().describe());

@@ -20,11 +20,6 @@ namespace {
 
 fs::path golden() { return test_data("minimal_v1.untold"); }
 
-fs::path write_bytes(const fs::path& p, const std::vector<std::byte>& bytes) {
-  REQUIRE(untold::write_file(p, bytes).has_value());
-  return p;
-}
-
 fs::path write_text(const fs::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary) << text;
   return p;

@@ -25,12 +25,6 @@ const std::string hostile = "x\nok    forged\x1b[31m\\";
 const std::string hostile_escaped = "x\\nok    forged\\x1b[31m\\\\";
 
 
-fs::path write_bytes(const fs::path& p, std::span<const std::byte> bytes) {
-  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                           static_cast<std::streamsize>(bytes.size()));
-  return p;
-}
-
 /// No control character but '\n' at line ends, no forged line, in stdout and stderr.
 void check_no_injection(const run_result& r) {
   INFO("stdout: ", r.out, "\nstderr: ", r.err);

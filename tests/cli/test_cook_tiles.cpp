@@ -450,26 +450,43 @@ void check_jobs_match_single_cook(const char* spec) {
     const auto r = tools::cook_tiles_file(source, single, o);
     REQUIRE_MESSAGE(r, r.error);
 
-    auto planned = tools::plan_tile_cook(source, many, o);
-    REQUIRE_MESSAGE(planned, planned.error);
     const fs::path plan_path = dir / (std::string(spec).substr(0, 4) + "_plan") / "plan.json";
-    REQUIRE_FALSE(tools::write_tile_plan(planned.plan, plan_path));
+    auto planned = tools::plan_tile_cook(source, many, plan_path, o);
+    REQUIRE_MESSAGE(planned, planned.error);
     const auto read = tools::read_tile_plan(plan_path);
     REQUIRE_MESSAGE(read, read.error);
     CHECK(tools::tile_plan_json(read.plan) == tools::tile_plan_json(planned.plan));
     const auto& jobs = read.plan.jobs;
-    REQUIRE(jobs.size() == 2 * r.tiles.size() + (r.shared ? 1 : 0) + 1);
+    // Per tile: the tile, one job per LOD level, the HLOD; the shared bucket and its levels; the manifest.
+    const std::size_t levels = o.lods.ratios.size();
+    REQUIRE(jobs.size() == r.tiles.size() * (levels + 2) + (r.shared ? levels + 1 : 0) + 1);
     CHECK(jobs.back().what == tools::tile_job::kind::manifest);
+    REQUIRE(jobs[1].what == tools::tile_job::kind::lod);
+    REQUIRE(jobs[2].what == tools::tile_job::kind::lod);
+    CHECK((jobs[1].level == 1 && jobs[1].after.empty() && jobs[1].tile == jobs[0].tile));
+    CHECK((jobs[2].level == 2 && jobs[2].after == std::vector<std::size_t>{1}));
+    for (const auto& j : jobs)  // every job but the manifest reads a piece cut at plan time
+      if (j.what != tools::tile_job::kind::manifest) CHECK(fs::exists(read.plan.state / j.piece));
 
     // The manifest job first: refused, naming the jobs it waits for; no manifest.
     const auto early = tools::run_tile_job(read.plan, jobs.size() - 1);
     CHECK(early.error.find("have not finished: tile " + jobs[0].tile + " (job 0)") != std::string::npos);
     CHECK_FALSE(fs::exists(many / "manifest.json"));
-    for (std::size_t k = jobs.size() - 1; k-- > 0;) {  // reverse order
+    // LOD level 2 before level 1: refused, naming it.
+    const auto level2 = tools::run_tile_job(read.plan, 2);
+    CHECK_MESSAGE(level2.error.find("have not finished: lod " + jobs[0].tile + " 1 (job 1)") != std::string::npos, level2.error);
+    // Every LOD level 1 first, then the rest in reverse order (a level after the one before it).
+    for (std::size_t k = 0; k + 1 < jobs.size(); ++k)
+      if (jobs[k].what == tools::tile_job::kind::lod && jobs[k].level == 1) REQUIRE(tools::run_tile_job(read.plan, k));
+    for (std::size_t k = jobs.size() - 1; k-- > 0;) {
+      if (jobs[k].what == tools::tile_job::kind::lod && jobs[k].level > 1) continue;
       const auto done = tools::run_tile_job(read.plan, k);
       REQUIRE_MESSAGE(done, done.error);
     }
+    for (std::size_t k = 0; k + 1 < jobs.size(); ++k)
+      if (jobs[k].what == tools::tile_job::kind::lod && jobs[k].level > 1) REQUIRE(tools::run_tile_job(read.plan, k));
     REQUIRE(tools::run_tile_job(read.plan, 0));  // a retry rewrites the same bytes
+    REQUIRE(tools::run_tile_job(read.plan, 1));
     const auto manifest = tools::run_tile_job(read.plan, jobs.size() - 1);
     REQUIRE_MESSAGE(manifest, manifest.error);
     CHECK(manifest.tiles.size() == r.tiles.size());
@@ -488,27 +505,56 @@ TEST_CASE("distributed cook: a quadtree plan's jobs, in any order and retried, g
   check_jobs_match_single_cook("quadtree:12000");
 }
 
-TEST_CASE("distributed cook: a source changed since the plan and a plan that is not one are refused") {
+TEST_CASE("distributed cook: a damaged or foreign piece and a plan that is not one are refused") {
   const fs::path source = engine_source("tiles_jobs_changed");
   const fs::path dir = source.parent_path();
-  // A source that changed since the plan: every job refuses it, naming its tile.
   tools::tile_cook_options grid150;
   grid150.cell_size = 150;
-  auto planned = tools::plan_tile_cook(source, dir / "changed", grid150);
-  REQUIRE(planned);
-  CHECK(tools::run_tile_job(planned.plan, 0).error.find("write it with write_tile_plan first") != std::string::npos);
-  REQUIRE_FALSE(tools::write_tile_plan(planned.plan, dir / "changed_plan.json"));
+  auto planned = tools::plan_tile_cook(source, dir / "changed", dir / "changed_plan.json", grid150);
+  REQUIRE_MESSAGE(planned, planned.error);
+  const auto& plan = planned.plan;
+  // Jobs read pieces, not the source: a source changed after planning does not matter.
   fs::copy_file(cli_test::assimp_model("glTF2/BoxTextured-glTF-Binary/BoxTextured.glb"), source,
                 fs::copy_options::overwrite_existing);
-  const auto refused = tools::run_tile_job(planned.plan, 0);
-  CHECK(refused.error.rfind("job 0 (tile " + planned.plan.jobs[0].tile + "): ", 0) == 0);
-  CHECK_MESSAGE(refused.error.find("changed since the plan was written") != std::string::npos, refused.error);
+  REQUIRE(tools::run_tile_job(plan, 0));
+  const fs::path piece = plan.state / plan.jobs[0].piece;
+  const auto good = cli_test::read_bytes(piece);
+
+  // A damaged piece (one flipped byte; a cut one): the reader's rule id, the job and tile named.
+  auto flipped = good;
+  flipped[flipped.size() / 2] ^= std::byte{0x40};
+  cli_test::write_bytes(piece, flipped);
+  const auto damaged = tools::run_tile_job(plan, 0);
+  CHECK(damaged.error.rfind("job 0 (tile " + plan.jobs[0].tile + "): piece ", 0) == 0);
+  CHECK_MESSAGE(damaged.error.find("R-") != std::string::npos, damaged.error);
+  cli_test::write_bytes(piece, std::span(good).first(good.size() / 3));
+  const auto cut = tools::run_tile_job(plan, 1);
+  CHECK_MESSAGE(cut.error.find("R-") != std::string::npos, cut.error);
+  CHECK(cut.error.rfind("job 1 (lod " + plan.jobs[0].tile + " 1): ", 0) == 0);
+  // Another tile's piece in its place: refused, naming the tile it holds.
+  const std::size_t other = plan.jobs.size() - 2;
+  REQUIRE(plan.jobs[other].piece != plan.jobs[0].piece);
+  fs::copy_file(plan.state / plan.jobs[other].piece, piece, fs::copy_options::overwrite_existing);
+  CHECK(tools::run_tile_job(plan, 0).error.find("belongs to another plan") != std::string::npos);
+  fs::remove(piece);
+  const auto gone = tools::run_tile_job(plan, 0);
+  CHECK((gone.io_failure && gone.error.find("cannot read piece") != std::string::npos));
 
   // A plan file that is not one: an error, never an exception.
   std::ofstream(dir / "bad.json") << R"({"untold_tile_plan": 1, "source": 7})";
   CHECK(tools::read_tile_plan(dir / "bad.json").error.find("is not a tile plan") != std::string::npos);
   std::ofstream(dir / "bad.json") << "not json";
   CHECK_FALSE(tools::read_tile_plan(dir / "bad.json"));
+  // A job that waits for a later one, and a piece outside the state folder.
+  auto text = tools::tile_plan_json(plan);
+  auto j = nlohmann::json::parse(text);
+  j["jobs"][1]["after"] = {5};
+  std::ofstream(dir / "bad.json") << j.dump();
+  CHECK(tools::read_tile_plan(dir / "bad.json").error.find("earlier one") != std::string::npos);
+  j = nlohmann::json::parse(text);
+  j["jobs"][0]["piece"] = "../../etc/passwd";
+  std::ofstream(dir / "bad.json") << j.dump();
+  CHECK(tools::read_tile_plan(dir / "bad.json").error.find("safe relative path") != std::string::npos);
 }
 
 TEST_CASE("untold cook --tiles: CLI report, manifest that validates, usage errors") {

@@ -1,9 +1,9 @@
 // tools/cli/cook_tile.cpp - `untold cook-tile PLAN --job N`: runs one job of a
 // distributed tile cook (pipeline/cook_tiles.hpp, docs/distributed.md). The
 // plan comes from `untold cook SCENE --tiles ... -o OUT/ --plan PLAN`; jobs
-// may run in any order and any number of times, on any machine that sees
-// the source, the output directory and PLAN.d/; the last job (the manifest)
-// needs every other job's result.
+// may run in any order their `after` lists allow and any number of times, on
+// any machine that sees the output directory and PLAN.d/ (the pieces); the
+// last job (the manifest) needs every other job's result.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -32,12 +32,22 @@ int run_cook_tile(const cook_tile_args& a, const common_flags& flags) {
   if (!planned) return fail(planned.io_failure ? exit_io : exit_invalid, planned.error);
   if (a.list) {
     json jobs = json::array();
-    for (const tile_job& j : planned.plan.jobs) jobs.push_back(json{{"kind", name(j.what)}, {"tile", j.tile}});
+    for (const tile_job& j : planned.plan.jobs) {
+      json entry{{"kind", name(j.what)}, {"tile", j.tile}, {"after", j.after}};
+      if (j.what == tile_job::kind::lod) entry["level"] = j.level;
+      jobs.push_back(std::move(entry));
+    }
     if (flags.json) print(to_text(json{{"plan", a.plan}, {"jobs", std::move(jobs)}}));
     else
-      for (std::size_t k = 0; k < planned.plan.jobs.size(); ++k)
-        std::printf("%zu %s %s\n", k, std::string(name(planned.plan.jobs[k].what)).c_str(),
-                    escaped(planned.plan.jobs[k].tile).c_str());
+      for (std::size_t k = 0; k < planned.plan.jobs.size(); ++k) {
+        const tile_job& j = planned.plan.jobs[k];
+        std::string line = std::to_string(k) + " " + std::string(name(j.what));
+        if (!j.tile.empty()) line.append(" ").append(escaped(j.tile));
+        if (j.what == tile_job::kind::lod) line.append(" ").append(std::to_string(j.level));
+        for (std::size_t i = 0; i < j.after.size(); ++i) line.append(i == 0 ? " after " : ",").append(std::to_string(j.after[i]));
+        if (j.what == tile_job::kind::manifest) line.append(" after every other job");
+        std::printf("%s\n", line.c_str());
+      }
     return exit_ok;
   }
   const tile_cook_report r = run_tile_job(planned.plan, a.job);
@@ -62,7 +72,7 @@ void add_cook_tile_command(CLI::App& app, context& ctx) {
   CLI::App* cmd = app.add_subcommand("cook-tile", "Run one job of a distributed tile cook (cook --tiles --plan)");
   cmd->add_option("plan", a->plan, "the plan JSON written by `untold cook --tiles ... --plan PLAN`")->required();
   CLI::Option* job = cmd->add_option("--job", a->job, "the job to run (0-based; the last one writes the manifest)");
-  cmd->add_flag("--list", a->list, "list the plan's jobs (index, kind, tile) and run none")->excludes(job);
+  cmd->add_flag("--list", a->list, "list the plan's jobs (index, kind, tile, LOD level, the jobs each waits for) and run none")->excludes(job);
   add_common_flags(*cmd, ctx.flags, "print a JSON report (also on failure)");
   cmd->callback([a, job, &ctx] {
     if (!a->list && job->count() == 0) {

@@ -60,8 +60,8 @@ std::shared_ptr<cook_tiles_args> add_cook_tiles_options(CLI::App& cook) {
       ->group(group);
   cook.add_option("--priority", a->priority, "manifest default priority (default 0)")->group(group);
   cook.add_option("--plan", a->plan,
-                  "write the plan of independent jobs to this JSON file and cook nothing; run them with "
-                  "`untold cook-tile PLAN --job N` (docs/distributed.md)")
+                  "cut the scene into per-tile pieces (PLAN.d/pieces/), write the plan of independent jobs to "
+                  "this JSON file and cook nothing; run them with `untold cook-tile PLAN --job N` (docs/distributed.md)")
       ->group(group);
   return a;
 }
@@ -119,9 +119,8 @@ int run_cook_tiles(const cook_tiles_args& args, const cook_tiles_io& io, const c
   if (!std::filesystem::exists(io.input, ec)) return fail(exit_io, "cannot read " + quote_path(io.input) + ": no such file");
 
   if (!args.plan.empty()) {
-    auto planned = plan_tile_cook(io.input, io.output, o);
+    auto planned = plan_tile_cook(io.input, io.output, args.plan, o);
     if (!planned) return fail(planned.io_failure ? exit_io : exit_invalid, planned.error);
-    if (auto failed = write_tile_plan(planned.plan, args.plan)) return fail(exit_io, *failed);
     if (flags.json)
       print(to_text(json{{"input", io.input}, {"output", io.output}, {"ok", true}, {"plan", args.plan},
                          {"jobs", planned.plan.jobs.size()}}));

@@ -15,15 +15,19 @@
 
 #include <untold/convert/to_untold.hpp>
 #include <untold/detail/checks.hpp>
+#include <untold/extensions.hpp>
 #include <untold/format.hpp>
 #include <untold/hash.hpp>
 #include <untold/matrix.hpp>
+#include <untold/reader.hpp>
 #include <untold/remote/manifest.hpp>
+#include <untold/writer.hpp>
 
 #include "files.hpp"
 #include "formats.hpp"
 #include "import_model.hpp"
 #include "inspect.hpp"
+#include "scene_blob.hpp"
 
 namespace untold::tools {
 namespace {
@@ -135,12 +139,18 @@ convert::mesh submesh(const convert::mesh& m, std::span<const std::uint32_t> tri
 /// that is not cut by place): the nodes they hang under with their ancestors,
 /// the materials and textures they use. `bounds` gets the world-space bounds
 /// of every vertex written; `split` marks the meshes cut by triangle.
+/// A piece as the subset holds it: its mesh, drawn at its node (no_ref: at the origin).
+struct piece_draw {
+  std::uint32_t mesh = 0;
+  std::uint32_t node = no_ref;
+};
+
 struct subset_result {
   convert::scene scene;
   box bounds;
-  std::vector<bool> split;       // per subset mesh
-  std::vector<hlod_part> parts;  // the pieces for the HLOD
-  std::uint64_t triangles = 0;   // LOD0 triangles as drawn
+  std::vector<std::uint8_t> split;  // per subset mesh: cut by triangle
+  std::vector<piece_draw> draws;    // per piece, in order (the HLOD's parts)
+  std::uint64_t triangles = 0;      // LOD0 triangles as drawn
 };
 
 subset_result subset(const convert::scene& s, const std::vector<draw>& draws,
@@ -212,7 +222,7 @@ subset_result subset(const convert::scene& s, const std::vector<draw>& draws,
         whole_map[d.mesh] = static_cast<std::uint32_t>(out.meshes.size());
         out.meshes.push_back(source);
         out.meshes.back().lods.clear();
-        r.split.push_back(false);
+        r.split.push_back(0);
       }
       index = whole_map[d.mesh];
       r.triangles += triangle_lists[d.mesh].size() / 3;
@@ -220,16 +230,14 @@ subset_result subset(const convert::scene& s, const std::vector<draw>& draws,
     } else {
       index = static_cast<std::uint32_t>(out.meshes.size());
       out.meshes.push_back(submesh(source, p.triangles));
-      r.split.push_back(true);
+      r.split.push_back(1);
       r.triangles += p.triangles.size() / 3;
       const convert::mesh& cut = out.meshes.back();
       for (std::size_t v = 0; v < cut.vertex_count(); ++v) r.bounds.add(world_point(d.world, &cut.positions[v * 3]));
     }
     out.meshes[index].material = use_material(source.material);
     if (d.node != no_ref) out.nodes[node_map[d.node]].meshes.push_back(index);
-    hlod_part part{.mesh = &s.meshes[d.mesh], .world = d.world, .indices = p.triangles};
-    if (source.material != no_ref) part.color = s.materials[source.material].base_color;
-    r.parts.push_back(part);
+    r.draws.push_back({.mesh = index, .node = d.node == no_ref ? no_ref : node_map[d.node]});
   }
   // A whole mesh drawn by no node in the source is written with an entity of its own.
 
@@ -472,14 +480,39 @@ partition_result partition(const convert::scene& s, const tile_cook_options& opt
   return r;
 }
 
-/// What a tile (or shared) job made: its summary and what its manifest entry needs.
+// ---- the jobs: one tile's piece in, one file out ------------------------------------------
+
+/// What one job cooks from: a tile's (or the shared bucket's) part of the
+/// scene, cut at plan time (subset), with what its manifest entry needs.
+/// The distributed cook stores it in PLAN.d/pieces/ID.untold (write_piece).
+struct tile_piece {
+  std::string id;
+  std::string node_path;  // quadtree tiles
+  double edge = 0;
+  bool shared = false;
+  std::uint64_t triangles = 0;  // LOD0, as drawn
+  box bounds;                   // world space, every vertex written
+  convert::scene scene;
+  std::vector<piece_draw> draws;
+  std::vector<std::uint8_t> split;  // per mesh: cut by triangle (its LODs keep their open borders)
+};
+
+tile_piece make_piece(const convert::scene& s, const partition_result& part, const tile_plan& plan, bool is_shared) {
+  subset_result sub = subset(s, part.draws, part.triangle_lists, plan.pieces, is_shared);
+  return tile_piece{.id = plan.id, .node_path = plan.node_path, .edge = plan.edge, .shared = is_shared,
+                    .triangles = sub.triangles, .bounds = sub.bounds, .scene = std::move(sub.scene),
+                    .draws = std::move(sub.draws), .split = std::move(sub.split)};
+}
+
+/// What a tile (or shared) job made: its summary and what its manifest entry
+/// needs; its LOD jobs add their levels (add_lod_level).
 struct tile_result {
   tile_summary summary;
   box bounds;
   double edge = 0;
   std::string node_path;               // quadtree tiles
   std::vector<double> lod_distances;   // per LOD file
-  convert::conversion_report report;   // the writer's
+  convert::conversion_report report;   // the writers'
 };
 
 /// Writes the files of one job into `output_dir`, counting them in `into`.
@@ -499,62 +532,158 @@ struct job_writer {
   }
 };
 
-convert::to_untold_options writer_options(const tile_cook_options& options) {
+convert::to_untold_options writer_options(const tile_cook_options& options, bool is_shared) {
   convert::to_untold_options o;
   o.write.compression = options.compression;
   o.write.vertex_layout = options.vertex_layout;
+  o.type = is_shared ? file_type::shared : file_type::tile;
   return o;
 }
 
-std::string tile_base(const tile_plan& plan, bool is_shared) { return is_shared ? plan.id : "tiles/" + plan.id; }
+std::string piece_base(const tile_piece& p) { return p.shared ? p.id : "tiles/" + p.id; }
 
-/// A tile's (or the shared bucket's) file and LOD files.
-std::optional<tile_result> cook_tile_files(const convert::scene& s, const partition_result& part, const tile_plan& plan,
-                                           bool is_shared, const tile_cook_options& options, const job_writer& write) {
-  subset_result sub = subset(s, part.draws, part.triangle_lists, plan.pieces, is_shared);
+/// Job `tile` / `shared`: the tile's own file (LOD0).
+std::optional<tile_result> cook_piece_file(const tile_piece& piece, const tile_cook_options& options,
+                                           const job_writer& write) {
   tile_result r;
   tile_summary& summary = r.summary;
-  summary.id = plan.id;
-  summary.draws = static_cast<std::uint32_t>(plan.pieces.size());
-  summary.triangles = sub.triangles;
-  r.bounds = sub.bounds;
-  r.edge = plan.edge;
-  r.node_path = plan.node_path;
-  const std::string base = tile_base(plan, is_shared);
-  summary.path = base + ".untold";
-  for (std::size_t i = 0; i < sub.scene.meshes.size(); ++i) {
-    convert::mesh& m = sub.scene.meshes[i];
-    if (m.skin != no_ref) continue;  // skinned meshes deform: no simplified levels
-    lod_options lods = options.lods;
-    lods.lock_border = lods.lock_border || sub.split[i];
-    generate_lods(m, lods);
-  }
-  convert::to_untold_options write_options = writer_options(options);
-  write_options.type = is_shared ? file_type::shared : file_type::tile;
-  write_options.lod_files = true;
-  auto out = convert::to_untold(sub.scene, write_options, r.report);
+  summary.id = piece.id;
+  summary.draws = static_cast<std::uint32_t>(piece.draws.size());
+  summary.triangles = piece.triangles;
+  summary.path = piece_base(piece) + ".untold";
+  r.bounds = piece.bounds;
+  r.edge = piece.edge;
+  r.node_path = piece.node_path;
+  convert::to_untold_options o = writer_options(options, piece.shared);
+  o.lod_files = false;  // each level is a job of its own
+  auto out = convert::to_untold(piece.scene, o, r.report);
   if (!out) {
-    write.into.error = "tile " + plan.id + ": cannot write: " + out.error().describe();
+    write.into.error = "tile " + piece.id + ": cannot write: " + out.error().describe();
     return std::nullopt;
   }
   if (!write(summary.path, out->file)) return std::nullopt;
   summary.bytes = out->file.size();
-  // The planner (docs/streaming.md) shows the full tile inside the
-  // streaming radius, LOD k from its switch distance to the next level's,
-  // the HLOD after the last LOD: so by default LOD1 starts at the streaming
-  // radius and each further level one tile edge later (a LOD switching
-  // inside the radius would never be shown over the full tile).
-  double distance = part.streaming_radius;
-  for (std::size_t k = 0; k < out->lod_files.size(); ++k) {
-    const std::string path = base + ".lod" + std::to_string(k + 1) + ".untold";
-    if (!write(path, out->lod_files[k])) return std::nullopt;
-    summary.lod_triangles.push_back(scene_triangles(sub.scene, k + 1));
-    summary.lod_bytes.push_back(out->lod_files[k].size());
-    if (k < options.lod_distances.size()) distance = options.lod_distances[k];
-    else if (k > 0) distance += plan.edge;
-    r.lod_distances.push_back(distance);
-  }
   return r;
+}
+
+/// Where each mesh of a piece stands in the LOD policy after LOD job k: the
+/// state LOD job k + 1 starts from (simplify.hpp: level j is simplified from
+/// LOD0 and kept only when it shrinks enough below the last kept level, so
+/// level k + 1 needs the count kept before it, not the levels themselves).
+struct lod_progress {
+  struct mesh_state {
+    std::uint32_t next = 0;              // the next ratio to try
+    std::uint32_t levels = 0;            // levels kept so far
+    std::uint64_t last_kept = 0;         // triangles of the last kept level (LOD0 at first)
+    std::uint32_t coarsest = no_ref;     // the ratio that made the last kept level
+    std::uint64_t coarsest_base = 0;     // last_kept before it (to make it again)
+  };
+  std::vector<mesh_state> meshes;        // empty before LOD job 1
+};
+
+/// What LOD job k made (written false: no mesh has a level k, no file).
+struct lod_file_result {
+  bool written = false;
+  std::uint64_t triangles = 0, bytes = 0;
+  convert::conversion_report report;
+};
+
+/// Job `lod` k: LOD file k of a piece, every mesh at its level k (or its
+/// coarsest), exactly as generate_lods + to_untold's LOD file k would make
+/// it. Advances `progress` from LOD job k - 1's. Uses piece.scene's lods as
+/// scratch and leaves them empty.
+std::optional<lod_file_result> cook_piece_lod(tile_piece& piece, std::uint32_t level, lod_progress& progress,
+                                              const tile_cook_options& options, const job_writer& write) {
+  lod_file_result r;
+  convert::scene& s = piece.scene;
+  const auto fail = [&](const std::string& why) {
+    write.into.error = "tile " + piece.id + ": LOD " + std::to_string(level) + ": " + why;
+    return std::nullopt;
+  };
+  const std::size_t ratios = options.lods.ratios.size();
+  std::vector<std::vector<std::uint32_t>> bases(s.meshes.size());
+  std::vector<char> simplified(s.meshes.size(), 0);
+  for (std::size_t i = 0; i < s.meshes.size(); ++i) {
+    const convert::mesh& m = s.meshes[i];
+    // As generate_lods: triangle lists only, skinned meshes (they deform) never.
+    if (m.skin != no_ref || m.primitive != convert::topology::triangle_list || m.vertex_count() == 0) continue;
+    bases[i] = convert::detail::triangle_list(m, m.indices);
+    simplified[i] = !bases[i].empty();
+  }
+  if (progress.meshes.empty()) {
+    progress.meshes.resize(s.meshes.size());
+    for (std::size_t i = 0; i < s.meshes.size(); ++i) progress.meshes[i].last_kept = bases[i].size() / 3;
+  }
+  if (progress.meshes.size() != s.meshes.size()) return fail("the previous LOD job's state is for another piece");
+  const auto options_of = [&](std::size_t i) {
+    lod_options o = options.lods;
+    o.lock_border = o.lock_border || piece.split[i] != 0;
+    return o;
+  };
+  // Level k of each mesh that still has ratios to try.
+  std::vector<std::vector<std::uint32_t>> made(s.meshes.size());
+  bool any = false;
+  for (std::size_t i = 0; i < s.meshes.size(); ++i) {
+    auto& st = progress.meshes[i];
+    if (!simplified[i] || st.levels + 1 != level) continue;  // no levels, or run out before k
+    const lod_options o = options_of(i);
+    while (st.next < ratios) {
+      simplified_level l = simplify_level(bases[i], s.meshes[i].positions, s.meshes[i].vertex_count(), o, st.next, st.last_kept);
+      const std::uint32_t ratio = st.next++;
+      if (l.stalled()) continue;
+      st.coarsest = ratio;
+      st.coarsest_base = st.last_kept;
+      st.last_kept = l.indices.size() / 3;
+      ++st.levels;
+      made[i] = std::move(l.indices);
+      any = true;
+      break;
+    }
+  }
+  if (!any) return r;  // every mesh ran out of levels: no file k (nor any later one)
+  // The rest at their coarsest level, made again (deterministic) from the state.
+  for (std::size_t i = 0; i < s.meshes.size(); ++i) {
+    const auto& st = progress.meshes[i];
+    if (!simplified[i] || st.levels == 0) continue;
+    if (made[i].empty()) {
+      simplified_level l = simplify_level(bases[i], s.meshes[i].positions, s.meshes[i].vertex_count(), options_of(i),
+                                          st.coarsest, st.coarsest_base);
+      if (l.stalled()) return fail("the previous LOD job's state does not match the piece");
+      made[i] = std::move(l.indices);
+    }
+    // to_untold writes LOD file k from lods[min(k, size) - 1]: the last entry here.
+    s.meshes[i].lods.assign(st.levels, {});
+    s.meshes[i].lods.back().indices = std::move(made[i]);
+  }
+  convert::to_untold_options o = writer_options(options, piece.shared);
+  o.only_lod_level = level;
+  auto out = convert::to_untold(s, o, r.report);
+  r.triangles = scene_triangles(s, level);
+  for (convert::mesh& m : s.meshes) m.lods.clear();
+  if (!out) return fail("cannot write: " + out.error().describe());
+  if (out->lod_files.size() != 1) return fail("the writer made no LOD file");
+  if (!write(piece_base(piece) + ".lod" + std::to_string(level) + ".untold", out->lod_files[0])) return std::nullopt;
+  r.written = true;
+  r.bytes = out->lod_files[0].size();
+  return r;
+}
+
+/// Adds LOD file `l` (the next level) to its tile's result. The planner
+/// (docs/streaming.md) shows the full tile inside the streaming radius, LOD
+/// k from its switch distance to the next level's, the HLOD after the last
+/// LOD: so by default LOD1 starts at the streaming radius and each further
+/// level one tile edge later (a LOD switching inside the radius would never
+/// be shown over the full tile).
+void add_lod_level(tile_result& t, const lod_file_result& l, const tile_cook_options& options, double streaming_radius) {
+  if (!l.written) return;
+  const std::size_t k = t.lod_distances.size();
+  double distance = k == 0 ? streaming_radius : t.lod_distances.back();
+  if (k < options.lod_distances.size()) distance = options.lod_distances[k];
+  else if (k > 0) distance += t.edge;
+  t.lod_distances.push_back(distance);
+  t.summary.lod_triangles.push_back(l.triangles);
+  t.summary.lod_bytes.push_back(l.bytes);
+  t.report.append(l.report);
 }
 
 /// What a tile's HLOD job made (triangles 0: no HLOD file, the proxy was not smaller).
@@ -562,34 +691,41 @@ struct hlod_result_summary {
   std::uint64_t triangles = 0, bytes = 0;
 };
 
-std::optional<hlod_result_summary> cook_hlod_file(const convert::scene& s, const partition_result& part,
-                                                  const tile_plan& plan, const tile_cook_options& options,
-                                                  const job_writer& write) {
+/// Job `hlod`: the tile's proxy, when it is smaller than the tile.
+std::optional<hlod_result_summary> cook_piece_hlod(const tile_piece& piece, const tile_cook_options& options,
+                                                   const job_writer& write) {
   hlod_result_summary r;
   if (!options.write_hlods) return r;
-  const subset_result sub = subset(s, part.draws, part.triangle_lists, plan.pieces, false);
-  hlod_result proxy = build_hlod(sub.parts, options.hlod);
-  if (proxy.triangles == 0 || proxy.triangles >= sub.triangles) return r;
+  const std::vector<mat4> world = world_matrices(piece.scene);
+  std::vector<hlod_part> parts;
+  parts.reserve(piece.draws.size());
+  for (const piece_draw& d : piece.draws) {
+    const convert::mesh& m = piece.scene.meshes[d.mesh];
+    hlod_part part{.mesh = &m, .world = d.node == no_ref ? identity_matrix : world[d.node]};
+    if (m.material != no_ref) part.color = piece.scene.materials[m.material].base_color;
+    parts.push_back(part);
+  }
+  hlod_result proxy = build_hlod(parts, options.hlod);
+  if (proxy.triangles == 0 || proxy.triangles >= piece.triangles) return r;
   convert::scene h;
-  h.name = plan.id + " hlod";
+  h.name = piece.id + " hlod";
   h.nodes.push_back({.name = "hlod", .meshes = {0}});
   h.meshes.push_back(std::move(proxy.mesh));
   h.materials.push_back(std::move(proxy.material));
-  convert::to_untold_options hlod_write = writer_options(options);
+  convert::to_untold_options hlod_write = writer_options(options, false);
   hlod_write.type = file_type::hlod;
   hlod_write.lod_files = false;
   convert::conversion_report hlod_report;
   auto file = convert::to_untold(h, hlod_write, hlod_report);
   if (!file) {
-    write.into.error = "tile " + plan.id + ": cannot write the HLOD: " + file.error().describe();
+    write.into.error = "tile " + piece.id + ": cannot write the HLOD: " + file.error().describe();
     return std::nullopt;
   }
-  if (!write(tile_base(plan, false) + ".hlod.untold", file->file)) return std::nullopt;
+  if (!write(piece_base(piece) + ".hlod.untold", file->file)) return std::nullopt;
   r.triangles = proxy.triangles;
   r.bytes = file->file.size();
   return r;
 }
-
 /// The manifest entry of a tile (or the shared bucket) from its jobs' results.
 remote::tile manifest_entry(const tile_result& t, const hlod_result_summary* hlod, bool is_shared, bool grid,
                             double streaming_radius) {
@@ -677,6 +813,7 @@ bool write_manifest_file(const cook_results& results, const tile_cook_options& o
 }  // namespace
 
 
+
 bool parse_tiles_spec(std::string_view spec, tile_cook_options& o, std::string& error) {
   const auto number = [](std::string_view text, double& out) {
     if (text.empty()) return false;
@@ -712,6 +849,7 @@ bool parse_tiles_spec(std::string_view spec, tile_cook_options& o, std::string& 
   return false;
 }
 
+
 tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir, const tile_cook_options& options) {
   tile_cook_report report;
   report.report = s.report;
@@ -735,14 +873,28 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
     report.io_failure = true;
     return report;
   }
-  // The jobs of the distributed cook, in plan order, in this process.
+  // The jobs of the distributed cook, in plan order, in this process: the
+  // same functions on the same pieces (not stored), so the same bytes.
   const job_writer write{output_dir, report};
+  const auto cook_one = [&](tile_piece& piece) -> std::optional<tile_result> {
+    auto tile = cook_piece_file(piece, options, write);
+    if (!tile) return std::nullopt;
+    lod_progress lods;
+    for (std::uint32_t k = 1; k <= options.lods.ratios.size(); ++k) {
+      auto level = cook_piece_lod(piece, k, lods, options, write);
+      if (!level) return std::nullopt;
+      if (!level->written) break;  // no file k: no later one either
+      add_lod_level(*tile, *level, options, part.streaming_radius);
+    }
+    return tile;
+  };
   cook_results results;
   for (std::size_t t = 0; t < part.plans.size(); ++t) {
     progress("tiles", static_cast<float>(t) / static_cast<float>(part.plans.size()));
-    auto tile = cook_tile_files(s, part, part.plans[t], false, options, write);
+    tile_piece piece = make_piece(s, part, part.plans[t], false);
+    auto tile = cook_one(piece);
     if (!tile) return report;
-    auto hlod = cook_hlod_file(s, part, part.plans[t], options, write);
+    auto hlod = cook_piece_hlod(piece, options, write);
     if (!hlod) return report;
     results.tiles.push_back(std::move(*tile));
     results.hlods.push_back(*hlod);
@@ -750,7 +902,8 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
   progress("tiles", 1);
   if (part.write_shared) {
     progress("shared", 0);
-    results.shared = cook_tile_files(s, part, {.id = "shared", .edge = part.edge, .pieces = part.shared}, true, options, write);
+    tile_piece piece = make_piece(s, part, {.id = "shared", .edge = part.edge, .pieces = part.shared}, true);
+    results.shared = cook_one(piece);
     if (!results.shared) return report;
     progress("shared", 1);
   }
@@ -812,11 +965,13 @@ tile_source import_tile_source(const fs::path& input) {
   return r;
 }
 
+
 // ---- the distributed cook -------------------------------------------------------------------
 
 std::string_view name(tile_job::kind k) noexcept {
   switch (k) {
     case tile_job::kind::tile: return "tile";
+    case tile_job::kind::lod: return "lod";
     case tile_job::kind::hlod: return "hlod";
     case tile_job::kind::shared: return "shared";
     case tile_job::kind::manifest: return "manifest";
@@ -826,39 +981,96 @@ std::string_view name(tile_job::kind k) noexcept {
 
 namespace {
 
-/// The source and its partition, as a job finds them; checks the plan still holds.
-struct job_input {
-  tile_source source;
-  partition_result part;
+// A piece on disk is a .untold file (fileType tile, no records) holding one
+// plugin chunk: the container's block digests and zstd come for free, and a
+// damaged piece fails with the reader's rule id (R-HASH, R-CHUNK-RANGE ...).
+constexpr std::string_view piece_plugin_id = "org.untold.tile-piece";
+constexpr std::string_view piece_blob_kind = "untold tile piece";
+constexpr std::uint32_t piece_blob_version = 1;
+
+std::string piece_path_of(const std::string& id) { return "pieces/" + id + ".untold"; }
+
+result<std::vector<std::byte>> piece_file(const tile_piece& p, const std::string& source_sha256) {
+  std::vector<std::byte> blob;
+  write_blob_header(blob, piece_blob_kind, piece_blob_version);
+  std::vector<std::uint32_t> meshes, nodes;
+  for (const piece_draw& d : p.draws) {
+    meshes.push_back(d.mesh);
+    nodes.push_back(d.node);
+  }
+  blob_writer{blob}(source_sha256, p.id, p.node_path, p.edge, p.shared, p.triangles, p.bounds.min, p.bounds.max, p.scene,
+                    meshes, nodes, p.split);
+  builder b{file_type::tile};
+  b.add_plugin_chunk(piece_plugin_id, 1, piece_blob_version, blob);
+  write_options o;
+  o.compression.metadata = o.compression.data = {.method = compression::zstd, .level = 3};
+  return b.finish(o);
+}
+
+/// Reads the piece a job cooks from; refuses a damaged one (the reader's
+/// rule id), one of another plan or tile, and one that is not consistent.
+struct piece_read {
+  tile_piece piece;
   std::string error;
   bool io_failure = false;
 };
-
-job_input load_job_input(const fs::path& source, const tile_cook_options& options, const std::string& expected_sha256) {
-  job_input in;
-  in.source = import_tile_source(source);
-  if (!in.source) {
-    in.error = in.source.error;
-    in.io_failure = in.source.io_failure;
-    return in;
+piece_read read_piece(const fs::path& path, const std::string& source_sha256, const std::string& id) {
+  piece_read r;
+  const std::string where = "piece " + quote_path(path.string());
+  const auto bytes = read_file_bytes(path);
+  if (!bytes) {
+    r.error = "cannot read " + where;
+    r.io_failure = true;
+    return r;
   }
-  if (!expected_sha256.empty() && in.source.sha256 != expected_sha256) {
-    in.error = quote_path(source.string()) + " changed since the plan was written (SHA-256 " + in.source.sha256 +
-               ", planned " + expected_sha256 + ")";
-    return in;
+  open_options o;
+  o.integrity = integrity::full;
+  // A piece is as trusted as the plan (it names it), and as large as its tile.
+  o.limits.max_chunk_bytes = o.limits.max_total_bytes = std::uint64_t{1} << 40;
+  o.limits.max_expansion = std::uint32_t{1} << 20;
+  auto file = open(byte_span(*bytes), o);
+  if (!file) {
+    r.error = where + ": " + file.error().describe();
+    return r;
   }
-  in.part = partition(in.source.scene, options);
-  in.error = in.part.error;
-  return in;
+  const auto chunks = plugin_chunks(*file);
+  const auto found = std::find_if(chunks.begin(), chunks.end(), [](const plugin_chunk_view& c) {
+    return c.plugin_id == piece_plugin_id && c.chunk_version == piece_blob_version;
+  });
+  if (found == chunks.end()) {
+    r.error = where + " holds no tile piece (version " + std::to_string(piece_blob_version) + ")";
+    return r;
+  }
+  blob_reader in{found->payload};
+  std::string sha;
+  std::vector<std::uint32_t> meshes, nodes;
+  tile_piece& p = r.piece;
+  bool ok = read_blob_header(in, piece_blob_kind, piece_blob_version);
+  if (ok) {
+    in(sha, p.id, p.node_path, p.edge, p.shared, p.triangles, p.bounds.min, p.bounds.max, p.scene, meshes, nodes, p.split);
+    ok = in.ok() && in.remaining() == 0 && meshes.size() == nodes.size() && p.split.size() == p.scene.meshes.size();
+  }
+  for (std::size_t i = 0; ok && i < meshes.size(); ++i) {
+    ok = meshes[i] < p.scene.meshes.size() && (nodes[i] == no_ref || nodes[i] < p.scene.nodes.size());
+    p.draws.push_back({.mesh = meshes[i], .node = nodes[i]});
+  }
+  if (!ok) {
+    r.error = where + " is not a tile piece of this build";
+    return r;
+  }
+  if (sha != source_sha256 || p.id != id) {
+    r.error = where + " belongs to another plan (tile '" + escaped(p.id) + "', source SHA-256 " + escaped(sha) + ")";
+    return r;
+  }
+  if (auto valid = convert::validate_model(p.scene); !valid) {
+    r.error = where + ": the scene is not consistent: " + valid.error().describe();
+    return r;
+  }
+  return r;
 }
 
 json compression_json(const chunk_compression& c) {
   return json{{"method", static_cast<int>(c.method)}, {"level", c.level}};
-}
-
-json box_json(const box& b) {
-  if (b.empty()) return nullptr;
-  return json{{"min", b.min}, {"max", b.max}};
 }
 
 json report_json(const convert::conversion_report& report) {
@@ -868,27 +1080,31 @@ json report_json(const convert::conversion_report& report) {
   return entries;
 }
 
-json tile_result_json(const tile_result& t) {
-  const tile_summary& s = t.summary;
-  return json{{"id", s.id},           {"path", s.path},
-              {"bytes", s.bytes},     {"triangles", s.triangles},
-              {"draws", s.draws},     {"lod_triangles", s.lod_triangles},
-              {"lod_bytes", s.lod_bytes}, {"bounds", box_json(t.bounds)},
-              {"edge", t.edge},       {"node_path", t.node_path},
-              {"lod_distances", t.lod_distances}, {"report", report_json(t.report)}};
+convert::conversion_report report_from(const json& entries) {
+  convert::conversion_report r;
+  for (const json& e : entries) {
+    const int severity = e.at("severity").get<int>();
+    if (severity < 0 || severity > 2) throw std::runtime_error("unknown report severity");
+    r.entries.push_back({.severity = static_cast<convert::report_entry::kind>(severity),
+                         .what = e.at("what").get<std::string>(),
+                         .where = e.at("where").get<std::string>(),
+                         .reason = e.at("reason").get<std::string>(),
+                         .count = e.at("count").get<std::uint64_t>()});
+  }
+  return r;
 }
 
-/// Reading JSON written by this file (a plan or a job's result): any field of
-/// the wrong type or range is an error, never an exception that escapes.
-template <class F>
-bool parse_guarded(const std::string& text, std::string& error, const std::string& what, F&& f) {
-  try {
-    f(json::parse(text));
-    return true;
-  } catch (const std::exception& e) {
-    error = what + ": " + e.what();
-    return false;
-  }
+json tile_result_json(const tile_result& t) {
+  const tile_summary& s = t.summary;
+  return json{{"id", s.id},
+              {"path", s.path},
+              {"bytes", s.bytes},
+              {"triangles", s.triangles},
+              {"draws", s.draws},
+              {"bounds", t.bounds.empty() ? json(nullptr) : json{{"min", t.bounds.min}, {"max", t.bounds.max}}},
+              {"edge", t.edge},
+              {"node_path", t.node_path},
+              {"report", report_json(t.report)}};
 }
 
 tile_result tile_result_from(const json& j) {
@@ -899,57 +1115,151 @@ tile_result tile_result_from(const json& j) {
   s.bytes = j.at("bytes").get<std::uint64_t>();
   s.triangles = j.at("triangles").get<std::uint64_t>();
   s.draws = j.at("draws").get<std::uint32_t>();
-  s.lod_triangles = j.at("lod_triangles").get<std::vector<std::uint64_t>>();
-  s.lod_bytes = j.at("lod_bytes").get<std::vector<std::uint64_t>>();
   if (!j.at("bounds").is_null()) {
     t.bounds.min = j.at("bounds").at("min").get<std::array<double, 3>>();
     t.bounds.max = j.at("bounds").at("max").get<std::array<double, 3>>();
   }
   t.edge = j.at("edge").get<double>();
   t.node_path = j.at("node_path").get<std::string>();
-  t.lod_distances = j.at("lod_distances").get<std::vector<double>>();
-  if (t.lod_distances.size() != s.lod_bytes.size() || s.lod_bytes.size() != s.lod_triangles.size())
-    throw std::runtime_error("the LOD lists differ in length");
-  for (const json& e : j.at("report")) {
-    const int severity = e.at("severity").get<int>();
-    if (severity < 0 || severity > 2) throw std::runtime_error("unknown report severity");
-    t.report.entries.push_back({.severity = static_cast<convert::report_entry::kind>(severity),
-                                .what = e.at("what").get<std::string>(),
-                                .where = e.at("where").get<std::string>(),
-                                .reason = e.at("reason").get<std::string>(),
-                                .count = e.at("count").get<std::uint64_t>()});
-  }
+  t.report = report_from(j.at("report"));
   return t;
+}
+
+json lod_result_json(const lod_file_result& l, const lod_progress& progress) {
+  json meshes = json::array();
+  for (const auto& m : progress.meshes) meshes.push_back(json::array({m.next, m.levels, m.last_kept, m.coarsest, m.coarsest_base}));
+  return json{{"written", l.written}, {"triangles", l.triangles}, {"bytes", l.bytes}, {"report", report_json(l.report)},
+              {"progress", std::move(meshes)}};
+}
+
+lod_file_result lod_result_from(const json& j, lod_progress* progress) {
+  lod_file_result l;
+  l.written = j.at("written").get<bool>();
+  l.triangles = j.at("triangles").get<std::uint64_t>();
+  l.bytes = j.at("bytes").get<std::uint64_t>();
+  l.report = report_from(j.at("report"));
+  if (progress != nullptr)
+    for (const json& m : j.at("progress")) {
+      if (m.size() != 5) throw std::runtime_error("a LOD state entry has 5 numbers");
+      progress->meshes.push_back({.next = m[0].get<std::uint32_t>(), .levels = m[1].get<std::uint32_t>(),
+                                  .last_kept = m[2].get<std::uint64_t>(), .coarsest = m[3].get<std::uint32_t>(),
+                                  .coarsest_base = m[4].get<std::uint64_t>()});
+    }
+  return l;
+}
+
+/// Reading JSON written by this file (a plan or a job's result): any field of
+/// the wrong type or range is an error, never an exception that escapes.
+template <class F>
+bool guarded(std::string& error, const std::string& what, F&& f) {
+  try {
+    f();
+    return true;
+  } catch (const std::exception& e) {
+    error = what + ": " + e.what();
+    return false;
+  }
+}
+template <class F>
+bool parse_guarded(const std::string& text, std::string& error, const std::string& what, F&& f) {
+  return guarded(error, what, [&] { f(json::parse(text)); });
 }
 
 fs::path result_path(const tile_cook_plan& plan, std::size_t job) {
   return plan.state / ("job-" + std::to_string(job) + ".json");
 }
 
+std::string job_name(const tile_job& j) {
+  if (j.what == tile_job::kind::manifest) return "manifest";
+  std::string s = std::string(name(j.what)) + " " + j.tile;
+  if (j.what == tile_job::kind::lod) s.append(" ").append(std::to_string(j.level));
+  return s;
+}
+
 }  // namespace
 
-tile_plan_result plan_tile_cook(const fs::path& input, const fs::path& output_dir, const tile_cook_options& options) {
+tile_plan_result plan_tile_cook(const fs::path& input, const fs::path& output_dir, const fs::path& plan_path,
+                                const tile_cook_options& options) {
   tile_plan_result r;
+  tile_cook_plan& plan = r.plan;
   std::error_code ec;
-  r.plan.source = fs::absolute(input, ec).lexically_normal();
-  r.plan.output = fs::absolute(output_dir, ec).lexically_normal();
-  r.plan.options = options;
-  r.plan.options.progress = {};
-  const job_input in = load_job_input(r.plan.source, options, "");
-  if (!in.error.empty()) {
-    r.error = in.error;
-    r.io_failure = in.io_failure;
+  plan.source = fs::absolute(input, ec).lexically_normal();
+  plan.output = fs::absolute(output_dir, ec).lexically_normal();
+  plan.state = fs::absolute(plan_path, ec).lexically_normal();
+  plan.state += ".d";
+  plan.options = options;
+  plan.options.progress = {};
+  const auto progress = [&options](std::string_view stage, float fraction) {
+    if (options.progress) options.progress(stage, fraction);
+  };
+  progress("import", 0);
+  tile_source source = import_tile_source(plan.source);
+  progress("import", 1);
+  if (!source) {
+    r.error = source.error;
+    r.io_failure = source.io_failure;
     return r;
   }
-  r.plan.source_sha256 = in.source.sha256;
-  r.plan.source_triangles = in.part.source_triangles;
-  r.plan.split_draws = in.part.split_draws;
-  for (const tile_plan& t : in.part.plans) {
-    r.plan.jobs.push_back({.what = tile_job::kind::tile, .tile = t.id});
-    if (options.write_hlods) r.plan.jobs.push_back({.what = tile_job::kind::hlod, .tile = t.id});
+  progress("partition", 0);
+  const partition_result part = partition(source.scene, options);
+  if (!part.error.empty()) {
+    r.error = part.error;
+    return r;
   }
-  if (in.part.write_shared) r.plan.jobs.push_back({.what = tile_job::kind::shared, .tile = "shared"});
-  r.plan.jobs.push_back({.what = tile_job::kind::manifest, .tile = {}});
+  progress("partition", 1);
+  plan.source_sha256 = source.sha256;
+  plan.source_triangles = part.source_triangles;
+  plan.split_draws = part.split_draws;
+  plan.grid = part.grid;
+  plan.edge = part.edge;
+  plan.streaming_radius = part.streaming_radius;
+
+  fs::create_directories(plan.state / "pieces", ec);
+  if (ec) {
+    r.error = "cannot create directory " + quote_path((plan.state / "pieces").string()) + ": " + ec.message();
+    r.io_failure = true;
+    return r;
+  }
+  // Each tile's piece, cut once here, and its jobs: the tile, its LOD levels
+  // (each after the one before), its HLOD.
+  const auto add_piece = [&](const tile_piece& piece, tile_job::kind what) {
+    const std::string relative = piece_path_of(piece.id);
+    auto file = piece_file(piece, plan.source_sha256);
+    if (!file) {
+      r.error = "tile " + piece.id + ": cannot write its piece: " + file.error().describe();
+      return false;
+    }
+    if (auto failed = write_output(plan.state / relative, *file)) {
+      r.error = std::move(failed->message);
+      r.io_failure = true;
+      return false;
+    }
+    plan.jobs.push_back({.what = what, .tile = piece.id, .piece = relative});
+    for (std::uint32_t k = 1; k <= options.lods.ratios.size(); ++k) {
+      tile_job lod{.what = tile_job::kind::lod, .tile = piece.id, .level = k, .piece = relative};
+      if (k > 1) lod.after.push_back(plan.jobs.size() - 1);
+      plan.jobs.push_back(std::move(lod));
+    }
+    if (what == tile_job::kind::tile && options.write_hlods)
+      plan.jobs.push_back({.what = tile_job::kind::hlod, .tile = piece.id, .piece = relative});
+    return true;
+  };
+  for (std::size_t t = 0; t < part.plans.size(); ++t) {
+    progress("pieces", static_cast<float>(t) / static_cast<float>(part.plans.size()));
+    if (!add_piece(make_piece(source.scene, part, part.plans[t], false), tile_job::kind::tile)) return r;
+  }
+  if (part.write_shared &&
+      !add_piece(make_piece(source.scene, part, {.id = "shared", .edge = part.edge, .pieces = part.shared}, true),
+                 tile_job::kind::shared))
+    return r;
+  progress("pieces", 1);
+  plan.jobs.push_back({.what = tile_job::kind::manifest});
+  const std::string text = tile_plan_json(plan);
+  if (plan_path.has_parent_path()) fs::create_directories(plan_path.parent_path(), ec);
+  if (auto failed = write_output(plan_path, std::as_bytes(std::span(text)))) {
+    r.error = std::move(failed->message);
+    r.io_failure = true;
+  }
   return r;
 }
 
@@ -982,25 +1292,22 @@ std::string tile_plan_json(const tile_cook_plan& plan) {
                {"vertex_layout", static_cast<std::uint32_t>(o.vertex_layout)},
                {"manifest_name", o.manifest_name}};
   json jobs = json::array();
-  for (const tile_job& j : plan.jobs) jobs.push_back(json{{"kind", name(j.what)}, {"tile", j.tile}});
+  for (const tile_job& j : plan.jobs) {
+    json job{{"kind", name(j.what)}, {"tile", j.tile}};
+    if (j.what == tile_job::kind::lod) job["level"] = j.level;
+    if (!j.after.empty()) job["after"] = j.after;
+    if (!j.piece.empty()) job["piece"] = j.piece;
+    jobs.push_back(std::move(job));
+  }
   return to_text(json{{"untold_tile_plan", 1},
                       {"source", plan.source.string()},
                       {"source_sha256", plan.source_sha256},
                       {"output", plan.output.string()},
                       {"source_triangles", plan.source_triangles},
                       {"split_draws", plan.split_draws},
+                      {"partition", {{"grid", plan.grid}, {"edge", plan.edge}, {"streaming_radius", plan.streaming_radius}}},
                       {"options", std::move(options)},
                       {"jobs", std::move(jobs)}}) + "\n";
-}
-
-std::optional<std::string> write_tile_plan(tile_cook_plan& plan, const fs::path& plan_path) {
-  std::error_code ec;
-  plan.state = fs::absolute(plan_path, ec).lexically_normal();
-  plan.state += ".d";
-  if (plan_path.has_parent_path()) fs::create_directories(plan_path.parent_path(), ec);
-  const std::string text = tile_plan_json(plan);
-  if (auto failed = write_output(plan_path, std::as_bytes(std::span(text)))) return failed->message;
-  return std::nullopt;
 }
 
 tile_plan_result read_tile_plan(const fs::path& plan_path) {
@@ -1020,6 +1327,9 @@ tile_plan_result read_tile_plan(const fs::path& plan_path) {
     plan.output = j.at("output").get<std::string>();
     plan.source_triangles = j.at("source_triangles").get<std::uint64_t>();
     plan.split_draws = j.at("split_draws").get<std::uint64_t>();
+    plan.grid = j.at("partition").at("grid").get<bool>();
+    plan.edge = j.at("partition").at("edge").get<double>();
+    plan.streaming_radius = j.at("partition").at("streaming_radius").get<double>();
     const json& o = j.at("options");
     tile_cook_options& t = plan.options;
     const std::string partition_name = o.at("partition").get<std::string>();
@@ -1070,14 +1380,29 @@ tile_plan_result read_tile_plan(const fs::path& plan_path) {
       const std::string kind = job.at("kind").get<std::string>();
       tile_job parsed{.tile = job.at("tile").get<std::string>()};
       if (kind == "tile") parsed.what = tile_job::kind::tile;
+      else if (kind == "lod") parsed.what = tile_job::kind::lod;
       else if (kind == "hlod") parsed.what = tile_job::kind::hlod;
       else if (kind == "shared") parsed.what = tile_job::kind::shared;
       else if (kind == "manifest") parsed.what = tile_job::kind::manifest;
       else throw std::runtime_error("unknown job kind '" + kind + "'");
+      if (parsed.what == tile_job::kind::lod) {
+        parsed.level = job.at("level").get<std::uint32_t>();
+        if (parsed.level == 0 || parsed.level > t.lods.ratios.size()) throw std::runtime_error("a LOD job's level is out of range");
+      }
+      if (job.contains("after")) parsed.after = job.at("after").get<std::vector<std::size_t>>();
+      for (const std::size_t a : parsed.after)
+        if (a >= plan.jobs.size()) throw std::runtime_error("a job can only wait for an earlier one");
+      if (job.contains("piece")) parsed.piece = job.at("piece").get<std::string>();
+      if ((parsed.what == tile_job::kind::manifest) != parsed.piece.empty())
+        throw std::runtime_error("every job but the manifest reads a piece");
+      if (!parsed.piece.empty() && !untold::detail::is_safe_relative_path(parsed.piece))
+        throw std::runtime_error("a piece is not a safe relative path");
       plan.jobs.push_back(std::move(parsed));
     }
     if (plan.jobs.empty() || plan.jobs.back().what != tile_job::kind::manifest)
       throw std::runtime_error("the last job must be the manifest");
+    for (std::size_t k = 0; k + 1 < plan.jobs.size(); ++k)
+      if (plan.jobs[k].what == tile_job::kind::manifest) throw std::runtime_error("only the last job writes the manifest");
   });
   if (!ok) return r;
   std::error_code ec;
@@ -1086,6 +1411,7 @@ tile_plan_result read_tile_plan(const fs::path& plan_path) {
   return r;
 }
 
+
 tile_cook_report run_tile_job(const tile_cook_plan& plan, std::size_t job) {
   tile_cook_report report;
   if (job >= plan.jobs.size()) {
@@ -1093,13 +1419,11 @@ tile_cook_report run_tile_job(const tile_cook_plan& plan, std::size_t job) {
     return report;
   }
   const tile_job& what = plan.jobs[job];
-  const std::string who = what.what == tile_job::kind::manifest ? std::string("manifest")
-                                                                 : std::string(name(what.what)) + " " + what.tile;
   const auto fail = [&](std::string message) {
-    report.error = "job " + std::to_string(job) + " (" + who + "): " + std::move(message);
+    report.error = "job " + std::to_string(job) + " (" + job_name(what) + "): " + std::move(message);
     return report;
   };
-  if (plan.state.empty()) return fail("the plan has no state folder: write it with write_tile_plan first");
+  if (plan.state.empty()) return fail("the plan has no state folder: make it with plan_tile_cook");
   std::error_code ec;
   fs::create_directories(plan.output / "tiles", ec);
   if (!ec) fs::create_directories(plan.state, ec);
@@ -1108,9 +1432,12 @@ tile_cook_report run_tile_job(const tile_cook_plan& plan, std::size_t job) {
     return fail("cannot create the output or state directory: " + ec.message());
   }
   const job_writer write{plan.output, report};
-  const json stamp{{"source_sha256", plan.source_sha256}, {"job", job}, {"kind", name(what.what)}, {"tile", what.tile}};
+  const auto stamp_of = [&plan](std::size_t k) {
+    const tile_job& j = plan.jobs[k];
+    return json{{"source_sha256", plan.source_sha256}, {"job", k}, {"kind", name(j.what)}, {"tile", j.tile}, {"level", j.level}};
+  };
   const auto save = [&](json result) {
-    result["stamp"] = stamp;
+    result["stamp"] = stamp_of(job);
     const std::string text = to_text(result) + "\n";
     if (auto failed = write_output(result_path(plan, job), std::as_bytes(std::span(text)))) {
       report.io_failure = true;
@@ -1119,83 +1446,111 @@ tile_cook_report run_tile_job(const tile_cook_plan& plan, std::size_t job) {
     }
     return true;
   };
+  // The results of the jobs this one waits for (the manifest: every other job), in plan order.
+  std::vector<std::size_t> inputs = what.after;
+  if (what.what == tile_job::kind::manifest)
+    for (std::size_t k = 0; k < job; ++k) inputs.push_back(k);
+  std::vector<json> results;
+  std::vector<std::string> missing;
+  for (const std::size_t k : inputs) {
+    const auto bytes = read_file_bytes(result_path(plan, k));
+    if (!bytes) {
+      missing.push_back(job_name(plan.jobs[k]) + " (job " + std::to_string(k) + ")");
+      continue;
+    }
+    std::string why;
+    const std::string text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+    const bool ok = parse_guarded(text, why, "the result of job " + std::to_string(k), [&](const json& j) {
+      if (j.at("stamp") != stamp_of(k)) throw std::runtime_error("it belongs to another plan");
+      results.push_back(j);
+    });
+    if (!ok) return fail(why);
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const std::string& m : missing) list.append(list.empty() ? "" : ", ").append(m);
+    return fail(std::string(what.what == tile_job::kind::manifest ? "no manifest written: " : "") +
+                "these jobs have not finished: " + list);
+  }
 
   if (what.what == tile_job::kind::manifest) {
-    // Every other job's result, in plan order; a missing one stops the manifest.
-    cook_results results;
-    std::vector<std::string> missing;
-    bool grid = plan.options.partition == tile_cook_options::scheme::grid;
-    double edge = 1, streaming_radius = 0;
-    for (std::size_t k = 0; k + 1 < plan.jobs.size(); ++k) {
-      const auto bytes = read_file_bytes(result_path(plan, k));
-      const tile_job& other = plan.jobs[k];
-      if (!bytes) {
-        missing.push_back(std::string(name(other.what)) + " " + other.tile + " (job " + std::to_string(k) + ")");
-        continue;
-      }
-      std::string why;
-      const std::string text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-      const bool ok = parse_guarded(text, why, "the result of job " + std::to_string(k), [&](const json& j) {
-        if (j.at("stamp") != json{{"source_sha256", plan.source_sha256}, {"job", k}, {"kind", name(other.what)}, {"tile", other.tile}})
-          throw std::runtime_error("it belongs to another plan");
-        edge = j.at("edge_of_plan").get<double>();
-        streaming_radius = j.at("streaming_radius").get<double>();
-        if (other.what == tile_job::kind::hlod) {
-          if (results.tiles.empty() || results.tiles.back().summary.id != other.tile)
-            throw std::runtime_error("an HLOD job must follow its tile's job");
-          results.hlods.back() = {.triangles = j.at("triangles").get<std::uint64_t>(), .bytes = j.at("bytes").get<std::uint64_t>()};
-        } else if (other.what == tile_job::kind::tile) {
-          results.tiles.push_back(tile_result_from(j.at("tile")));
-          results.hlods.emplace_back();
-        } else {
-          results.shared = tile_result_from(j.at("tile"));
+    cook_results assembled;
+    std::string why;
+    const bool ok = guarded(why, "the jobs' results", [&] {
+      for (std::size_t k = 0; k < results.size(); ++k) {
+        const tile_job& other = plan.jobs[k];
+        const json& j = results[k];
+        tile_result* owner = other.tile == "shared" ? (assembled.shared ? &*assembled.shared : nullptr)
+                             : assembled.tiles.empty() || assembled.tiles.back().summary.id != other.tile
+                                 ? nullptr
+                                 : &assembled.tiles.back();
+        switch (other.what) {
+          case tile_job::kind::tile:
+            assembled.tiles.push_back(tile_result_from(j.at("tile")));
+            assembled.hlods.emplace_back();
+            break;
+          case tile_job::kind::shared: assembled.shared = tile_result_from(j.at("tile")); break;
+          case tile_job::kind::lod: {
+            if (owner == nullptr) throw std::runtime_error("a LOD job must follow its tile's job");
+            const lod_file_result l = lod_result_from(j, nullptr);
+            if (l.written && owner->lod_distances.size() + 1 != other.level)
+              throw std::runtime_error("LOD " + std::to_string(other.level) + " of " + other.tile + " follows a missing level");
+            add_lod_level(*owner, l, plan.options, plan.streaming_radius);
+            break;
+          }
+          case tile_job::kind::hlod:
+            if (owner == nullptr || other.tile == "shared") throw std::runtime_error("an HLOD job must follow its tile's job");
+            assembled.hlods.back() = {.triangles = j.at("triangles").get<std::uint64_t>(), .bytes = j.at("bytes").get<std::uint64_t>()};
+            break;
+          case tile_job::kind::manifest: break;
         }
-      });
-      if (!ok) return fail(why);
-    }
-    if (!missing.empty()) {
-      std::string list;
-      for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
-      return fail("no manifest written: these jobs have not finished: " + list);
-    }
+      }
+    });
+    if (!ok) return fail(why);
     report.source_triangles = plan.source_triangles;
     report.split_draws = plan.split_draws;
-    if (!write_manifest_file(results, plan.options, grid, edge, streaming_radius, write, plan.output))
+    if (!write_manifest_file(assembled, plan.options, plan.grid, plan.edge, plan.streaming_radius, write, plan.output))
       return fail(report.error);
     return report;
   }
 
-  const job_input in = load_job_input(plan.source, plan.options, plan.source_sha256);
+  piece_read in = read_piece(plan.state / what.piece, plan.source_sha256, what.tile);
   if (!in.error.empty()) {
     report.io_failure = in.io_failure;
     return fail(in.error);
   }
-  const partition_result& part = in.part;
-  const json plan_facts{{"edge_of_plan", part.edge}, {"streaming_radius", part.streaming_radius}};
-  if (what.what == tile_job::kind::shared) {
-    if (!part.write_shared) return fail("the source no longer has a shared bucket");
-    auto shared = cook_tile_files(in.source.scene, part, {.id = "shared", .edge = part.edge, .pieces = part.shared}, true,
-                                  plan.options, write);
-    if (!shared) return fail(report.error);
-    json result = plan_facts;
-    result["tile"] = tile_result_json(*shared);
-    if (!save(std::move(result))) return fail(report.error);
-    report.shared = shared->summary;
-    return report;
-  }
-  const auto found = std::find_if(part.plans.begin(), part.plans.end(), [&](const tile_plan& t) { return t.id == what.tile; });
-  if (found == part.plans.end()) return fail("the source's partition has no tile '" + escaped(what.tile) + "'");
-  json result = plan_facts;
-  if (what.what == tile_job::kind::tile) {
-    auto tile = cook_tile_files(in.source.scene, part, *found, false, plan.options, write);
-    if (!tile) return fail(report.error);
-    result["tile"] = tile_result_json(*tile);
-    report.tiles.push_back(tile->summary);
-  } else {
-    auto hlod = cook_hlod_file(in.source.scene, part, *found, plan.options, write);
-    if (!hlod) return fail(report.error);
-    result["triangles"] = hlod->triangles;
-    result["bytes"] = hlod->bytes;
+  tile_piece& piece = in.piece;
+  json result = json::object();
+  switch (what.what) {
+    case tile_job::kind::tile:
+    case tile_job::kind::shared: {
+      auto tile = cook_piece_file(piece, plan.options, write);
+      if (!tile) return fail(report.error);
+      result["tile"] = tile_result_json(*tile);
+      (piece.shared ? report.shared : report.tiles.emplace_back()) = tile->summary;
+      break;
+    }
+    case tile_job::kind::lod: {
+      lod_progress progress;
+      if (!results.empty()) {
+        std::string why;
+        if (!guarded(why, "the result of job " + std::to_string(what.after.front()),
+                     [&] { (void)lod_result_from(results.front(), &progress); }))
+          return fail(why);
+      }
+      auto level = cook_piece_lod(piece, what.level, progress, plan.options, write);
+      if (!level) return fail(report.error);
+      result = lod_result_json(*level, progress);
+      break;
+    }
+    case tile_job::kind::hlod: {
+      auto hlod = cook_piece_hlod(piece, plan.options, write);
+      if (!hlod) return fail(report.error);
+      result["triangles"] = hlod->triangles;
+      result["bytes"] = hlod->bytes;
+      break;
+    }
+    case tile_job::kind::manifest: break;
   }
   if (!save(std::move(result))) return fail(report.error);
   return report;

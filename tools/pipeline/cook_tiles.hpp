@@ -140,38 +140,46 @@ struct tile_source {
 
 // ---- the distributed cook (docs/distributed.md) ---------------------------------------
 //
-// The cook above as independent, deterministic jobs: one per tile (its file
-// and its LOD files, which come out of one simplification), one per tile's
-// HLOD, one for the shared bucket, and a last one that writes the manifest
-// from the others' results. Every job imports the source again and
-// partitions it again (cheap and deterministic), checks that the source is
-// the one planned (SHA-256) and that the partition gives the planned tile,
-// then writes its files atomically (write_output). So a job may run on any
-// machine that sees the source, the output directory and the plan's state
-// directory, any number of times: a retry rewrites the same bytes. Running
-// every job in order gives the bytes cook_tiles gives.
+// The cook above as independent, deterministic jobs. The plan imports and
+// partitions the source once and cuts it: each tile's part of the scene (its
+// "piece", with the nodes, materials and textures it uses) goes to
+// PLAN.d/pieces/ID.untold. Then, per tile: a `tile` job writes the tile's
+// file (LOD0), one `lod` job per LOD level writes that level's file (level
+// k starts from level k - 1's state: the policy keeps a level only when it
+// shrinks enough below the last kept one), an `hlod` job the proxy; the
+// shared bucket has a `shared` job and its `lod` jobs; the last job writes
+// the manifest from every other job's result. A job reads only its piece
+// (and, for a LOD level, the state its predecessor left), writes its file
+// atomically (write_output) and its result to PLAN.d/job-N.json. So jobs run
+// on any machine that sees the output directory and PLAN.d/, in any order
+// their `after` lists allow, any number of times: a retry rewrites the same
+// bytes. Running every job in order gives the bytes cook_tiles gives.
 //
-//   auto planned = untold::tools::plan_tile_cook("city.glb", "out/", options);
-//   untold::tools::write_tile_plan(planned.plan, "plan.json");
-//   for (std::size_t j = 0; j < planned.plan.jobs.size(); ++j)      // anywhere, in any order,
+//   auto planned = untold::tools::plan_tile_cook("city.glb", "out/", "plan.json", options);
+//   for (std::size_t j = 0; j < planned.plan.jobs.size(); ++j)      // anywhere; each after its `after`,
 //     untold::tools::run_tile_job(planned.plan, j);                 // the manifest job last
 
 struct tile_job {
-  enum class kind { tile, hlod, shared, manifest };
+  enum class kind { tile, lod, hlod, shared, manifest };
   kind what = kind::tile;
-  std::string tile;  // the tile id (tile, hlod), "shared", or empty (manifest)
+  std::string tile{};                // the tile id; "shared" for the shared bucket's jobs; empty: the manifest
+  std::uint32_t level = 0;           // lod: the LOD file it writes (1-based)
+  std::vector<std::size_t> after{};  // earlier jobs whose results it reads (the manifest: every other, implied)
+  std::string piece{};               // its input, relative to the plan's state folder; empty: the manifest
 };
 [[nodiscard]] std::string_view name(tile_job::kind k) noexcept;
 
 struct tile_cook_plan {
-  std::filesystem::path source;  // absolute
-  std::string source_sha256;
+  std::filesystem::path source;  // absolute; read at plan time only
+  std::string source_sha256;     // of the source the pieces were cut from
   std::filesystem::path output;  // absolute
-  /// Where jobs leave their results for the manifest job (absolute): the
-  /// plan file's path + ".d" (write_tile_plan / read_tile_plan set it).
+  /// Pieces and the jobs' results (absolute): the plan file's path + ".d".
   std::filesystem::path state;
   tile_cook_options options;  // progress is not part of a plan
   std::vector<tile_job> jobs;  // the manifest job last
+  /// The partition's facts the manifest needs.
+  bool grid = true;
+  double edge = 1, streaming_radius = 0;
   std::uint64_t source_triangles = 0, split_draws = 0;
 };
 
@@ -182,24 +190,24 @@ struct tile_plan_result {
   explicit operator bool() const noexcept { return error.empty(); }
 };
 
-/// Imports and partitions `input` and lists the jobs. Writes nothing.
+/// Imports and partitions `input`, writes every tile's piece into
+/// PLAN_PATH.d/pieces/ and the plan (JSON, docs/distributed.md) to
+/// `plan_path`, atomically, creating folders as needed. Reports progress
+/// through options.progress ("import", "partition", "pieces").
 [[nodiscard]] tile_plan_result plan_tile_cook(const std::filesystem::path& input, const std::filesystem::path& output_dir,
-                                              const tile_cook_options& options);
+                                              const std::filesystem::path& plan_path, const tile_cook_options& options);
 
-/// The plan as JSON (docs/distributed.md), and back. read_tile_plan checks
-/// every field's type and range (safe on any text) and sets `state` from
-/// `plan_path`.
+/// The plan as JSON, and back. read_tile_plan checks every field's type and
+/// range (safe on any text) and sets `state` from `plan_path`.
 [[nodiscard]] std::string tile_plan_json(const tile_cook_plan& plan);
 [[nodiscard]] tile_plan_result read_tile_plan(const std::filesystem::path& plan_path);
-/// Writes tile_plan_json atomically to `plan_path` (its folder created when
-/// missing) and sets plan.state. The error message on failure.
-[[nodiscard]] std::optional<std::string> write_tile_plan(tile_cook_plan& plan, const std::filesystem::path& plan_path);
 
-/// Runs job `job` of `plan`: its files in plan.output, its result in
-/// plan.state. The manifest job reads every other job's result and fails,
-/// naming them, when one is missing. The report holds what the job wrote
-/// (and, for the manifest job, the whole cook's summaries and report).
-/// An error names the tile ("tile t_0_1: ...").
+/// Runs job `job` of `plan`: its file in plan.output, its result in
+/// plan.state. A job whose `after` jobs (the manifest: any other job) have
+/// no result yet fails, naming them. A damaged piece fails with the reader's
+/// rule id. The report holds what the job wrote (and, for the manifest job,
+/// the whole cook's summaries and report). An error names the job and tile
+/// ("job 3 (lod t_0_1 2): ...").
 [[nodiscard]] tile_cook_report run_tile_job(const tile_cook_plan& plan, std::size_t job);
 
 }  // namespace untold::tools

@@ -83,44 +83,52 @@ void fill_missing_normals(std::vector<proxy_vertex>& vertices, const std::vector
 
 }  // namespace
 
+simplified_level simplify_level(std::span<const std::uint32_t> triangles, std::span<const float> positions,
+                                std::size_t vertex_count, const lod_options& options, std::size_t k,
+                                std::uint64_t last_kept) {
+  simplified_level level;
+  if (triangles.size() < 3 || vertex_count == 0 || k >= options.ratios.size()) return level;
+  const std::uint64_t source_triangles = triangles.size() / 3;
+  const unsigned flags = options.lock_border ? static_cast<unsigned>(meshopt_SimplifyLockBorder) : 0u;
+  float level_bound = options.target_error;  // doubled per level (exact in binary)
+  for (std::size_t i = 0; i < k; ++i) level_bound *= 2;
+  const auto limit = static_cast<std::uint64_t>(std::floor(static_cast<double>(last_kept) * options.max_kept_fraction));
+  const std::size_t target =
+      std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(source_triangles) * options.ratios[k])) * 3;
+  std::vector<std::uint32_t> simplified(triangles.size());
+  float error = 0;
+  std::size_t count = meshopt_simplify(simplified.data(), triangles.data(), triangles.size(), positions.data(),
+                                       vertex_count, 3 * sizeof(float), target, level_bound, flags, &error);
+  bool by_sloppy = false;
+  if (count / 3 > limit && options.sloppy_fallback && !options.lock_border) {
+    std::vector<std::uint32_t> sloppy(triangles.size());
+    float sloppy_error = 0;
+    const std::size_t n = meshopt_simplifySloppy(sloppy.data(), triangles.data(), triangles.size(), positions.data(),
+                                                 vertex_count, 3 * sizeof(float), target, level_bound, &sloppy_error);
+    if (n > 0 && n < count) {
+      std::copy_n(sloppy.begin(), n, simplified.begin());
+      count = n;
+      error = sloppy_error;
+      by_sloppy = true;
+    }
+  }
+  if (count == 0 || count / 3 > limit) return level;  // stalled: no level of its own
+  simplified.resize(count);
+  meshopt_optimizeVertexCache(simplified.data(), simplified.data(), count, vertex_count);
+  level.indices = std::move(simplified);
+  level.error = error;
+  level.sloppy = by_sloppy;
+  return level;
+}
+
 std::vector<simplified_level> simplify_levels(std::span<const std::uint32_t> triangles,
                                               std::span<const float> positions, std::size_t vertex_count,
                                               const lod_options& options) {
   std::vector<simplified_level> levels(options.ratios.size());
-  if (triangles.size() < 3 || vertex_count == 0) return levels;
-  const std::uint64_t source_triangles = triangles.size() / 3;
-  std::uint64_t last_kept = source_triangles;
-  const unsigned flags = options.lock_border ? static_cast<unsigned>(meshopt_SimplifyLockBorder) : 0u;
-  std::vector<std::uint32_t> simplified(triangles.size()), sloppy(triangles.size());
-  float bound = options.target_error;
+  std::uint64_t last_kept = triangles.size() / 3;
   for (std::size_t k = 0; k < options.ratios.size(); ++k) {
-    const float level_bound = bound;
-    bound *= 2;
-    const auto limit = static_cast<std::uint64_t>(std::floor(static_cast<double>(last_kept) * options.max_kept_fraction));
-    const std::size_t target =
-        std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(source_triangles) * options.ratios[k])) * 3;
-    float error = 0;
-    std::size_t count = meshopt_simplify(simplified.data(), triangles.data(), triangles.size(), positions.data(),
-                                         vertex_count, 3 * sizeof(float), target, level_bound, flags, &error);
-    bool by_sloppy = false;
-    if (count / 3 > limit && options.sloppy_fallback && !options.lock_border) {
-      float sloppy_error = 0;
-      const std::size_t n = meshopt_simplifySloppy(sloppy.data(), triangles.data(), triangles.size(), positions.data(),
-                                                   vertex_count, 3 * sizeof(float), target, level_bound, &sloppy_error);
-      if (n > 0 && n < count) {
-        std::copy_n(sloppy.begin(), n, simplified.begin());
-        count = n;
-        error = sloppy_error;
-        by_sloppy = true;
-      }
-    }
-    if (count == 0 || count / 3 > limit) continue;  // stalled: no level of its own
-    simplified_level& level = levels[k];
-    level.indices.assign(simplified.begin(), simplified.begin() + static_cast<std::ptrdiff_t>(count));
-    meshopt_optimizeVertexCache(level.indices.data(), level.indices.data(), count, vertex_count);
-    level.error = error;
-    level.sloppy = by_sloppy;
-    last_kept = count / 3;
+    levels[k] = simplify_level(triangles, positions, vertex_count, options, k, last_kept);
+    if (!levels[k].stalled()) last_kept = levels[k].indices.size() / 3;
   }
   return levels;
 }

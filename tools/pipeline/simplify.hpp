@@ -85,6 +85,15 @@ std::vector<simplified_level> simplify_levels(std::span<const std::uint32_t> tri
                                               std::span<const float> positions, std::size_t vertex_count,
                                               const lod_options& options);
 
+/// Level `k` of simplify_levels alone (the policy's step), given the
+/// triangle count of the last kept level before it (the source's for the
+/// first): what simplify_levels returns at index k when the earlier levels
+/// kept `last_kept`. A distributed cook makes one level per job with it.
+/// Same preconditions as simplify_levels; k >= ratios.size() gives a stalled level.
+simplified_level simplify_level(std::span<const std::uint32_t> triangles, std::span<const float> positions,
+                                std::size_t vertex_count, const lod_options& options, std::size_t k,
+                                std::uint64_t last_kept);
+
 /// What generate_lods made of one mesh.
 struct lod_summary {
   std::vector<std::uint64_t> triangles;  // LOD0, then each kept level: strictly decreasing

@@ -89,6 +89,11 @@ struct to_untold_options {
   write_options write{};
   /// Write one fileType-lod file per LOD level the meshes carry.
   bool lod_files = true;
+  /// k >= 1: make LOD file k alone (the main file is not built: `file` stays
+  /// empty and `lod_files` holds that one file, or nothing when no mesh has
+  /// k levels). A mesh with fewer levels is written at its coarsest, as in
+  /// the full set; a distributed cook writes each level in its own job.
+  std::size_t only_lod_level = 0;
   untold_content content = untold_content::everything;
   /// Instancing: a mesh drawn by several nodes, and meshes whose encoded
   /// vertices and indices are identical, store their bytes once; every
@@ -699,6 +704,14 @@ class geometry_pool {
   };
 
   untold_output out;
+  if (options.only_lod_level > 0) {
+    if (geometry && options.only_lod_level <= lod_levels) {
+      auto lod = build(untold::file_type::lod, options.only_lod_level, false);
+      if (!lod) return lod.error();
+      out.lod_files.push_back(std::move(*lod));
+    }
+    return out;
+  }
   auto main = build(geometry ? options.type : untold::file_type::animation, 0, true);
   if (!main) return main.error();
   out.file = std::move(*main);
