@@ -21,6 +21,7 @@
 #include "files.hpp"
 #include "formats.hpp"
 #include "inspect.hpp"
+#include "report_json.hpp"
 
 #include "bindings.hpp"
 
@@ -66,28 +67,6 @@ std::string info(const std::string& path) {
   return tools::to_text(unrecognised(path, bytes));
 }
 
-json report_json(const convert::conversion_report& r) {
-  json entries = json::array();
-  for (const convert::report_entry& e : r.entries)
-    entries.push_back({{"severity", convert::name(e.severity)}, {"what", e.what}, {"where", e.where}, {"reason", e.reason}, {"count", e.count}});
-  return entries;
-}
-
-std::string cook_report_json(const tools::cook_report& r) {
-  json written = json::array();
-  for (const fs::path& p : r.written) written.push_back(p.string());
-  return tools::to_text(json{{"written", written},
-                             {"warnings", r.warnings},
-                             {"report", report_json(r.conversion)},
-                             {"entities", r.entities},
-                             {"meshes", r.meshes},
-                             {"materials", r.materials},
-                             {"textures", r.textures},
-                             {"vertices", r.vertices},
-                             {"triangles", r.triangles},
-                             {"bytes", r.bytes}});
-}
-
 compression_policy compression_of(const std::string& spec) {
   std::string why;
   const auto c = tools::parse_compression(spec, why);
@@ -118,7 +97,7 @@ std::string convert_file(const std::string& input, const std::string& output, co
     r = tools::convert_file(o);
   }
   if (!r) raise_message(r.error);
-  return cook_report_json(r);
+  return tools::to_text(tools::cook_report_json(r));
 }
 
 std::string cook_file(const std::string& input, const std::string& output, const std::string& compress,
@@ -143,7 +122,7 @@ std::string cook_file(const std::string& input, const std::string& output, const
       r = h != nullptr ? tools::cook_foreign(*h, bytes, {}, o) : tools::cook(o);
   }
   if (!r) raise_message(r.error);
-  return cook_report_json(r);
+  return tools::to_text(tools::cook_report_json(r));
 }
 
 tools::tile_cook_options tile_options(const std::string& tiles, const std::vector<float>& lod_ratios, float lod_error,
@@ -160,25 +139,19 @@ tools::tile_cook_options tile_options(const std::string& tiles, const std::vecto
   return o;
 }
 
-json summary_json(const tools::tile_summary& t) {
-  return json{{"tile_id", t.id}, {"path", t.path}, {"bytes", t.bytes}, {"draws", t.draws}, {"triangles", t.triangles},
-              {"lod_triangles", t.lod_triangles}, {"lod_bytes", t.lod_bytes}, {"hlod_triangles", t.hlod_triangles},
-              {"hlod_bytes", t.hlod_bytes}};
-}
-
 std::string tile_report_json(const tools::tile_cook_report& r) {
   json tiles = json::array();
-  for (const auto& t : r.tiles) tiles.push_back(summary_json(t));
+  for (const auto& t : r.tiles) tiles.push_back(tools::tile_summary_json(t));
   json written = json::array();
   for (const fs::path& p : r.written) written.push_back(p.string());
   return tools::to_text(json{{"manifest", r.manifest.empty() ? json(nullptr) : json(r.manifest.string())},
                              {"tiles", tiles},
-                             {"shared", r.shared ? summary_json(*r.shared) : json(nullptr)},
+                             {"shared", r.shared ? tools::tile_summary_json(*r.shared) : json(nullptr)},
                              {"source_triangles", r.source_triangles},
                              {"split_draws", r.split_draws},
                              {"bytes", r.total_bytes},
                              {"written", written},
-                             {"report", report_json(r.report)}});
+                             {"report", tools::report_json(r.report)}});
 }
 
 std::string cook_tiles(const std::string& input, const std::string& output, const tools::tile_cook_options& o) {
@@ -310,7 +283,7 @@ py::tuple build(const py::dict& s, const std::string& compress, const std::strin
   }
   if (!out) raise_error(out.error());
   const auto& file = out->file;
-  return py::make_tuple(py::bytes(reinterpret_cast<const char*>(file.data()), file.size()), tools::to_text(report_json(report)));
+  return py::make_tuple(py::bytes(reinterpret_cast<const char*>(file.data()), file.size()), tools::to_text(tools::report_json(report)));
 }
 
 void write_atomic(const std::string& path, py::bytes data) {
@@ -339,7 +312,7 @@ py::tuple import_foreign(const std::string& path) {
   auto out = convert::to_untold(*scene, o, report);
   if (!out) raise_error(out.error());
   return py::make_tuple(py::bytes(reinterpret_cast<const char*>(out->file.data()), out->file.size()), std::string(h->name),
-                        tools::to_text(report_json(report)));
+                        tools::to_text(tools::report_json(report)));
 }
 
 }  // namespace

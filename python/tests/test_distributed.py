@@ -50,6 +50,8 @@ def test_cli_jobs_in_any_order_are_byte_identical(tmp_path, city):
     # one job twice (a retry) changes nothing.
     for k in sorted(range(len(listed) - 1), key=lambda k: (listed[k].get("level", 0), -k)):
         subprocess.run([cli, "cook-tile", str(plan), "--job", str(k), "--quiet"], check=True)
+    subprocess.run([cli, "cook-tile", str(plan), "--job", "0", "--quiet"], check=True)
+    subprocess.run([cli, "cook-tile", str(plan), "--job", str(len(listed) - 1), "--quiet"], check=True)
     one, many = tree(tmp_path / "one"), tree(tmp_path / "many")
     assert sorted(one) == sorted(many) and one == many
 

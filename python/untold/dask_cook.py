@@ -106,15 +106,19 @@ def run_job_at(plan_url: str, job: int, *after: Any) -> Dict[str, Any]:
             relative = os.path.relpath(path, plan["output"]).replace(os.sep, "/")
             _upload(path, _join(output_url, relative))
             written.append(_join(output_url, relative))
-        # The result last: a job counts as done only once its files are out.
-        _upload(os.path.join(state, f"job-{job}.json"), _join(state_url, f"job-{job}.json"))
+        # The result last (the manifest job leaves none): a job counts as done only once its files are out.
+        result = os.path.join(state, f"job-{job}.json")
+        if os.path.exists(result):
+            _upload(result, _join(state_url, f"job-{job}.json"))
         return {"job": job, "written": written}
 
 
-def job_key(plan: Dict[str, Any], job: int) -> str:
+def job_key(plan: Dict[str, Any], job: int, run: str) -> str:
+    """The task's key on the dashboard: kind, tile, level, job index and the
+    run (keys are unique per run: Dask hands back a live task of the same key)."""
     j = plan["jobs"][job]
     level = f"-{j['level']}" if j["kind"] == "lod" else ""
-    return f"untold-{j['kind']}-{j['tile'] or 'manifest'}{level}-{job}"
+    return f"untold-{j['kind']}-{j['tile'] or 'manifest'}{level}-{job}-{run}"
 
 
 def plan(source: str, output: str, plan_path: str, tiles: str = "grid:64", **options: Any) -> Dict[str, Any]:
@@ -210,12 +214,13 @@ def run_plan(plan_path: str, scheduler: Optional[str] = None, workers: int = 2, 
                   file=sys.stderr)
             from tqdm import tqdm
             bar = tqdm(total=len(jobs), unit="job", file=sys.stderr)
+        run = uuid.uuid4().hex[:8]
         futures: List[Any] = []
         for k, j in enumerate(jobs):
             # A LOD level waits for the level before it; the manifest for every
             # other job (Dask never runs it when one failed).
             after = futures[:] if j["kind"] == "manifest" else [futures[a] for a in j.get("after", [])]
-            futures.append(client.submit(runner, plan_path, k, *after, key=job_key(plan, k), pure=False))
+            futures.append(client.submit(runner, plan_path, k, *after, key=job_key(plan, k, run), pure=False))
         for future in as_completed(futures):
             if future.status == "error":
                 error = future.exception()  # the job's UntoldError, rule id and tile in its message

@@ -150,33 +150,4 @@ void complain_about(const cook_report& r, bool failed, bool strict, const common
     std::fputs(report_text(r.conversion, false).c_str(), stderr);
 }
 
-json cook_report_json(const cook_report& r) {
-  json written = json::array();
-  for (const std::filesystem::path& w : r.written) written.push_back(w.string());
-  using kind = convert::report_entry::kind;
-  return json{{"bytes", r.bytes},
-              {"entities", r.entities},
-              {"meshes", r.meshes},
-              {"vertices", r.vertices},
-              {"triangles", r.triangles},
-              {"materials", r.materials},
-              {"textures", r.textures},
-              {"written", std::move(written)},
-              {"warnings", r.warnings},
-              {"dropped", r.conversion.count(kind::dropped)},
-              {"changed", r.conversion.count(kind::changed)},
-              {"report", report_json(r.conversion)}};
-}
-
-json report_json(const convert::conversion_report& r) {
-  json list = json::array();
-  for (const convert::report_entry& e : r.entries)
-    list.push_back(json{{"severity", convert::name(e.severity)},
-                        {"what", e.what},
-                        {"where", e.where},
-                        {"reason", e.reason},
-                        {"count", e.count}});
-  return list;
-}
-
 }  // namespace untold::tools::cli

@@ -22,6 +22,7 @@
 #include "files.hpp"
 #include "formats.hpp"
 #include "inspect.hpp"
+#include "report_json.hpp"
 
 namespace untold::tools::cli {
 
@@ -92,14 +93,5 @@ class input {
 /// and on failure the error and, for a --strict refusal, the entries that
 /// made it fail (text mode).
 void complain_about(const cook_report& r, bool failed, bool strict, const common_flags& flags);
-
-/// The JSON of what a cook or conversion wrote, after the command's own
-/// head fields: bytes, entities, meshes, vertices, triangles, materials,
-/// textures, written, warnings, dropped, changed, report.
-[[nodiscard]] json cook_report_json(const cook_report& r);
-
-/// A conversion report's entries as JSON: [{"severity", "what", "where",
-/// "reason", "count"}] (cook, convert, build).
-[[nodiscard]] json report_json(const convert::conversion_report& r);
 
 }  // namespace untold::tools::cli

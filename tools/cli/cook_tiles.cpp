@@ -70,18 +70,6 @@ bool cook_tiles_requested(const cook_tiles_args& args) { return !args.spec.empty
 
 namespace {
 
-json summary_json(const tile_summary& t) {
-  return json{{"tile_id", t.id},
-              {"path", t.path},
-              {"bytes", t.bytes},
-              {"draws", t.draws},
-              {"triangles", t.triangles},
-              {"lod_triangles", t.lod_triangles},
-              {"lod_bytes", t.lod_bytes},
-              {"hlod_triangles", t.hlod_triangles},
-              {"hlod_bytes", t.hlod_bytes}};
-}
-
 std::string percent(std::uint64_t part, std::uint64_t whole) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole));
@@ -154,7 +142,7 @@ int run_cook_tiles(const cook_tiles_args& args, const cook_tiles_io& io, const c
   std::sort(per_tile.begin(), per_tile.end());
   if (flags.json) {
     json tiles = json::array();
-    for (const tile_summary& t : r.tiles) tiles.push_back(summary_json(t));
+    for (const tile_summary& t : r.tiles) tiles.push_back(tile_summary_json(t));
     print(to_text(json{{"input", io.input},
                        {"output", io.output},
                        {"ok", true},
@@ -169,7 +157,7 @@ int run_cook_tiles(const cook_tiles_args& args, const cook_tiles_io& io, const c
                        {"files", r.written.size()},
                        {"bytes", r.total_bytes},
                        {"tiles", std::move(tiles)},
-                       {"shared", r.shared ? summary_json(*r.shared) : json(nullptr)},
+                       {"shared", r.shared ? tile_summary_json(*r.shared) : json(nullptr)},
                        {"dropped", r.report.count(convert::report_entry::kind::dropped)}}));
     return exit_ok;
   }
