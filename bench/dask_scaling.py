@@ -4,7 +4,7 @@ LocalClusters of 1 and 2 worker processes (untold.dask_cook), each checked
 byte-identical to the single-process output. Prints a Markdown table. Not a
 test: the figures depend on the machine and its load.
 
-    PYTHONPATH=build/dev/python/package /usr/bin/python3 bench/dask_scaling.py [--blocks 6] [--repeat 2]
+    PYTHONPATH=build/gcc/python/package /usr/bin/python3 bench/dask_scaling.py [--blocks 6] [--repeat 2]
 """
 from __future__ import annotations
 
@@ -43,7 +43,8 @@ def main() -> int:
         best = {}
         start = time.monotonic()
         ref = untold.cook_tiles(src, os.path.join(tmp, "single"), tiles=a.tiles)
-        best["1 process (cook --tiles)"] = time.monotonic() - start
+        seconds = time.monotonic() - start
+        best["1 process (cook --tiles)"] = (seconds, None, None)
         expected = tree(os.path.join(tmp, "single"))
         triangles = ref.summary["source_triangles"]
         jobs = 0
@@ -53,9 +54,12 @@ def main() -> int:
             times = []
             for k in range(a.repeat):
                 out = os.path.join(tmp, f"dask{workers}_{k}")
-                r = dask_cook.cook(src, out, a.tiles, client=client, plan_path=os.path.join(tmp, f"plan{workers}_{k}", "plan.json"),
-                                   progress=False)
-                times.append(r["seconds"])
+                plan_path = os.path.join(tmp, f"plan{workers}_{k}", "plan.json")
+                start = time.monotonic()
+                dask_cook.plan(src, out, plan_path, a.tiles)
+                planned = time.monotonic() - start
+                r = dask_cook.run_plan(plan_path, client=client, progress=False)
+                times.append((planned + r["seconds"], planned, r["seconds"]))
                 jobs = r["jobs"]
                 assert tree(out) == expected, "dask output differs from the single-process cook"
                 shutil.rmtree(out)
@@ -64,10 +68,14 @@ def main() -> int:
             cluster.close()
     print(f"city: {a.blocks}x{a.blocks} buildings, {triangles} triangles, {a.tiles}, {jobs} jobs; "
           f"{os.cpu_count()} CPUs; best of {a.repeat} (plan included)\n")
-    print("| run | seconds | speed-up vs 1 worker |\n|---|---:|---:|")
-    one = best["Dask, 1 worker process"]
-    for name, seconds in best.items():
-        print(f"| {name} | {seconds:.2f} | {one / seconds:.2f} |")
+    print("| run | seconds | plan (client: import, partition, pieces) | jobs | jobs' speed-up vs 1 worker |\n"
+          "|---|---:|---:|---:|---:|")
+    one = best["Dask, 1 worker process"][2]
+    for name, (seconds, planned, jobs_seconds) in best.items():
+        if planned is None:
+            print(f"| {name} | {seconds:.2f} | | | |")
+        else:
+            print(f"| {name} | {seconds:.2f} | {planned:.2f} | {jobs_seconds:.2f} | {one / jobs_seconds:.2f} |")
     return 0
 
 
