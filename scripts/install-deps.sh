@@ -23,9 +23,10 @@ packages=(
   emscripten chromium
   # the Python package (python/, docs/python.md): pybind11 module, numpy arrays, pip install
   # into a venv that sees these (--system-site-packages), and its tests: pytest, the Dask
-  # distributed cook (python3-distributed) with its console progress bar (python3-tqdm)
+  # distributed cook (python3-distributed) with its console progress bar (python3-tqdm) and
+  # its object-storage staging (python3-fsspec; s3fs/gcsfs are the user's choice)
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pip python3-setuptools python3-wheel
-  python3-venv python3-pytest python3-distributed python3-tqdm
+  python3-venv python3-pytest python3-distributed python3-tqdm python3-fsspec
 )
 missing=()
 for p in "${packages[@]}"; do
