@@ -242,6 +242,7 @@ async function samples() {
     if (a.screenshot) {
       await at(0.7);
       await page.evaluate(() => window.untoldViewer.setOverlays({ wireframe: true, bounds: true }));
+      fs.mkdirSync(path.dirname(a.screenshot), { recursive: true });
       await page.screenshot({ path: a.screenshot });
       console.log("screenshot: " + a.screenshot);
     }
@@ -407,6 +408,7 @@ async function streaming() {
         check(false, `${label}: the page's fetch/unload/show events differ from untold stream-sim's:\n` + e.message.slice(0, 3000));
       }
       if (!budgetMiB && a.screenshot) {
+        fs.mkdirSync(path.dirname(a.screenshot), { recursive: true });
         await page.screenshot({ path: a.screenshot });
         console.log("screenshot: " + a.screenshot);
       }
