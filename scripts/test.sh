@@ -35,10 +35,9 @@ configure_build_test() {  # name, extra cmake args...
 # sources in batches of 8 per translation unit), which parses the heavy
 # headers an eighth as often (the g++ -O2 build of everything: 818 s against
 # 1239 s per source on the 2-core development machine, both from clean, no
-# ccache). One translation
-# unit per source, as users build the tool, is the demo-release stage below
-# (g++ -O3, warnings as errors); each public header on its own is the header
-# checks of the -fno-exceptions stage.
+# ccache). One translation unit per source, as users build the tool, is the
+# demo-release stage below (g++ -O3, warnings as errors); each public header
+# on its own is the header checks of the -fno-exceptions stage.
 # The Python package (UNTOLD_BUILD_PYTHON: two more translation units, the
 # pipeline position-independent) is built and tested here only: its pytest
 # suites, examples, README snippet and `pip install` into a venv run in this
