@@ -71,6 +71,14 @@ def _join(url: str, *parts: str) -> str:
     return "/".join([url.rstrip("/"), *parts])
 
 
+def waits_for(jobs: List[Dict[str, Any]], job: int) -> List[int]:
+    """The earlier jobs whose results job ``job`` reads: its ``after`` list,
+    and for the manifest job (the last) every other job."""
+    if jobs[job]["kind"] == "manifest":
+        return list(range(job))
+    return list(jobs[job].get("after", []))
+
+
 def run_job(plan: str, job: int, *after: Any) -> Dict[str, Any]:
     """One job on a worker, on a plan every worker sees at ``plan`` (``after``:
     the results it waits for, passed so Dask orders the tasks; unused)."""
@@ -94,12 +102,11 @@ def run_job_at(plan_url: str, job: int, *after: Any) -> Dict[str, Any]:
             json.dump(plan, f)
         state_url, state = plan_url + ".d", local_plan + ".d"
         jobs = plan["jobs"]
-        me = jobs[job] if 0 <= job < len(jobs) else {}
-        if me.get("piece"):
-            _download(_join(state_url, me["piece"]), os.path.join(state, me["piece"]))
-        inputs = range(job) if me.get("kind") == "manifest" else me.get("after", [])
-        for k in inputs:  # a missing one is named by the job's own error
-            _download(_join(state_url, f"job-{k}.json"), os.path.join(state, f"job-{k}.json"))
+        if 0 <= job < len(jobs):  # else the job's own error names the plan's job count
+            if jobs[job].get("piece"):
+                _download(_join(state_url, jobs[job]["piece"]), os.path.join(state, jobs[job]["piece"]))
+            for k in waits_for(jobs, job):  # a missing one is named by the job's own error
+                _download(_join(state_url, f"job-{k}.json"), os.path.join(state, f"job-{k}.json"))
         report = untold.run_tile_job(local_plan, job)
         written = []
         for path in report.written:
@@ -216,10 +223,10 @@ def run_plan(plan_path: str, scheduler: Optional[str] = None, workers: int = 2, 
             bar = tqdm(total=len(jobs), unit="job", file=sys.stderr)
         run = uuid.uuid4().hex[:8]
         futures: List[Any] = []
-        for k, j in enumerate(jobs):
+        for k in range(len(jobs)):
             # A LOD level waits for the level before it; the manifest for every
             # other job (Dask never runs it when one failed).
-            after = futures[:] if j["kind"] == "manifest" else [futures[a] for a in j.get("after", [])]
+            after = [futures[a] for a in waits_for(jobs, k)]
             futures.append(client.submit(runner, plan_path, k, *after, key=job_key(plan, k, run), pure=False))
         for future in as_completed(futures):
             if future.status == "error":

@@ -35,6 +35,11 @@ namespace {
 namespace fs = std::filesystem;
 using convert::no_ref;
 
+/// options.progress, when there is one.
+void report_progress(const tile_cook_options& options, std::string_view stage, float fraction) {
+  if (options.progress) options.progress(stage, fraction);
+}
+
 struct box {
   std::array<double, 3> min{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
                             std::numeric_limits<double>::infinity()};
@@ -853,10 +858,7 @@ bool parse_tiles_spec(std::string_view spec, tile_cook_options& o, std::string& 
 tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir, const tile_cook_options& options) {
   tile_cook_report report;
   report.report = s.report;
-  const auto progress = [&options](std::string_view stage, float fraction) {
-    if (options.progress) options.progress(stage, fraction);
-  };
-  progress("partition", 0);
+  report_progress(options, "partition", 0);
   const partition_result part = partition(s, options);
   if (!part.error.empty()) {
     report.error = part.error;
@@ -864,7 +866,7 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
   }
   report.source_triangles = part.source_triangles;
   report.split_draws = part.split_draws;
-  progress("partition", 1);
+  report_progress(options, "partition", 1);
 
   std::error_code ec;
   fs::create_directories(output_dir / "tiles", ec);
@@ -890,7 +892,7 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
   };
   cook_results results;
   for (std::size_t t = 0; t < part.plans.size(); ++t) {
-    progress("tiles", static_cast<float>(t) / static_cast<float>(part.plans.size()));
+    report_progress(options, "tiles", static_cast<float>(t) / static_cast<float>(part.plans.size()));
     tile_piece piece = make_piece(s, part, part.plans[t], false);
     auto tile = cook_one(piece);
     if (!tile) return report;
@@ -899,24 +901,24 @@ tile_cook_report cook_tiles(const convert::scene& s, const fs::path& output_dir,
     results.tiles.push_back(std::move(*tile));
     results.hlods.push_back(*hlod);
   }
-  progress("tiles", 1);
+  report_progress(options, "tiles", 1);
   if (part.write_shared) {
-    progress("shared", 0);
+    report_progress(options, "shared", 0);
     tile_piece piece = make_piece(s, part, {.id = "shared", .edge = part.edge, .pieces = part.shared}, true);
     results.shared = cook_one(piece);
     if (!results.shared) return report;
-    progress("shared", 1);
+    report_progress(options, "shared", 1);
   }
-  progress("manifest", 0);
+  report_progress(options, "manifest", 0);
   if (!write_manifest_file(results, options, part.grid, part.edge, part.streaming_radius, write, output_dir)) return report;
-  progress("manifest", 1);
+  report_progress(options, "manifest", 1);
   return report;
 }
 
 tile_cook_report cook_tiles_file(const fs::path& input, const fs::path& output_dir, const tile_cook_options& options) {
-  if (options.progress) options.progress("import", 0);
+  report_progress(options, "import", 0);
   model_import_result imported = import_model(input);
-  if (options.progress) options.progress("import", 1);
+  report_progress(options, "import", 1);
   if (!imported) {
     tile_cook_report r;
     r.error = escaped(input.string()) + ": cannot import: " + escaped(imported.error);
@@ -1189,24 +1191,21 @@ tile_plan_result plan_tile_cook(const fs::path& input, const fs::path& output_di
   plan.state += ".d";
   plan.options = options;
   plan.options.progress = {};
-  const auto progress = [&options](std::string_view stage, float fraction) {
-    if (options.progress) options.progress(stage, fraction);
-  };
-  progress("import", 0);
+  report_progress(options, "import", 0);
   tile_source source = import_tile_source(plan.source);
-  progress("import", 1);
+  report_progress(options, "import", 1);
   if (!source) {
     r.error = source.error;
     r.io_failure = source.io_failure;
     return r;
   }
-  progress("partition", 0);
+  report_progress(options, "partition", 0);
   const partition_result part = partition(source.scene, options);
   if (!part.error.empty()) {
     r.error = part.error;
     return r;
   }
-  progress("partition", 1);
+  report_progress(options, "partition", 1);
   plan.source_sha256 = source.sha256;
   plan.source_triangles = part.source_triangles;
   plan.split_draws = part.split_draws;
@@ -1245,14 +1244,14 @@ tile_plan_result plan_tile_cook(const fs::path& input, const fs::path& output_di
     return true;
   };
   for (std::size_t t = 0; t < part.plans.size(); ++t) {
-    progress("pieces", static_cast<float>(t) / static_cast<float>(part.plans.size()));
+    report_progress(options, "pieces", static_cast<float>(t) / static_cast<float>(part.plans.size()));
     if (!add_piece(make_piece(source.scene, part, part.plans[t], false), tile_job::kind::tile)) return r;
   }
   if (part.write_shared &&
       !add_piece(make_piece(source.scene, part, {.id = "shared", .edge = part.edge, .pieces = part.shared}, true),
                  tile_job::kind::shared))
     return r;
-  progress("pieces", 1);
+  report_progress(options, "pieces", 1);
   plan.jobs.push_back({.what = tile_job::kind::manifest});
   const std::string text = tile_plan_json(plan);
   if (plan_path.has_parent_path()) fs::create_directories(plan_path.parent_path(), ec);
