@@ -101,8 +101,12 @@ std::string convert_file(const std::string& input, const std::string& output, co
 }
 
 std::string cook_file(const std::string& input, const std::string& output, const std::string& compress,
-                      const std::string& layout, std::uint32_t lods, bool strict, bool embed_textures) {
+                      const std::string& layout, std::uint32_t lods, bool strict, bool embed_textures,
+                      const std::string& order) {
   tools::cook_options o;
+  const auto named_order = tools::mesh_order_named(order);
+  if (!named_order) raise_message("unknown mesh order '" + order + "' (cache, size or source)");
+  o.order = *named_order;
   o.input = input;
   o.output = output;
   o.compression = compression_of(compress);
@@ -327,7 +331,8 @@ void bind_pipeline(py::module_& m) {
   m.def("convert", &convert_file, py::arg("input"), py::arg("output"), py::arg("target") = "",
         py::arg("animations") = std::vector<std::string>{}, py::arg("strict") = false, py::arg("compress") = "none");
   m.def("cook", &cook_file, py::arg("input"), py::arg("output"), py::arg("compress") = "none",
-        py::arg("vertex_layout") = "static", py::arg("lods") = 0, py::arg("strict") = false, py::arg("embed_textures") = false);
+        py::arg("vertex_layout") = "static", py::arg("lods") = 0, py::arg("strict") = false, py::arg("embed_textures") = false,
+        py::arg("mesh_order") = "cache");
   py::class_<tools::tile_cook_options>(m, "TileOptions");
   m.def("tile_options", &tile_options, py::arg("tiles"), py::arg("lod_ratios") = std::vector<float>{},
         py::arg("lod_error") = 0.01f, py::arg("hlod_ratio") = 0.1f, py::arg("hlods") = true, py::arg("compress") = "none",

@@ -233,12 +233,14 @@ def convert(input: PathLike, output: PathLike, target: str = "", animations: Seq
 
 
 def cook(input: PathLike, output: PathLike, compress: str = "none", vertex_layout: str = "static",
-         lods: int = 0, strict: bool = False, embed_textures: bool = False) -> Report:
+         lods: int = 0, strict: bool = False, embed_textures: bool = False, mesh_order: str = "cache") -> Report:
     """A model (glTF, OBJ, FBX ... or a foreign format with an importer) into
     a .untold file (``untold cook``). ``compress``: none, lz4, lz4hc[:N],
-    zstd[:N], meshopt, meshopt+zstd[:N]; ``vertex_layout``: static or quantized."""
+    zstd[:N], meshopt, meshopt+zstd[:N]; ``vertex_layout``: static or quantized;
+    ``mesh_order``: cache, size (fewer bytes, ~8% more vertex shader runs) or
+    source (``--mesh-order``)."""
     return _report(_untold.cook(_os.fspath(input), _os.fspath(output), compress, vertex_layout, lods, strict,
-                                embed_textures))
+                                embed_textures, mesh_order))
 
 
 def tile_options(tiles: str, lod_ratios: Sequence[float] = (), lod_error: float = 0.01, hlod_ratio: float = 0.1,

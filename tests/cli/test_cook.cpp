@@ -87,7 +87,7 @@ TEST_CASE("cook without optimisation keeps every vertex referenced") {
   untold::tools::cook_options o;
   o.input = sample_model();
   o.output = dir / "plain.untold";
-  o.optimize = false;
+  o.order = untold::tools::mesh_order::source;
   REQUIRE(static_cast<bool>(untold::tools::cook(o)));
   auto opened = untold::open_file(o.output, {.deep_checks = true});
   REQUIRE(opened.has_value());

@@ -69,16 +69,34 @@ void rotate_for_index_codec(std::vector<std::uint32_t>& indices, std::size_t ver
     indices = std::move(decoded);
 }
 
+/// Reorders `indices` (a triangle list over `vertex_count` vertices) for
+/// the vertex cache in `order`'s flavour; mesh_order::source leaves them.
+void order_triangles(std::vector<std::uint32_t>& indices, std::size_t vertex_count, mesh_order order) {
+  if (indices.empty()) return;
+  if (order == mesh_order::vertex_cache)
+    meshopt_optimizeVertexCache(indices.data(), indices.data(), indices.size(), vertex_count);
+  else if (order == mesh_order::compression)
+    meshopt_optimizeVertexCacheStrip(indices.data(), indices.data(), indices.size(), vertex_count);
+}
+
 }  // namespace
 
-void optimize_mesh(mesh& m, bool cache) {
+std::optional<mesh_order> mesh_order_named(std::string_view name) {
+  if (name == "cache") return mesh_order::vertex_cache;
+  if (name == "size") return mesh_order::compression;
+  if (name == "source") return mesh_order::source;
+  return std::nullopt;
+}
+
+void optimize_mesh(mesh& m, mesh_order order) {
+  const bool cache = order != mesh_order::source;
   if (m.primitive != topology::triangle_list) return;
   const std::size_t count = m.vertex_count();
   if (m.indices.empty()) {
     m.indices.resize(count / 3 * 3);
     for (std::size_t i = 0; i < m.indices.size(); ++i) m.indices[i] = static_cast<std::uint32_t>(i);
   }
-  if (cache && !m.indices.empty()) meshopt_optimizeVertexCache(m.indices.data(), m.indices.data(), m.indices.size(), count);
+  order_triangles(m.indices, count, order);
   std::vector<unsigned> remap(count, ~0u);
   std::size_t unique = 0;
   if (cache) {
@@ -391,7 +409,7 @@ cook_report cook(const cook_options& options) {
   if (options.animations != cook_animations::only) place_textures(s, options, r, files);
   for (std::size_t i = 0; i < s.meshes.size(); ++i) {
     mesh& m = s.meshes[i];
-    optimize_mesh(m, options.optimize);
+    optimize_mesh(m, options.order);
     if (options.lod_count > 0 && m.primitive == topology::triangle_list) {
       lod_options lod;
       lod.ratios.clear();
@@ -399,9 +417,9 @@ cook_report cook(const cook_options& options) {
       const lod_summary summary = generate_lods(m, lod);
       r.conversion.info("LOD levels", "mesh '" + m.name + "'", "did not reduce the triangle count; not written",
                         summary.dropped);
-      if (options.optimize)
+      if (options.order != mesh_order::source)
         for (lod_level& l : m.lods) {
-          meshopt_optimizeVertexCache(l.indices.data(), l.indices.data(), l.indices.size(), m.vertex_count());
+          order_triangles(l.indices, m.vertex_count(), options.order);
           rotate_for_index_codec(l.indices, m.vertex_count());
         }
     }
@@ -490,7 +508,7 @@ cook_report cook_foreign(const format_handler& format, byte_span input, const st
   if (options.lod_count != 0)
     r.warnings.push_back("--lod applies to assimp inputs; " + std::string(format.name) + " LOD levels come from the file");
   if (options.copy_textures) r.warnings.push_back("--copy-textures applies to assimp inputs");
-  if (!options.optimize) r.warnings.push_back("--no-optimize applies to assimp inputs");
+  if (options.order != mesh_order::vertex_cache) r.warnings.push_back("--mesh-order applies to assimp inputs");
   if (options.animations == cook_animations::split) r.warnings.push_back("--split-animations applies to assimp inputs");
   if (options.texture_compression) r.warnings.push_back("--texture-compress applies to assimp inputs");
 

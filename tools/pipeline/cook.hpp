@@ -45,6 +45,26 @@ enum class cook_animations : std::uint8_t {
   only,     // the output is one fileType-animation file with every clip
 };
 
+/// The order cook gives each triangle-list mesh's triangles and vertices.
+/// Every order keeps the same triangles (each with its winding) and
+/// vertices; vertices no triangle uses are dropped in all three.
+enum class mesh_order : std::uint8_t {
+  /// As imported.
+  source,
+  /// meshoptimizer's vertex cache order, then vertices in first-use order:
+  /// the fewest vertex shader runs.
+  vertex_cache,
+  /// meshoptimizer's strip-friendly cache order, then first-use order: about
+  /// 8% more vertex shader runs (2CylinderEngine, 16-entry FIFO: ACMR 0.99
+  /// against 0.92), and indices and vertices the meshopt codecs and zstd
+  /// store in fewer bytes (docs/benchmarks.md, "Cook vs gltfpack").
+  compression,
+};
+
+/// The order named by the command line's --mesh-order (and Python's
+/// mesh_order=): "cache", "size" or "source"; nullopt for any other name.
+[[nodiscard]] std::optional<mesh_order> mesh_order_named(std::string_view name);
+
 struct cook_options {
   std::filesystem::path input;
   std::filesystem::path output;
@@ -82,8 +102,8 @@ struct cook_options {
   /// from LOD0 to 1/2, 1/4, ... of its triangles; levels that do not reduce
   /// are not written (simplify.hpp).
   std::uint32_t lod_count = 0;
-  /// Reorder for the vertex cache and vertex fetch (meshoptimizer).
-  bool optimize = true;
+  /// How triangles and vertices are ordered (mesh_order).
+  mesh_order order = mesh_order::vertex_cache;
   /// Fail (nothing written) when the conversion drops anything, a missing
   /// image included.
   bool strict = false;
@@ -159,7 +179,7 @@ void count_output(cook_report& r, std::span<const std::byte> file);
 /// lists only (others are left as they are); `cache` false keeps the
 /// triangle order and the vertices' relative order (compaction only).
 /// Preconditions: m passes convert::validate_model.
-void optimize_mesh(convert::mesh& m, bool cache);
+void optimize_mesh(convert::mesh& m, mesh_order order);
 
 /// A texture URI as written into a .untold file: relative, '/' separators,
 /// no "..", no '\\', no ':' (drive letters, schemes), not empty.
