@@ -14,7 +14,9 @@
 # (a .glb output of gltfpack embeds them unless -tr, untold cook --embed;
 # neither re-encodes them). Columns: gltfpack -cc; that .glb + zstd -19 (what a CDN serving it
 # compressed sends); untold cook --compress zstd:19; --compress
-# meshopt+zstd:19; --vertex-layout quantized --compress meshopt+zstd:19 (the
+# meshopt+zstd:19; --vertex-layout quantized --compress meshopt+zstd:19, each
+# with --mesh-order size (meshoptimizer's strip-friendly triangle order, which
+# gltfpack -cc's output shows too: docs/benchmarks.md) (the
 # .untold files are served as they are: their chunks are compressed). The
 # ratio is the quantized meshopt+zstd file over gltfpack + zstd (goal <= 1.0)
 # and meshopt+zstd over zstd:19 (goal <= 0.8).
@@ -50,14 +52,14 @@ sizes_of() {  # model path -> prints the size columns, or a failure note
   mkdir -p "$out"
   "$gltfpack" -i "$src" -o "$out/gp.glb" -cc > /dev/null 2>&1 || { echo "gltfpack-failed"; return; }
   zstd -q -19 -f "$out/gp.glb" -o "$out/gp.glb.zst"
-  "$untold" cook -q "$src" -o "$out/z.untold" --embed --compress zstd:19 > /dev/null 2>&1 || { echo "untold-failed"; return; }
-  "$untold" cook -q "$src" -o "$out/m.untold" --embed --compress meshopt+zstd:19 > /dev/null 2>&1 || { echo "untold-failed"; return; }
-  "$untold" cook -q "$src" -o "$out/q.untold" --embed --compress meshopt+zstd:19 --vertex-layout quantized > /dev/null 2>&1 ||
+  "$untold" cook -q "$src" -o "$out/z.untold" --embed --mesh-order size --compress zstd:19 > /dev/null 2>&1 || { echo "untold-failed"; return; }
+  "$untold" cook -q "$src" -o "$out/m.untold" --embed --mesh-order size --compress meshopt+zstd:19 > /dev/null 2>&1 || { echo "untold-failed"; return; }
+  "$untold" cook -q "$src" -o "$out/q.untold" --embed --mesh-order size --compress meshopt+zstd:19 --vertex-layout quantized > /dev/null 2>&1 ||
     { echo "untold-failed"; return; }
   echo "$(stat -c %s "$out/gp.glb") $(stat -c %s "$out/gp.glb.zst") $(stat -c %s "$out/z.untold") $(stat -c %s "$out/m.untold") $(stat -c %s "$out/q.untold")"
 }
 
-echo "gltfpack $version vs untold cook, bytes on the wire, $(date -u +%Y-%m-%d)"
+echo "gltfpack $version vs untold cook --mesh-order size, bytes on the wire, $(date -u +%Y-%m-%d)"
 printf '%-46s %10s %10s %10s %10s %10s %9s %9s\n' model gltfpack gp+zstd zstd:19 meshopt+z quant+mz q/gp+z mz/z19
 mapfile -t all < <(cd "$models_dir" && find glTF2 \( -name '*.gltf' -o -name '*.glb' \) | LC_ALL=C sort)
 sum_gpz=0 sum_q=0 sum_z=0 sum_m=0

@@ -144,6 +144,11 @@ def test_convert_and_cook_reports(tmp_path, city):
     assert any(p.endswith("city.lod1.untold") for p in c.written)
     with pytest.raises(untold.UntoldError):
         untold.cook(tmp_path / "city.untold", tmp_path / "again.untold")
+    # mesh_order reorders only: the same triangle and vertex counts.
+    s = untold.cook(city, tmp_path / "city_size.untold", compress="meshopt+zstd", mesh_order="size")
+    assert s.summary["triangles"] == c.summary["triangles"] and s.summary["vertices"] == c.summary["vertices"]
+    with pytest.raises(untold.UntoldError, match="mesh order 'fastest'"):
+        untold.cook(city, tmp_path / "bad.untold", mesh_order="fastest")
 
 
 def test_tiles_and_streaming_planner(tmp_path, city):
