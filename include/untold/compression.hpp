@@ -735,11 +735,58 @@ template <class = void>
   return detail::unknown_method_error(errc::invalid_argument, method);
 }
 
+namespace detail {
+
+/// The `fields` form of vertex stream `in` cut as `split` (field sizes):
+/// each field stored as the smallest of the vertex codec, raw and words
+/// (each measured after zstd at `level` for meshopt+zstd, as it is for
+/// meshopt; ties keep the earlier). The stream's type-3 bytes.
+template <class = void>
+[[nodiscard]] result<std::vector<std::byte>> encode_fields_stream([[maybe_unused]] compression method, [[maybe_unused]] int level,
+                                                                  const codec_input& in,
+                                                                  std::span<const std::uint8_t> split) {
+  std::vector<codec_field> fields;
+  std::vector<std::vector<std::byte>> forms;
+  std::size_t offset = 0;
+  for (const std::uint8_t size : split) {
+    const std::vector<std::byte> field = gather_field(in.bytes, in.element_size, offset, size);
+    offset += size;
+    std::vector<std::byte> best;
+    std::size_t best_measure = 0;
+    codec_field chosen{size, codec_stream_kind::raw};
+    for (const codec_stream_kind kind : {codec_stream_kind::vertex, codec_stream_kind::raw, codec_stream_kind::words}) {
+      if (!codec_field_fits(kind, size) || (kind == codec_stream_kind::words && size == 4)) continue;
+      auto form = encode_field(field, size, kind);
+      if (!form) return form.error();
+      std::size_t measure = form->size();
+#if UNTOLD_DETAIL_ZSTD
+      if (method == compression::meshopt_zstd) {
+        auto framed = zstd_compress(level, *form);
+        if (!framed) return framed.error();
+        measure = framed->size();
+      }
+#endif
+      if (best.empty() || measure < best_measure) {
+        best = std::move(*form);
+        best_measure = measure;
+        chosen.kind = kind;
+      }
+    }
+    fields.push_back(chosen);
+    forms.push_back(std::move(best));
+  }
+  return assemble_fields(fields, forms);
+}
+
+}  // namespace detail
+
 /// Compresses a VERTEX_DATA or INDEX_DATA payload, given as its streams in
 /// order (one per mesh; element_size 0 for the zero padding between them),
 /// with meshopt or meshopt+zstd (`level`: zstd's, for meshopt+zstd): the
 /// stream directory, then each stream (mesh_codec.hpp): meshoptimizer's
-/// encoding, or the bytes as they are (codec "raw") when that is not larger
+/// encoding, or the bytes as they are (codec "raw") when that is not larger,
+/// or their words grouped, or (vertex streams of a known layout's stride)
+/// cut into fields each stored its smallest way, whichever is smallest
 /// (compared after zstd for meshopt+zstd). Empty inputs are skipped. Deterministic for the same inputs, meshoptimizer and zstd
 /// versions and level. Errors: invalid_argument (another method, padding
 /// that is not zero or longer than 15 bytes, a stream that is not a whole
@@ -776,6 +823,14 @@ template <class = void>
     // earlier): float positions and packed normals often zstd better
     // without meshoptimizer's byte-lane deltas, and better still in planes.
     std::vector<std::byte> chosen = encoded;
+    const std::span<const std::uint8_t> split =
+        in.is_vertex ? codec_fields_for_stride(in.element_size) : std::span<const std::uint8_t>{};
+    std::vector<std::byte> fields;
+    if (!split.empty()) {
+      auto cut = detail::encode_fields_stream(method, level, in, split);
+      if (!cut) return cut.error();
+      fields = std::move(*cut);
+    }
     if (method == compression::meshopt_zstd) {
 #if UNTOLD_DETAIL_ZSTD
       auto coded = detail::zstd_compress(level, encoded);
@@ -793,10 +848,17 @@ template <class = void>
       UNTOLD_TRY(consider(in.bytes, codec_stream_kind::raw));
       if (in.element_size % 4 == 0 && in.element_size > 4)
         UNTOLD_TRY(consider(group_words(in.bytes, in.element_size), codec_stream_kind::words));
+      if (!fields.empty()) UNTOLD_TRY(consider(fields, codec_stream_kind::fields));
 #endif
-    } else if (in.bytes.size() <= encoded.size()) {
-      chosen.assign(in.bytes.begin(), in.bytes.end());
-      kind = codec_stream_kind::raw;
+    } else {
+      if (in.bytes.size() <= encoded.size()) {
+        chosen.assign(in.bytes.begin(), in.bytes.end());
+        kind = codec_stream_kind::raw;
+      }
+      if (!fields.empty() && fields.size() < chosen.size()) {
+        chosen = std::move(fields);
+        kind = codec_stream_kind::fields;
+      }
     }
     streams.insert(streams.end(), chosen.begin(), chosen.end());
     const std::uint64_t stored_size = chosen.size();

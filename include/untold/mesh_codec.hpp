@@ -9,15 +9,33 @@
 // triangle) may use them (R-CODEC-CHUNK); a stream the codec would not
 // shrink is stored as it is ("raw"), or with its 4-byte words grouped by
 // their place in the element ("words": all first words, then all second
-// words, ...; zstd finds more in such planes of floats), whichever the
+// words, ...; zstd finds more in such planes of floats), or (vertex streams)
+// cut into fields, each stored its own way ("fields", below), whichever the
 // writer finds smallest (after zstd for type 4). The stored bytes are:
 //
 //   u32 streamCount, u32 reserved (0)
 //   streamCount x 24 B: u64 rawOffset, u32 elementCount, u16 elementSize,
 //                       u8 codec (1 vertex, 2 index triangles, 3 index
-//                       sequence, 4 raw, 5 words), u8 reserved (0),
+//                       sequence, 4 raw, 5 words, 6 fields), u8 reserved (0),
 //                       u64 storedSize
 //   the streams, back to back in directory order
+//
+// A `fields` stream cuts each element into consecutive fields (a vertex's
+// position, its normal, its UVs ...) and stores each field of every element
+// on its own:
+//
+//   u8 fieldCount (1..16)
+//   fieldCount x 6 B: u8 fieldSize, u8 codec (1 vertex: 4..32 bytes, a
+//                     multiple of 4; 4 raw: 1..255; 5 words: a multiple
+//                     of 4), u32 storedSize
+//   each field's stored bytes, in order: the field's bytes of every element
+//   back to back, through that codec
+//
+// The field sizes add up to elementSize; a raw or words field stores
+// exactly elementCount x fieldSize bytes. Why: positions and normals differ
+// in what compresses them (2CylinderEngine's quantized positions zstd best
+// as they are, its octahedral normals through the vertex codec), and one
+// codec for the whole element has to pick one for both.
 //
 // One stream per mesh (a mesh shares its stream with the meshes that
 // instance its bytes): a mesh loaded by byte range reads the directory and
@@ -30,11 +48,13 @@
 // R-DECOMPRESS: a directory that breaks any of this, a stream that decodes
 // to other than elementCount x elementSize bytes or that declares more than
 // 64 decoded bytes per stored byte (the vertex codec's own most, so a small
-// file cannot claim a large allocation) is rejected before anything is
-// decoded into it. meshoptimizer's decoders are memory-safe on malformed
-// input; the preconditions they assert (element sizes, counts) are checked
-// here first. A build without meshoptimizer (UNTOLD_HAS_MESHOPT unset)
-// parses directories but reports compression_unsupported on decode.
+// file cannot claim a large allocation), a fields header that breaks its
+// rules, is rejected before anything is decoded into it. meshoptimizer's
+// decoders are memory-safe on malformed input; the preconditions they
+// assert (element sizes, counts) are checked here first. A build without
+// meshoptimizer (UNTOLD_HAS_MESHOPT unset) parses directories but reports
+// compression_unsupported on decode (raw and words streams and fields
+// excepted).
 #pragma once
 
 #include <cstddef>
@@ -60,8 +80,17 @@ namespace untold {
 /// Which meshoptimizer codec a stream of a meshopt chunk went through.
 /// `raw`: the bytes as they are (type 4: one zstd frame of them); `words`:
 /// the elements' 4-byte words grouped by their place in the element. For
-/// streams meshoptimizer's codec would not make smaller.
-enum class codec_stream_kind : std::uint8_t { vertex = 1, index_triangles = 2, index_sequence = 3, raw = 4, words = 5 };
+/// streams meshoptimizer's codec would not make smaller. `fields`: the
+/// element cut into fields, each stored as vertex, raw or words (the file
+/// comment).
+enum class codec_stream_kind : std::uint8_t {
+  vertex = 1,
+  index_triangles = 2,
+  index_sequence = 3,
+  raw = 4,
+  words = 5,
+  fields = 6
+};
 
 /// True for the kinds stored without meshoptimizer (raw, words): their
 /// stored bytes (type 3) or frame content (type 4) are exactly raw_size().
@@ -77,6 +106,49 @@ inline constexpr std::uint64_t codec_stream_entry_size = 24;
 inline constexpr std::uint64_t codec_max_expansion = 64;
 /// Zero bytes allowed before a stream (index ranges start 4-byte aligned).
 inline constexpr std::uint64_t codec_max_gap = 15;
+/// A fields stream: at most this many fields, each described in 6 bytes;
+/// a field the vertex codec stores is at most 32 bytes (so that the fields'
+/// encodings stay within codec_encoded_bound).
+inline constexpr std::size_t codec_max_fields = 16;
+inline constexpr std::size_t codec_field_entry_size = 6;
+inline constexpr std::size_t codec_max_vertex_field = 32;
+
+/// One field of a `fields` stream: `size` bytes of each element, stored
+/// with `kind` (vertex, raw or words).
+struct codec_field {
+  std::uint8_t size = 0;
+  codec_stream_kind kind = codec_stream_kind::raw;
+};
+
+/// Whether a field of `size` bytes may be stored with `kind`.
+[[nodiscard]] constexpr bool codec_field_fits(codec_stream_kind kind, std::uint32_t size) noexcept {
+  switch (kind) {
+    case codec_stream_kind::vertex:
+      return size >= 4 && size <= codec_max_vertex_field && size % 4 == 0;
+    case codec_stream_kind::raw:
+      return size >= 1 && size <= 255;
+    case codec_stream_kind::words:
+      return size >= 4 && size <= 252 && size % 4 == 0;
+    default:
+      return false;
+  }
+}
+
+namespace detail {
+inline constexpr std::uint8_t static_v1_fields[] = {12, 4, 4, 4, 4, 4};
+inline constexpr std::uint8_t quant_v1_fields[] = {8, 4, 4, 4, 4};
+}  // namespace detail
+
+/// The fields writers try for a vertex stream of `stride` bytes: the
+/// attributes of the vertex layout with that stride (PBR_STATIC_V1:
+/// position, normal, tangent, uv0, uv1, color0; PBR_QUANT_V1: position with
+/// handedness, normal and tangent, uv0, uv1, color0); empty for any other
+/// stride. Only a writer's choice: a reader takes any fields header.
+[[nodiscard]] constexpr std::span<const std::uint8_t> codec_fields_for_stride(std::size_t stride) noexcept {
+  if (stride == vertex_stride_pbr_static_v1) return detail::static_v1_fields;
+  if (stride == vertex_stride_pbr_quant_v1) return detail::quant_v1_fields;
+  return {};
+}
 
 /// One entry of a meshopt chunk's stream directory.
 struct codec_stream {
@@ -149,10 +221,11 @@ template <class Visit>
     s.kind = static_cast<codec_stream_kind>(kind);
     s.stored_size = load_le_unchecked<std::uint64_t>(e + 16);
     s.stored_offset = stored_at;
-    if (kind < 1 || kind > 5) return detail::directory_error("codec", kind, i);
+    if (kind < 1 || kind > 6) return detail::directory_error("codec", kind, i);
     if (e[15] != std::byte{0}) return detail::directory_error("reserved", static_cast<std::uint8_t>(e[15]), i);
     const bool bad_size = s.kind == codec_stream_kind::raw      ? s.element_size < 1 || s.element_size > 256
-                          : s.kind == codec_stream_kind::vertex || s.kind == codec_stream_kind::words
+                          : s.kind == codec_stream_kind::vertex || s.kind == codec_stream_kind::words ||
+                                    s.kind == codec_stream_kind::fields
                               ? s.element_size < 4 || s.element_size > 256 || s.element_size % 4 != 0
                                                                 : s.element_size != 2 && s.element_size != 4;
     if (bad_size) return detail::directory_error("elementSize", s.element_size, i);
@@ -207,15 +280,15 @@ template <class = void>
 
 namespace detail {
 [[nodiscard]] inline status check_stream_kind(std::uint32_t index, const codec_stream& s, std::uint32_t chunk_type) {
-  if (is_plain_kind(s.kind) ||
-      (s.kind == codec_stream_kind::vertex) == (chunk_type == static_cast<std::uint32_t>(chunk_type::vertex_data)))
+  const bool vertex_kind = s.kind == codec_stream_kind::vertex || s.kind == codec_stream_kind::fields;
+  if (is_plain_kind(s.kind) || vertex_kind == (chunk_type == static_cast<std::uint32_t>(chunk_type::vertex_data)))
     return {};
   return make_error(errc::codec_chunk_type).at_field("codec").with_value(static_cast<std::uint8_t>(s.kind)).at_record(index);
 }
 }  // namespace detail
 
-/// R-CODEC-CHUNK for the streams: a VERTEX_DATA chunk holds vertex (or raw)
-/// streams, an INDEX_DATA chunk index (or raw) streams. Safe on untrusted
+/// R-CODEC-CHUNK for the streams: a VERTEX_DATA chunk holds vertex or fields
+/// (or raw, words) streams, an INDEX_DATA chunk index (or raw, words) streams. Safe on untrusted
 /// input.
 [[nodiscard]] inline status check_codec_streams(std::span<const codec_stream> streams, std::uint32_t chunk_type) {
   for (std::uint32_t i = 0; i < streams.size(); ++i) UNTOLD_TRY(detail::check_stream_kind(i, streams[i], chunk_type));
@@ -247,13 +320,89 @@ namespace detail {
   if (is_plain_kind(s.kind)) return s.raw_size();
 #if UNTOLD_DETAIL_MESHOPT
   if (s.kind == codec_stream_kind::vertex) return meshopt_encodeVertexBufferBound(s.element_count, s.element_size);
+  // Fields: the header, the raw and words fields (at most the raw size),
+  // and the vertex-coded ones: for a field of 4..32 bytes the codec's bound
+  // is at most fieldSize / 4 times its bound for 4 bytes (the same blocks of
+  // 256 vertices; the 32-byte tail counted once per 4 bytes).
+  if (s.kind == codec_stream_kind::fields)
+    return 1 + codec_max_fields * codec_field_entry_size + s.raw_size() +
+           std::uint64_t{s.element_size / 4u} * meshopt_encodeVertexBufferBound(s.element_count, 4);
   const std::size_t vertices = s.element_size == 2 ? std::size_t{1} << 16 : std::size_t{0xFFFFFFFFu};
   if (s.kind == codec_stream_kind::index_triangles) return meshopt_encodeIndexBufferBound(s.element_count, vertices);
   return meshopt_encodeIndexSequenceBound(s.element_count, vertices);
 #else
+  if (s.kind == codec_stream_kind::fields) return 1 + codec_max_fields * codec_field_entry_size + s.raw_size();
   return 0;
 #endif
 }
+
+namespace detail {
+
+/// Decodes a `fields` stream (the file comment's layout) into `out`,
+/// scattering each field into its place in every element. Every header rule
+/// is checked before anything is decoded. Same contract as
+/// decode_codec_stream.
+[[nodiscard]] inline status decode_fields(const codec_stream& s, byte_span encoded, mutable_byte_span out) noexcept {
+  if (encoded.empty()) return directory_error("fieldCount", 0);
+  const std::size_t count = s.element_count, stride = s.element_size;
+  const std::size_t fields = static_cast<std::uint8_t>(encoded[0]);
+  if (fields < 1 || fields > codec_max_fields) return directory_error("fieldCount", fields);
+  const std::size_t header = 1 + fields * codec_field_entry_size;
+  if (encoded.size() < header) return directory_error("storedSize", encoded.size());
+  std::size_t widths = 0, largest_coded = 0;
+  std::uint64_t stored = header;
+  for (std::size_t f = 0; f < fields; ++f) {
+    const std::byte* e = encoded.data() + 1 + f * codec_field_entry_size;
+    const auto size = static_cast<std::uint8_t>(e[0]);
+    const auto kind = static_cast<codec_stream_kind>(e[1]);
+    const std::uint64_t field_stored = load_le_unchecked<std::uint32_t>(e + 2);
+    if (!codec_field_fits(kind, size)) return directory_error("fieldSize", size, static_cast<std::uint32_t>(f));
+    widths += size;
+    if (widths > stride) return directory_error("fieldSize", widths, static_cast<std::uint32_t>(f));
+    if (is_plain_kind(kind) ? field_stored != std::uint64_t{count} * size : field_stored == 0)
+      return directory_error("fieldStoredSize", field_stored, static_cast<std::uint32_t>(f));
+    if (field_stored > encoded.size() - stored)
+      return directory_error("fieldStoredSize", field_stored, static_cast<std::uint32_t>(f));
+    stored += field_stored;
+    if (kind == codec_stream_kind::vertex && size > largest_coded) largest_coded = size;
+  }
+  if (widths != stride) return directory_error("fieldSize", widths);
+  if (stored != encoded.size()) return directory_error("storedSize", encoded.size());
+#if !UNTOLD_DETAIL_MESHOPT
+  if (largest_coded != 0) return make_error(errc::compression_unsupported).at_field("compressionType").with_value(3);
+#endif
+  byte_buffer decoded(count * largest_coded);  // a vertex-coded field before it is scattered; <= out.size()
+  const std::byte* at = encoded.data() + header;
+  std::size_t offset = 0;
+  for (std::size_t f = 0; f < fields; ++f) {
+    const std::byte* e = encoded.data() + 1 + f * codec_field_entry_size;
+    const std::size_t size = static_cast<std::uint8_t>(e[0]);
+    const auto kind = static_cast<codec_stream_kind>(e[1]);
+    const std::size_t field_stored = load_le_unchecked<std::uint32_t>(e + 2);
+    const std::byte* from = at;
+    if (kind == codec_stream_kind::words) {
+      for (std::size_t w = 0; w < size / 4; ++w)
+        for (std::size_t i = 0; i < count; ++i)
+          std::memcpy(out.data() + i * stride + offset + 4 * w, at + (w * count + i) * 4, 4);
+    } else {
+#if UNTOLD_DETAIL_MESHOPT
+      if (kind == codec_stream_kind::vertex) {
+        if (at[0] != codec_header_byte(kind) ||
+            meshopt_decodeVertexBuffer(decoded.data(), count, size, reinterpret_cast<const unsigned char*>(at),
+                                       field_stored) != 0)
+          return directory_error("fieldStoredSize", field_stored, static_cast<std::uint32_t>(f));
+        from = decoded.data();
+      }
+#endif
+      for (std::size_t i = 0; i < count; ++i) std::memcpy(out.data() + i * stride + offset, from + i * size, size);
+    }
+    at += field_stored;
+    offset += size;
+  }
+  return {};
+}
+
+}  // namespace detail
 
 /// Decodes one stream's meshoptimizer bytes into `out` (exactly
 /// s.raw_size() bytes). Errors: decompress_failed (wrong codec header
@@ -264,6 +413,7 @@ namespace detail {
 [[nodiscard]] inline status decode_codec_stream([[maybe_unused]] const codec_stream& s,
                                                 [[maybe_unused]] byte_span encoded,
                                                 [[maybe_unused]] mutable_byte_span out) noexcept {
+  if (s.kind == codec_stream_kind::fields) return detail::decode_fields(s, encoded, out);
   if (is_plain_kind(s.kind)) {
     if (encoded.size() != out.size()) return detail::directory_error("storedSize", encoded.size());
     if (s.kind == codec_stream_kind::raw) {
@@ -293,6 +443,7 @@ namespace detail {
       break;
     case codec_stream_kind::raw:
     case codec_stream_kind::words:
+    case codec_stream_kind::fields:
       break;
   }
   if (rc != 0) return detail::directory_error("storedSize", encoded.size());
@@ -311,6 +462,58 @@ template <class = void>
   for (std::size_t w = 0; w < words; ++w)
     for (std::size_t i = 0; i < count; ++i)
       std::memcpy(out.data() + (w * count + i) * 4, bytes.data() + i * element_size + 4 * w, 4);
+  return out;
+}
+
+/// The bytes of one field (`offset`, `size` bytes into each element of
+/// `element_size`) of every element of `bytes`, back to back.
+template <class = void>
+[[nodiscard]] std::vector<std::byte> gather_field(byte_span bytes, std::size_t element_size, std::size_t offset,
+                                                  std::size_t size) {
+  const std::size_t count = bytes.size() / element_size;
+  std::vector<std::byte> out(count * size);
+  for (std::size_t i = 0; i < count; ++i) std::memcpy(out.data() + i * size, bytes.data() + i * element_size + offset, size);
+  return out;
+}
+
+/// One field's stored form in a `fields` stream: its gathered bytes
+/// (gather_field) through the vertex codec, as they are (raw) or with their
+/// words grouped. Precondition: codec_field_fits(kind, size). Errors:
+/// encode_failed, compression_unsupported (vertex without meshoptimizer).
+/// Deterministic.
+template <class = void>
+[[nodiscard]] result<std::vector<std::byte>> encode_field(byte_span field, std::size_t size, codec_stream_kind kind) {
+  if (kind == codec_stream_kind::raw) return std::vector<std::byte>(field.begin(), field.end());
+  if (kind == codec_stream_kind::words) return group_words(field, size);
+#if UNTOLD_DETAIL_MESHOPT
+  meshopt_encodeVertexVersion(0);  // the version codec_header_byte names
+  const std::size_t count = field.size() / size;
+  std::vector<std::byte> out(meshopt_encodeVertexBufferBound(count, size));
+  const std::size_t written = meshopt_encodeVertexBuffer(reinterpret_cast<unsigned char*>(out.data()), out.size(),
+                                                         field.data(), count, size);
+  if (written == 0) return make_error(errc::encode_failed).at_field("vertices").with_value(count);
+  out.resize(written);
+  return out;
+#else
+  return make_error(errc::compression_unsupported).at_field("compressionType").with_value(3);
+#endif
+}
+
+/// A `fields` stream (the file comment's layout) from its fields and each
+/// one's stored form (encode_field), in order. Preconditions (a writer's own
+/// data): 1..codec_max_fields fields that fit their kinds, forms below 4 GiB.
+template <class = void>
+[[nodiscard]] std::vector<std::byte> assemble_fields(std::span<const codec_field> fields,
+                                                     std::span<const std::vector<std::byte>> forms) {
+  std::vector<std::byte> out(1 + fields.size() * codec_field_entry_size);
+  out[0] = static_cast<std::byte>(fields.size());
+  for (std::size_t f = 0; f < fields.size(); ++f) {
+    std::byte* e = out.data() + 1 + f * codec_field_entry_size;
+    e[0] = static_cast<std::byte>(fields[f].size);
+    e[1] = static_cast<std::byte>(fields[f].kind);
+    store_le_unchecked<std::uint32_t>(e + 2, static_cast<std::uint32_t>(forms[f].size()));
+  }
+  for (const std::vector<std::byte>& form : forms) out.insert(out.end(), form.begin(), form.end());
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -189,6 +190,32 @@ TEST_CASE("cook --mesh-order size: the same triangles in fewer bytes than the ve
   const json cache = run_json("info " + quoted(cooked["cache"])), size = run_json("info " + quoted(cooked["size"]));
   CHECK(stored_size_of(size, 7) < stored_size_of(cache, 7) * 9 / 10);
   CHECK(stored_size_of(size, 6) < stored_size_of(cache, 6));
+  // The quantized vertices of the size order: some stored as fields streams
+  // (positions and normals each their own way), and decoded exactly.
+  const fs::path quant_packed = dir / "quant_packed.untold", quant_plain = dir / "quant_plain.untold";
+  for (const auto& [path, compress] : {std::pair{quant_packed, "meshopt+zstd:19"}, std::pair{quant_plain, "none"}})
+    REQUIRE(run_untold("cook -q " + quoted(model) + " -o " + quoted(path) + " --mesh-order size --vertex-layout quantized"
+                       " --compress " + compress).exit_code == 0);
+  const std::vector<std::byte> packed_file = untold::read_file(quant_packed).value();
+  auto packed = untold::open(packed_file, {.deep_checks = true, .integrity = untold::integrity::full});
+  auto unpacked = untold::open_file(quant_plain, {.deep_checks = true});
+  REQUIRE(packed.has_value());
+  REQUIRE(unpacked.has_value());
+  for (const std::uint32_t type : {6u, 7u}) {
+    const auto got_row = packed->find_chunk(static_cast<untold::chunk_type>(type));
+    const auto want_row = unpacked->asset.find_chunk(static_cast<untold::chunk_type>(type));
+    REQUIRE((got_row && want_row));
+    const untold::byte_span got = packed->payload(*got_row), want = unpacked->asset.payload(*want_row);
+    CHECK(std::equal(got.begin(), got.end(), want.begin(), want.end()));
+  }
+  const untold::chunk_entry& vertex_chunk = packed->chunks()[*packed->find_chunk(untold::chunk_type::vertex_data)];
+  const auto streams = untold::parse_codec_directory(
+      untold::compression::meshopt_zstd,
+      untold::byte_span(packed_file).subspan(vertex_chunk.file_offset, vertex_chunk.compressed_size),
+      vertex_chunk.compressed_size);
+  REQUIRE(streams);
+  CHECK(std::count_if(streams->begin(), streams->end(),
+                      [](const untold::codec_stream& x) { return x.kind == untold::codec_stream_kind::fields; }) > 0);
   // --no-optimize is --mesh-order source; the two together are refused.
   const fs::path plain = dir / "no_optimize.untold";
   REQUIRE(run_untold("cook -q " + quoted(model) + " -o " + quoted(plain) + " --compress meshopt+zstd --no-optimize")
