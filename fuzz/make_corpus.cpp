@@ -236,6 +236,28 @@ int main(int argc, char** argv) {
       encoded_indices.insert(encoded_indices.end(), index_bytes.begin(), index_bytes.end());
       encoded_indices.insert(encoded_indices.end(), index_bytes.begin(), index_bytes.end());
       save("fuzz_mesh_codec", std::string(name) + "-encode-indices", encoded_indices);
+      // A fields stream (codec 6) with each field codec: vertex, raw, words.
+      const untold::codec_field fields[] = {{12, untold::codec_stream_kind::vertex},
+                                            {4, untold::codec_stream_kind::raw},
+                                            {16, untold::codec_stream_kind::words}};
+      std::vector<bytes> forms;
+      std::size_t offset = 0;
+      for (const untold::codec_field& f : fields) {
+        forms.push_back(must(untold::encode_field(untold::gather_field(q, 32, offset, f.size), f.size, f.kind), name));
+        offset += f.size;
+      }
+      bytes stream = untold::assemble_fields(fields, forms);
+      if (method == compression::meshopt_zstd) stream = must(untold::compress(compression::zstd, 3, stream), name);
+      bytes stored_fields(2 + 8 + 24);  // method byte, element byte, then a one-stream directory
+      stored_fields[0] = std::byte{bit};
+      std::byte* entry = stored_fields.data() + 2 + 8;
+      untold::store_le_unchecked<std::uint32_t>(stored_fields.data() + 2, 1);
+      untold::store_le_unchecked<std::uint32_t>(entry + 8, static_cast<std::uint32_t>(q.size() / 32));
+      untold::store_le_unchecked<std::uint16_t>(entry + 12, 32);
+      entry[14] = std::byte{6};
+      untold::store_le_unchecked<std::uint64_t>(entry + 16, stream.size());
+      stored_fields.insert(stored_fields.end(), stream.begin(), stream.end());
+      save("fuzz_mesh_codec", std::string(name) + "-fields", stored_fields);
     }
   }
 
