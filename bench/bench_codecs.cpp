@@ -112,7 +112,7 @@ bool plain_scatter(const untold::codec_stream& s, const unsigned char* data, std
   std::size_t offset = 0;
   for (std::size_t f = 0; f < fields; ++f) {
     const unsigned char* e = data + 1 + f * untold::codec_field_entry_size;
-    const std::size_t field_size = e[0], stored = untold::load_le_unchecked<std::uint32_t>(e + 2);
+    const std::size_t field_size = e[0], stored = untold::load_le_unchecked<std::uint32_t>(reinterpret_cast<const std::byte*>(e + 2));
     const auto kind = static_cast<untold::codec_stream_kind>(e[1]);
     if (kind == untold::codec_stream_kind::vertex) {
       if (field.size() < count * field_size) field.resize(count * field_size);
