@@ -241,7 +241,7 @@ class decompressor {
   [[nodiscard]] status decompress_stream(compression method, const codec_stream& s, byte_span stored,
                                          mutable_byte_span out) noexcept {
     if (out.size() != s.raw_size()) return detail::codec_error(errc::decompress_failed, "uncompressedSize", out.size());
-    if (method == compression::meshopt) return decode_codec_stream(s, stored, out);
+    if (method == compression::meshopt) return decode_codec_stream(s, stored, out, &field_scratch_);
     if (method != compression::meshopt_zstd) return detail::unknown_method_error(errc::unknown_compression, method);
 #if UNTOLD_DETAIL_ZSTD
     const auto magic = load_le<std::uint32_t>(stored, 0);
@@ -257,7 +257,7 @@ class decompressor {
     if (scratch_.size() < declared) scratch_ = byte_buffer(static_cast<std::size_t>(declared));
     const mutable_byte_span encoded(scratch_.data(), static_cast<std::size_t>(declared));
     UNTOLD_TRY(decode_zstd(stored, encoded));
-    return decode_codec_stream(s, encoded, out);
+    return decode_codec_stream(s, encoded, out, &field_scratch_);
 #else
     return detail::unknown_method_error(errc::compression_unsupported, method);
 #endif
@@ -464,6 +464,7 @@ class decompressor {
   detail::zstd_dctx zstd_;  // created on first zstd chunk
   byte_buffer scratch_;     // one meshopt+zstd stream's meshoptimizer bytes
 #endif
+  byte_buffer field_scratch_;  // one vertex-coded field of a fields stream, before it is put in place
 };
 
 namespace detail {

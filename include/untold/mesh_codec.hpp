@@ -338,11 +338,21 @@ namespace detail {
 
 namespace detail {
 
+/// The inverse of group_words for one field: `count` elements' `size`-byte
+/// field, given as its words grouped by place at `from`, put back at
+/// `offset` of each `stride`-byte element of `out`.
+inline void ungroup_words(const std::byte* from, std::size_t count, std::size_t size, std::byte* out,
+                          std::size_t stride, std::size_t offset) noexcept {
+  for (std::size_t w = 0; w < size / 4; ++w)
+    for (std::size_t i = 0; i < count; ++i) std::memcpy(out + i * stride + offset + 4 * w, from + (w * count + i) * 4, 4);
+}
+
 /// Decodes a `fields` stream (the file comment's layout) into `out`,
 /// scattering each field into its place in every element. Every header rule
 /// is checked before anything is decoded. Same contract as
 /// decode_codec_stream.
-[[nodiscard]] inline status decode_fields(const codec_stream& s, byte_span encoded, mutable_byte_span out) noexcept {
+[[nodiscard]] inline status decode_fields(const codec_stream& s, byte_span encoded, mutable_byte_span out,
+                                          byte_buffer* scratch) noexcept {
   if (encoded.empty()) return directory_error("fieldCount", 0);
   const std::size_t count = s.element_count, stride = s.element_size;
   const std::size_t fields = static_cast<std::uint8_t>(encoded[0]);
@@ -371,7 +381,11 @@ namespace detail {
 #if !UNTOLD_DETAIL_MESHOPT
   if (largest_coded != 0) return make_error(errc::compression_unsupported).at_field("compressionType").with_value(3);
 #endif
-  byte_buffer decoded(count * largest_coded);  // a vertex-coded field before it is scattered; <= out.size()
+  // A vertex-coded field before it is scattered (at most out.size() bytes):
+  // in the caller's scratch, grown as needed, else in a buffer of its own.
+  byte_buffer own;
+  byte_buffer& decoded = scratch != nullptr ? *scratch : own;
+  if (decoded.size() < count * largest_coded) decoded = byte_buffer(count * largest_coded);
   const std::byte* at = encoded.data() + header;
   std::size_t offset = 0;
   for (std::size_t f = 0; f < fields; ++f) {
@@ -381,9 +395,7 @@ namespace detail {
     const std::size_t field_stored = load_le_unchecked<std::uint32_t>(e + 2);
     const std::byte* from = at;
     if (kind == codec_stream_kind::words) {
-      for (std::size_t w = 0; w < size / 4; ++w)
-        for (std::size_t i = 0; i < count; ++i)
-          std::memcpy(out.data() + i * stride + offset + 4 * w, at + (w * count + i) * 4, 4);
+      ungroup_words(at, count, size, out.data(), stride, offset);
     } else {
 #if UNTOLD_DETAIL_MESHOPT
       if (kind == codec_stream_kind::vertex) {
@@ -405,25 +417,27 @@ namespace detail {
 }  // namespace detail
 
 /// Decodes one stream's meshoptimizer bytes into `out` (exactly
-/// s.raw_size() bytes). Errors: decompress_failed (wrong codec header
+/// s.raw_size() bytes). `scratch` (optional): memory a fields stream's
+/// vertex-coded fields are decoded into before they are put in place, grown
+/// as needed and kept for the next call (without it each such stream
+/// allocates its own). Errors: decompress_failed (wrong codec header
 /// byte, malformed or not exactly consumed data), compression_unsupported
 /// without meshoptimizer. Preconditions: `s` came from
 /// parse_codec_directory (its element rules hold); out.size() ==
 /// s.raw_size(). Safe on untrusted `encoded`.
 [[nodiscard]] inline status decode_codec_stream([[maybe_unused]] const codec_stream& s,
                                                 [[maybe_unused]] byte_span encoded,
-                                                [[maybe_unused]] mutable_byte_span out) noexcept {
-  if (s.kind == codec_stream_kind::fields) return detail::decode_fields(s, encoded, out);
+                                                [[maybe_unused]] mutable_byte_span out,
+                                                byte_buffer* scratch = nullptr) noexcept {
+  if (s.kind == codec_stream_kind::fields) return detail::decode_fields(s, encoded, out, scratch);
   if (is_plain_kind(s.kind)) {
     if (encoded.size() != out.size()) return detail::directory_error("storedSize", encoded.size());
     if (s.kind == codec_stream_kind::raw) {
       if (!out.empty()) std::memcpy(out.data(), encoded.data(), out.size());
       return {};
     }
-    const std::size_t count = s.element_count, words = s.element_size / 4u;  // element_size % 4 == 0 (directory rules)
-    for (std::size_t w = 0; w < words; ++w)
-      for (std::size_t i = 0; i < count; ++i)
-        std::memcpy(out.data() + i * s.element_size + 4 * w, encoded.data() + (w * count + i) * 4, 4);
+    // element_size % 4 == 0 (directory rules)
+    detail::ungroup_words(encoded.data(), s.element_count, s.element_size, out.data(), s.element_size, 0);
     return {};
   }
 #if UNTOLD_DETAIL_MESHOPT
