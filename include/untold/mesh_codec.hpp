@@ -479,6 +479,21 @@ template <class = void>
   return out;
 }
 
+#if UNTOLD_DETAIL_MESHOPT
+namespace detail {
+/// Sets meshoptimizer's encoders to the versions codec_header_byte names
+/// (vertex 0, index 1: 0.18's defaults), once per process.
+inline void pin_codec_versions() noexcept {
+  static const bool pinned = [] {
+    meshopt_encodeVertexVersion(0);
+    meshopt_encodeIndexVersion(1);
+    return true;
+  }();
+  (void)pinned;
+}
+}  // namespace detail
+#endif
+
 /// The bytes of one field (`offset`, `size` bytes into each element of
 /// `element_size`) of every element of `bytes`, back to back.
 template <class = void>
@@ -500,7 +515,7 @@ template <class = void>
   if (kind == codec_stream_kind::raw) return std::vector<std::byte>(field.begin(), field.end());
   if (kind == codec_stream_kind::words) return group_words(field, size);
 #if UNTOLD_DETAIL_MESHOPT
-  meshopt_encodeVertexVersion(0);  // the version codec_header_byte names
+  detail::pin_codec_versions();
   const std::size_t count = field.size() / size;
   std::vector<std::byte> out(meshopt_encodeVertexBufferBound(count, size));
   const std::size_t written = meshopt_encodeVertexBuffer(reinterpret_cast<unsigned char*>(out.data()), out.size(),
@@ -552,12 +567,7 @@ template <class = void>
 [[nodiscard]] result<codec_stream_kind> encode_codec_stream([[maybe_unused]] const codec_input& in,
                                                             [[maybe_unused]] std::vector<std::byte>& out) {
 #if UNTOLD_DETAIL_MESHOPT
-  static const bool pinned = [] {  // the versions codec_header_byte names (0.18's defaults)
-    meshopt_encodeVertexVersion(0);
-    meshopt_encodeIndexVersion(1);
-    return true;
-  }();
-  (void)pinned;
+  detail::pin_codec_versions();
   const std::size_t count = in.bytes.size() / in.element_size;
   const auto append = [&](std::size_t bound, auto encode) -> bool {
     const std::size_t at = out.size();
