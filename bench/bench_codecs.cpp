@@ -87,16 +87,11 @@ const bytes& stored_payload(untold::compression method) {
 }
 
 #if defined(UNTOLD_HAS_MESHOPT) && UNTOLD_HAS_MESHOPT
-/// Copies `count` fields of `size` bytes, back to back at `from`, into
-/// every `stride` bytes at `to`.
-void scatter(const unsigned char* from, std::size_t count, std::size_t size, std::size_t stride, std::byte* to) {
-  for (std::size_t i = 0; i < count; ++i) std::memcpy(to + i * stride, from + i * size, size);
-}
-
 /// The floor of the streams meshoptimizer's codec is not all of: raw
 /// (memcpy), words and fields (meshoptimizer per vertex-coded field, then
-/// plain copies into place), reading the stream's header without checks.
-bool plain_scatter(const untold::codec_stream& s, const unsigned char* data, std::size_t size, std::byte* into) {
+/// the library's plain copies into place: detail::ungroup_words and
+/// scatter_field), reading the stream's header without checks.
+bool plain_scatter(const untold::codec_stream& s, const std::byte* data, std::size_t size, std::byte* into) {
   static thread_local bytes field;
   const std::size_t count = s.element_count, stride = s.element_size;
   if (s.kind == untold::codec_stream_kind::raw) {
@@ -104,29 +99,29 @@ bool plain_scatter(const untold::codec_stream& s, const unsigned char* data, std
     return true;
   }
   if (s.kind == untold::codec_stream_kind::words) {
-    for (std::size_t w = 0; w < stride / 4; ++w) scatter(data + w * count * 4, count, 4, stride, into + 4 * w);
+    untold::detail::ungroup_words(data, count, stride, into, stride, 0);
     return true;
   }
-  const std::size_t fields = data[0];
-  const unsigned char* at = data + 1 + fields * untold::codec_field_entry_size;
+  const std::size_t fields = static_cast<std::uint8_t>(data[0]);
+  const std::byte* at = data + 1 + fields * untold::codec_field_entry_size;
   std::size_t offset = 0;
   for (std::size_t f = 0; f < fields; ++f) {
-    const unsigned char* e = data + 1 + f * untold::codec_field_entry_size;
-    const std::size_t field_size = e[0], stored = untold::load_le_unchecked<std::uint32_t>(reinterpret_cast<const std::byte*>(e + 2));
+    const std::byte* e = data + 1 + f * untold::codec_field_entry_size;
+    const std::size_t field_size = static_cast<std::uint8_t>(e[0]), stored = untold::load_le_unchecked<std::uint32_t>(e + 2);
     const auto kind = static_cast<untold::codec_stream_kind>(e[1]);
     if (kind == untold::codec_stream_kind::vertex) {
       if (field.size() < count * field_size) field.resize(count * field_size);
-      if (meshopt_decodeVertexBuffer(field.data(), count, field_size, at, stored) != 0) return false;
-      scatter(reinterpret_cast<const unsigned char*>(field.data()), count, field_size, stride, into + offset);
+      if (meshopt_decodeVertexBuffer(field.data(), count, field_size, reinterpret_cast<const unsigned char*>(at), stored) != 0)
+        return false;
+      untold::detail::scatter_field(field.data(), count, field_size, into, stride, offset);
     } else if (kind == untold::codec_stream_kind::words) {
-      for (std::size_t w = 0; w < field_size / 4; ++w) scatter(at + w * count * 4, count, 4, stride, into + offset + 4 * w);
+      untold::detail::ungroup_words(at, count, field_size, into, stride, offset);
     } else {
-      scatter(at, count, field_size, stride, into + offset);
+      untold::detail::scatter_field(at, count, field_size, into, stride, offset);
     }
     at += stored;
     offset += field_size;
   }
-  (void)size;
   return true;
 }
 
@@ -156,7 +151,7 @@ bool raw_mesh_decode(untold::compression method, untold::byte_span in, std::span
     std::byte* into = out.data() + s.raw_offset;
     if (s.kind == untold::codec_stream_kind::raw || s.kind == untold::codec_stream_kind::words ||
         s.kind == untold::codec_stream_kind::fields) {
-      if (!plain_scatter(s, data, size, into)) return false;
+      if (!plain_scatter(s, reinterpret_cast<const std::byte*>(data), size, into)) return false;
       continue;
     }
     const int rc = s.kind == untold::codec_stream_kind::vertex

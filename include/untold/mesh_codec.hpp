@@ -318,20 +318,24 @@ namespace detail {
 /// a type 4 frame may declare. 0 without meshoptimizer.
 [[nodiscard]] inline std::uint64_t codec_encoded_bound([[maybe_unused]] const codec_stream& s) noexcept {
   if (is_plain_kind(s.kind)) return s.raw_size();
+  if (s.kind == codec_stream_kind::fields) {
+    // The header, the raw and words fields (at most the raw size), and the
+    // vertex-coded ones: for a field of 4..32 bytes the codec's bound is at
+    // most fieldSize / 4 times its bound for 4 bytes (the same blocks of 256
+    // vertices; the 32-byte tail counted once per 4 bytes).
+    const std::uint64_t plain = 1 + codec_max_fields * codec_field_entry_size + s.raw_size();
+#if UNTOLD_DETAIL_MESHOPT
+    return plain + std::uint64_t{s.element_size / 4u} * meshopt_encodeVertexBufferBound(s.element_count, 4);
+#else
+    return plain;
+#endif
+  }
 #if UNTOLD_DETAIL_MESHOPT
   if (s.kind == codec_stream_kind::vertex) return meshopt_encodeVertexBufferBound(s.element_count, s.element_size);
-  // Fields: the header, the raw and words fields (at most the raw size),
-  // and the vertex-coded ones: for a field of 4..32 bytes the codec's bound
-  // is at most fieldSize / 4 times its bound for 4 bytes (the same blocks of
-  // 256 vertices; the 32-byte tail counted once per 4 bytes).
-  if (s.kind == codec_stream_kind::fields)
-    return 1 + codec_max_fields * codec_field_entry_size + s.raw_size() +
-           std::uint64_t{s.element_size / 4u} * meshopt_encodeVertexBufferBound(s.element_count, 4);
   const std::size_t vertices = s.element_size == 2 ? std::size_t{1} << 16 : std::size_t{0xFFFFFFFFu};
   if (s.kind == codec_stream_kind::index_triangles) return meshopt_encodeIndexBufferBound(s.element_count, vertices);
   return meshopt_encodeIndexSequenceBound(s.element_count, vertices);
 #else
-  if (s.kind == codec_stream_kind::fields) return 1 + codec_max_fields * codec_field_entry_size + s.raw_size();
   return 0;
 #endif
 }
@@ -347,6 +351,13 @@ inline void ungroup_words(const std::byte* from, std::size_t count, std::size_t 
     for (std::size_t i = 0; i < count; ++i) std::memcpy(out + i * stride + offset + 4 * w, from + (w * count + i) * 4, 4);
 }
 
+/// The inverse of gather_field: `count` fields of `size` bytes, back to back
+/// at `from`, put at `offset` of each `stride`-byte element of `out`.
+inline void scatter_field(const std::byte* from, std::size_t count, std::size_t size, std::byte* out,
+                          std::size_t stride, std::size_t offset) noexcept {
+  for (std::size_t i = 0; i < count; ++i) std::memcpy(out + i * stride + offset, from + i * size, size);
+}
+
 /// Decodes a `fields` stream (the file comment's layout) into `out`,
 /// scattering each field into its place in every element. Every header rule
 /// is checked before anything is decoded. Same contract as
@@ -359,6 +370,11 @@ inline void ungroup_words(const std::byte* from, std::size_t count, std::size_t 
   if (fields < 1 || fields > codec_max_fields) return directory_error("fieldCount", fields);
   const std::size_t header = 1 + fields * codec_field_entry_size;
   if (encoded.size() < header) return directory_error("storedSize", encoded.size());
+  struct entry {
+    codec_field field;
+    std::size_t stored = 0;
+  };
+  entry entries[codec_max_fields];
   std::size_t widths = 0, largest_coded = 0;
   std::uint64_t stored = header;
   for (std::size_t f = 0; f < fields; ++f) {
@@ -375,6 +391,7 @@ inline void ungroup_words(const std::byte* from, std::size_t count, std::size_t 
       return directory_error("fieldStoredSize", field_stored, static_cast<std::uint32_t>(f));
     stored += field_stored;
     if (kind == codec_stream_kind::vertex && size > largest_coded) largest_coded = size;
+    entries[f] = {{size, kind}, static_cast<std::size_t>(field_stored)};
   }
   if (widths != stride) return directory_error("fieldSize", widths);
   if (stored != encoded.size()) return directory_error("storedSize", encoded.size());
@@ -389,27 +406,22 @@ inline void ungroup_words(const std::byte* from, std::size_t count, std::size_t 
   const std::byte* at = encoded.data() + header;
   std::size_t offset = 0;
   for (std::size_t f = 0; f < fields; ++f) {
-    const std::byte* e = encoded.data() + 1 + f * codec_field_entry_size;
-    const std::size_t size = static_cast<std::uint8_t>(e[0]);
-    const auto kind = static_cast<codec_stream_kind>(e[1]);
-    const std::size_t field_stored = load_le_unchecked<std::uint32_t>(e + 2);
-    const std::byte* from = at;
-    if (kind == codec_stream_kind::words) {
-      ungroup_words(at, count, size, out.data(), stride, offset);
+    const auto [field, field_stored] = entries[f];
+    if (field.kind == codec_stream_kind::words) {
+      ungroup_words(at, count, field.size, out.data(), stride, offset);
+    } else if (field.kind == codec_stream_kind::raw) {
+      scatter_field(at, count, field.size, out.data(), stride, offset);
     } else {
 #if UNTOLD_DETAIL_MESHOPT
-      if (kind == codec_stream_kind::vertex) {
-        if (at[0] != codec_header_byte(kind) ||
-            meshopt_decodeVertexBuffer(decoded.data(), count, size, reinterpret_cast<const unsigned char*>(at),
-                                       field_stored) != 0)
-          return directory_error("fieldStoredSize", field_stored, static_cast<std::uint32_t>(f));
-        from = decoded.data();
-      }
+      if (at[0] != codec_header_byte(field.kind) ||
+          meshopt_decodeVertexBuffer(decoded.data(), count, field.size, reinterpret_cast<const unsigned char*>(at),
+                                     field_stored) != 0)
+        return directory_error("fieldStoredSize", field_stored, static_cast<std::uint32_t>(f));
+      scatter_field(decoded.data(), count, field.size, out.data(), stride, offset);
 #endif
-      for (std::size_t i = 0; i < count; ++i) std::memcpy(out.data() + i * stride + offset, from + i * size, size);
     }
     at += field_stored;
-    offset += size;
+    offset += field.size;
   }
   return {};
 }
@@ -492,6 +504,21 @@ inline void pin_codec_versions() noexcept {
   (void)pinned;
 }
 }  // namespace detail
+
+/// Appends meshoptimizer's vertex encoding (version 0) of `elements`
+/// (`size` bytes each, a multiple of 4 up to 256) to `out`. Errors:
+/// encode_failed. Deterministic.
+template <class = void>
+[[nodiscard]] status append_vertex_encoding(byte_span elements, std::size_t size, std::vector<std::byte>& out) {
+  detail::pin_codec_versions();
+  const std::size_t count = elements.size() / size, at = out.size();
+  out.resize(at + meshopt_encodeVertexBufferBound(count, size));
+  const std::size_t written = meshopt_encodeVertexBuffer(reinterpret_cast<unsigned char*>(out.data() + at),
+                                                         out.size() - at, elements.data(), count, size);
+  out.resize(at + written);
+  if (written == 0) return make_error(errc::encode_failed).at_field("vertices").with_value(count);
+  return {};
+}
 #endif
 
 /// The bytes of one field (`offset`, `size` bytes into each element of
@@ -515,13 +542,8 @@ template <class = void>
   if (kind == codec_stream_kind::raw) return std::vector<std::byte>(field.begin(), field.end());
   if (kind == codec_stream_kind::words) return group_words(field, size);
 #if UNTOLD_DETAIL_MESHOPT
-  detail::pin_codec_versions();
-  const std::size_t count = field.size() / size;
-  std::vector<std::byte> out(meshopt_encodeVertexBufferBound(count, size));
-  const std::size_t written = meshopt_encodeVertexBuffer(reinterpret_cast<unsigned char*>(out.data()), out.size(),
-                                                         field.data(), count, size);
-  if (written == 0) return make_error(errc::encode_failed).at_field("vertices").with_value(count);
-  out.resize(written);
+  std::vector<std::byte> out;
+  UNTOLD_TRY(append_vertex_encoding(field, size, out));
   return out;
 #else
   return make_error(errc::compression_unsupported).at_field("compressionType").with_value(3);
@@ -577,10 +599,7 @@ template <class = void>
     return written != 0;
   };
   if (in.is_vertex) {
-    if (!append(meshopt_encodeVertexBufferBound(count, in.element_size), [&](unsigned char* dst, std::size_t bound) {
-          return meshopt_encodeVertexBuffer(dst, bound, in.bytes.data(), count, in.element_size);
-        }))
-      return make_error(errc::encode_failed).at_field("vertices").with_value(count);
+    UNTOLD_TRY(append_vertex_encoding(in.bytes, in.element_size, out));
     return codec_stream_kind::vertex;
   }
   std::vector<unsigned> wide(count);

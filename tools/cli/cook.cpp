@@ -238,7 +238,9 @@ void add_cook_command(CLI::App& app, context& ctx) {
       "triangle and vertex order (assimp inputs): cache (default; meshoptimizer's vertex cache order), size "
       "(its strip-friendly order: ~8% more vertex shader runs, fewer bytes with the meshopt compressions and zstd), "
       "source (as imported); unused vertices are dropped in each")
-      ->check(CLI::IsMember({"cache", "size", "source"}));
+      ->check([](const std::string& name) {
+        return mesh_order_named(name) ? std::string() : "'" + name + "' is not one of cache, size, source";
+      });
   cmd->add_flag("--no-optimize", a->no_optimize, "the same as --mesh-order source")->excludes(order);
   cmd->add_option("--format-version", a->format_version,
                   "write this .untold format version (default: the writer's, 4); "

@@ -173,11 +173,11 @@ bool write_bytes(const std::filesystem::path& path, std::span<const std::byte> b
 /// Fills r's counts (entities, meshes, vertices, ...) from a written .untold file.
 void count_output(cook_report& r, std::span<const std::byte> file);
 
-/// Reorders one mesh for the vertex cache (triangle order) and vertex fetch
-/// (vertex order), drops vertices no triangle uses, and remaps every
-/// per-vertex stream, skin, morph target and LOD level with it. Triangle
-/// lists only (others are left as they are); `cache` false keeps the
-/// triangle order and the vertices' relative order (compaction only).
+/// Reorders one mesh's triangles as `order` says and its vertices by first
+/// use, drops vertices no triangle uses, and remaps every per-vertex
+/// stream, skin, morph target and LOD level with it. Triangle lists only
+/// (others are left as they are); mesh_order::source keeps the triangle
+/// order and the vertices' relative order (compaction only).
 /// Preconditions: m passes convert::validate_model.
 void optimize_mesh(convert::mesh& m, mesh_order order);
 
