@@ -54,6 +54,7 @@ struct block_digest_state {
   byte_span block_digests;                 // 32 bytes per block, rows in table order
   std::vector<std::uint64_t> first_block;  // per row: index of its first block digest (rows + 1)
   bool defer_uncompressed = false;         // whole-file lazy open: uncompressed data waits for first access
+  bool roots_content_hash = false;         // a bound version 3 chunk: every block proves the contentHash
   // 1 = verified. Read and written only atomically (integrity.hpp
   // detail::flag_*), so const accessors may verify from several threads.
   std::vector<std::uint8_t> row_verified;    // the row's block digests vs its row digest

@@ -894,7 +894,7 @@ struct file_layout {
       f.owned[0] = std::move(*chunk);
       f.stored[0] = {byte_span(f.owned[0])};
       if constexpr (binds) {  // only with the content hash (hash_stored_bytes)
-        bind_integrity_chunk(f.owned[0], content);
+        bind_integrity_chunk(f.owned[0], f.table.size(), content);
         hash_rows(before_integrity + 1, order.size());
       }
     }

@@ -19,8 +19,7 @@
 //
 // Payload of the chunk (type integrity_chunk_type, stored uncompressed),
 // after the 16-byte UEXT envelope and the plugin id "untold.integrity"
-// (chunkKind 1, chunkVersion 2; version 1 lacks the binding); offsets from
-// the start of that body:
+// (chunkKind 1, chunkVersion 3); offsets from the start of that body:
 //
 //    0 u32 blockSize     power of two, 4 KiB .. 16 MiB (the writer: 64 KiB)
 //    4 u32 chunkCount    = the header's chunkCount
@@ -29,36 +28,52 @@
 //   12 u32 reserved      0
 //   16 32 B directoryDigest  SHA-256 of header bytes [0, 140) and [172, 204)
 //                            (all but contentHash) and the whole chunk table
-//   48 chunkCount x 32 B rowDigest  SHA-256 of the row's block digests,
-//                            concatenated (of nothing for a row without blocks)
-//    . 32 B topDigest    SHA-256 of the chunk payload from its first byte (the
-//                        envelope) up to here
-//    . digestCount x 32 B  block digests, rows in table order, each row's
+//   48 digestCount x 32 B  block digests, rows in table order, each row's
 //                        blocks in order; block k of a row = its stored bytes
 //                        [k x blockSize, min((k + 1) x blockSize, compressedSize))
-//    . u64 contentPrefixLength  the binding (version 2): the stored bytes the
-//                        contentHash takes before this chunk (rows of lower
-//                        chunkType), and
+//    . u64 contentPrefixLength  the binding: the stored bytes the contentHash
+//                        takes before this chunk (rows of lower chunkType), and
 //    . 32 B chainingValue  SHA-256's state (FIPS 180-4 H(i), 8 big-endian
 //                        words) after the contentHash message's whole 64-byte
 //                        blocks before contentPrefixLength. Both 0: computed
 //                        for a file without contentHash.
+//    . chunkCount x 32 B rowDigest  SHA-256 of the row's block digests,
+//                            concatenated (of nothing for a row without blocks)
+//    . 32 B topDigest    SHA-256 of the chunk payload but the block digests
+//                        and the binding: [0, body + 48), then [rowDigests,
+//                        topDigest)
+//
+// Version 2 (still read) has the same fields in another order: fixed part
+// and directoryDigest, rowDigests, topDigest (of everything before it), block
+// digests, binding; version 1 is version 2 without the binding.
 //
 // The binding: the contentHash covers this chunk, so the chunk cannot hold
 // the contentHash itself; it holds the state that computation had reached.
-// Resuming it over the chunk's last bytes (and the rows of higher chunkType)
-// must give the header's contentHash, else the chunk is STALE: computed for
-// other bytes, e.g. before a tool that does not know it rewrote the file and
-// recomputed the contentHash. A stale chunk is ignored and the contentHash
-// verified over the whole file instead (verifies_content_hash); so a chunk
-// made stale on purpose never skips verification. A version 1 chunk and a
-// file without contentHash cannot be bound: their chunk counts as current,
-// as before version 2 (a rewrite then fails R-DIRECTORY-HASH or R-BLOCK-HASH).
+// Resuming it over the chunk's last bytes - the binding, the row and top
+// digests - and the rows of higher chunkType must give the header's
+// contentHash, else the chunk is STALE: computed for other bytes, e.g. before
+// a tool that does not know it rewrote the file and recomputed the
+// contentHash. A stale chunk is ignored and the contentHash verified over the
+// whole file instead (verifies_content_hash); so a chunk made stale on purpose
+// never skips verification. A version 1 chunk and a file without contentHash
+// cannot be bound: their chunk counts as current, as before version 2 (a
+// rewrite then fails R-DIRECTORY-HASH or R-BLOCK-HASH).
 //
-// Open costs O(chunkCount): the top digest covers the row digests, not the
-// block digests (32 bytes per 64 KiB: 512 KiB for a 1 GiB file). A row's
-// block digests are checked against its row digest the first time the row is
-// verified. What this proves, and what an unkeyed digest cannot: SECURITY.md.
+// Version 3 puts the row digests after the binding, so the contentHash
+// commits to them, and through them to every block digest and every stored
+// byte: a current version 3 chunk is a tree under the contentHash. Verifying
+// every block (in parallel) then proves what a pass of the contentHash over
+// the whole file proves, and integrity::full skips that serial pass
+// (SECURITY.md, "Integrity", states the assumption: SHA-256's compression
+// function resists preimages from a chosen chaining value). A version 2
+// binding follows the block digests and commits to nothing before it: it
+// tells a rewrite from corruption, no more, so `full` hashes the whole file.
+//
+// Open costs O(chunkCount): the binding's resumed hash and the top digest
+// cover the row digests, not the block digests (32 bytes per 64 KiB: 512 KiB
+// for a 1 GiB file). A row's block digests are checked against its row
+// digest the first time the row is verified. What this proves, and what an
+// unkeyed digest cannot: SECURITY.md.
 //
 // Every function here is safe on untrusted input.
 #pragma once
@@ -90,27 +105,49 @@ enum class integrity : std::uint8_t {
   /// chunk open reads are verified at open; other chunks on first access
   /// through the verified accessors. Files without: as `full`.
   lazy,
-  /// Everything at open: the contentHash (when the file is hashed) and every
-  /// block digest (when the file has them). Reads every byte.
+  /// Everything at open: every block digest (when the file has current
+  /// ones) and the contentHash (when the file is hashed), except where the
+  /// digests are a tree under the contentHash (a bound version 3 chunk, what
+  /// the writer writes): then every block verified proves it, in parallel
+  /// with open_options::executor, with no serial pass. Reads every byte.
   full,
   /// Nothing (the caller verified the file already, e.g. a cache that checked
   /// its digest on download). The verified accessors then check nothing.
   none,
+  /// As `full`, and the contentHash always recomputed over the whole file
+  /// (spec 5; one serial SHA-256 pass) where the block digests already prove
+  /// it: a file whose author forged its binding (a chainingValue that is not
+  /// the state of its bytes) opens with `full` and fails here with R-HASH, as
+  /// in a reader that knows only spec 5. What validators use.
+  strict,
 };
 
-/// Whether opening in `mode` verifies the contentHash (R-HASH), whole file or
-/// by byte ranges (streamed_asset::load_all): always with `full`; with `lazy`
-/// only for a file without current block digests (none, or stale ones),
-/// where it is the only check.
-[[nodiscard]] constexpr bool verifies_content_hash(integrity mode, bool digests_current) noexcept {
-  return mode == integrity::full || (mode == integrity::lazy && !digests_current);
+/// Whether opening in `mode` reads and verifies every byte at open.
+[[nodiscard]] constexpr bool verifies_every_byte(integrity mode) noexcept {
+  return mode == integrity::full || mode == integrity::strict;
+}
+
+/// Whether opening in `mode` verifies the contentHash (R-HASH) with a pass
+/// over every stored byte, whole file or by byte ranges
+/// (streamed_asset::load_all): never with `none`; always with `strict`; for
+/// a file without current block digests (none, or stale ones), where it is
+/// the only check; with `full`, unless the current digests are a tree under
+/// the contentHash (`digests_root_content_hash`: a bound version 3 chunk,
+/// whose blocks `full` verifies, every one, proving the same).
+[[nodiscard]] constexpr bool verifies_content_hash(integrity mode, bool digests_current,
+                                                   bool digests_root_content_hash) noexcept {
+  if (mode == integrity::none) return false;
+  if (mode == integrity::strict || !digests_current) return true;
+  return mode == integrity::full && !digests_root_content_hash;
 }
 
 inline constexpr std::uint32_t integrity_chunk_type = 0xFFFF0001u;  // the library's own plugin chunk
 inline constexpr std::string_view integrity_plugin_id = "untold.integrity";
 inline constexpr std::uint32_t integrity_chunk_kind = 1;
-/// The version the writer writes: bound to the contentHash.
-inline constexpr std::uint32_t integrity_chunk_version = 2;
+/// The version the writer writes: the contentHash commits to its digests.
+inline constexpr std::uint32_t integrity_chunk_version = 3;
+/// The binding after the block digests: still read; `full` hashes the file.
+inline constexpr std::uint32_t tail_bound_integrity_chunk_version = 2;
 /// The first version, without the binding: still read, as current.
 inline constexpr std::uint32_t unbound_integrity_chunk_version = 1;
 inline constexpr std::uint32_t default_digest_block_size = 64 * 1024;
@@ -120,8 +157,18 @@ inline constexpr std::size_t digest_size = 32;
 
 /// Header bytes the directory digest covers: all but contentHash [140, 172).
 inline constexpr std::size_t content_hash_field_offset = 140;
-/// contentPrefixLength and chainingValue, the last bytes of a version 2 chunk.
+/// contentPrefixLength and chainingValue (versions 2 and 3).
 inline constexpr std::size_t integrity_binding_size = 8 + digest_size;
+
+/// Where the binding starts in the stored bytes of an integrity chunk of
+/// `version` (2 or 3) in a file of `chunk_count` chunks: the last bytes of a
+/// version 2 chunk; in version 3 before the row and top digests.
+/// Precondition: `stored_size` holds them (integrity_chunk_body checks it).
+[[nodiscard]] constexpr std::size_t integrity_binding_offset(std::size_t stored_size, std::uint32_t version,
+                                                             std::size_t chunk_count) noexcept {
+  const std::size_t after = version == tail_bound_integrity_chunk_version ? 0 : digest_size * (chunk_count + 1);
+  return stored_size - integrity_binding_size - after;
+}
 
 /// Number of blocks of `stored_size` bytes. Precondition: block_size > 0.
 [[nodiscard]] constexpr std::uint64_t digest_block_count(std::uint64_t stored_size, std::uint64_t block_size) noexcept {
@@ -166,10 +213,11 @@ struct integrity_digests {
   std::uint32_t digest_count = 0;
   byte_span directory_digest;  // 32 bytes
   byte_span row_digests;       // chunk_count x 32
-  byte_span top;               // what top_digest covers
+  byte_span top;               // what top_digest covers: this, then top_rest
+  byte_span top_rest;          // (version 3: the row digests; else empty)
   byte_span top_digest;        // 32 bytes
   byte_span block_digests;     // digest_count x 32
-  byte_span binding;           // integrity_binding_size bytes (version 2), else empty
+  byte_span binding;           // integrity_binding_size bytes (versions 2, 3), else empty
 };
 
 namespace detail {
@@ -195,7 +243,9 @@ struct integrity_body {
 
 // The body and version of the integrity chunk at row `row`: stored
 // uncompressed, plugin id, kind, a known version (R-INTEGRITY-LAYOUT; a broken
-// envelope is R-EXT-RANGES), and for version 2 room for the binding.
+// envelope is R-EXT-RANGES), and for versions 2 and 3 room for the fixed
+// part and the binding (and in 3 for the digests after it), so that
+// integrity_binding_offset may be taken.
 template <class = void>
 [[nodiscard]] result<integrity_body> integrity_chunk_body(byte_span stored, std::span<const chunk_entry> chunks,
                                                           std::uint32_t row) noexcept {
@@ -204,14 +254,17 @@ template <class = void>
   // Expect the version found when it is a known one, so that the envelope,
   // id and kind are checked (and reported) first.
   const auto envelope = parse_plugin_chunk(stored);
-  const std::uint32_t version = envelope && envelope->chunk_version == unbound_integrity_chunk_version
-                                    ? unbound_integrity_chunk_version
-                                    : integrity_chunk_version;
+  const bool known = envelope && envelope->chunk_version >= unbound_integrity_chunk_version &&
+                     envelope->chunk_version <= integrity_chunk_version;
+  const std::uint32_t version = known ? envelope->chunk_version : integrity_chunk_version;
   const auto body = plugin_chunk_body(
       stored, {.plugin_id = integrity_plugin_id, .kind = integrity_chunk_kind, .chunk_version = version},
       errc::integrity_layout, row, integrity_chunk_type);
   if (!body) return body.error();
-  if (version == integrity_chunk_version && body->size() < integrity_body_fixed + integrity_binding_size)
+  const std::uint64_t digests_after_binding =
+      version == integrity_chunk_version ? digest_size * (std::uint64_t{chunks.size()} + 1) : 0;
+  if (version != unbound_integrity_chunk_version &&
+      body->size() < integrity_body_fixed + integrity_binding_size + digests_after_binding)
     return integrity_error(errc::integrity_layout, row, "size", stored.size());
   return integrity_body{*body, version};
 }
@@ -230,7 +283,7 @@ template <class = void>
   };
   const auto body = detail::integrity_chunk_body(stored, chunks, row);
   if (!body) return body.error();
-  const std::size_t binding_size = body->version == integrity_chunk_version ? integrity_binding_size : 0;
+  const std::size_t binding_size = body->version == unbound_integrity_chunk_version ? 0 : integrity_binding_size;
 
   byte_cursor in(body->bytes, {.truncated = errc::integrity_layout, .count_too_large = errc::integrity_layout});
   std::uint32_t fixed[4] = {};  // blockSize, chunkCount, digestCount, reserved
@@ -260,6 +313,15 @@ template <class = void>
   if (in.remaining() != digest_size * (std::uint64_t{d.chunk_count} + 2 + d.digest_count) + binding_size)
     return fail("size", stored.size());
   d.directory_digest = *in.bytes(digest_size, "directoryDigest");
+  if (d.version == integrity_chunk_version) {
+    d.top = stored.first(stored.size() - in.remaining());
+    d.block_digests = *in.array_bytes(d.digest_count, digest_size, "blockDigests");
+    d.binding = *in.bytes(integrity_binding_size, "binding");
+    d.row_digests = *in.array_bytes(d.chunk_count, digest_size, "rowDigests");
+    d.top_rest = d.row_digests;
+    d.top_digest = *in.bytes(digest_size, "topDigest");
+    return d;
+  }
   d.row_digests = *in.array_bytes(d.chunk_count, digest_size, "rowDigests");
   d.top = stored.first(stored.size() - in.remaining());
   d.top_digest = *in.bytes(digest_size, "topDigest");
@@ -324,8 +386,9 @@ template <class StoredBytes>
                                                       std::uint32_t row, byte_span stored, StoredBytes&& stored_bytes) {
   const auto body = detail::integrity_chunk_body(stored, chunks, row);
   if (!body) return body.error();
-  if (body->version != integrity_chunk_version || !is_hashed(h)) return true;
-  const std::size_t at = stored.size() - integrity_binding_size;  // >= 80: envelope, id, fixed part
+  if (body->version == unbound_integrity_chunk_version || !is_hashed(h)) return true;
+  // >= 80: envelope, id, fixed part (integrity_chunk_body)
+  const std::size_t at = integrity_binding_offset(stored.size(), body->version, chunks.size());
   const std::uint64_t recorded_prefix = load_le_unchecked<std::uint64_t>(stored.data() + at);
   // Rows lie inside the file without overlapping (parse_chunk_table): no overflow.
   std::uint64_t prefix = 0;
@@ -359,6 +422,9 @@ namespace detail {
 /// asset.hpp makes it a friend; nothing else touches block_digest_state.
 struct integrity_access {
   [[nodiscard]] static bool has_digests(const asset& a) noexcept { return a.integrity_.block_size != 0; }
+  /// Whether the attached digests are a tree under the contentHash (a bound
+  /// version 3 chunk): verifies_content_hash's `digests_root_content_hash`.
+  [[nodiscard]] static bool roots_content_hash(const asset& a) noexcept { return a.integrity_.roots_content_hash; }
 
   /// integrity::none: the chunk is not looked at.
   static void mark_unchecked(asset& a) noexcept {
@@ -512,8 +578,10 @@ struct integrity_access {
   static status attach(asset& a, byte_span directory, std::uint32_t row, byte_span stored, bool defer_uncompressed) {
     auto d = parse_integrity_chunk(stored, a.chunks_, row);
     if (!d) return d.error();
-    if (!digest_equals(sha256_of(d->top), d->top_digest))
-      return integrity_error(errc::integrity_hash, row, "topDigest", 0);
+    sha256 top;
+    top.update(d->top);
+    top.update(d->top_rest);
+    if (!digest_equals(top.finish(), d->top_digest)) return integrity_error(errc::integrity_hash, row, "topDigest", 0);
     if (!digest_equals(untold::directory_digest(directory), d->directory_digest))
       return make_error(errc::directory_hash, {.chunk_index = row, .chunk_type = integrity_chunk_type,
                                                .field = "directoryDigest"});
@@ -527,6 +595,7 @@ struct integrity_access {
     s.row_verified.assign(a.chunks_.size(), 0);
     s.block_verified.assign(d->digest_count, 0);
     s.defer_uncompressed = defer_uncompressed;
+    s.roots_content_hash = d->version == integrity_chunk_version && is_hashed(a.header_);
     s.block_size = d->block_size;
     return {};
   }

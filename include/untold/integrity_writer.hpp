@@ -18,8 +18,8 @@
 
 namespace untold {
 
-/// The stored bytes of an integrity chunk (version 2, its binding 0: not
-/// bound; bind_integrity_chunk binds it) for a file whose header and chunk
+/// The stored bytes of an integrity chunk (integrity_chunk_version, its
+/// binding 0: not bound; bind_integrity_chunk binds it) for a file whose header and chunk
 /// table are `directory` (contentHash ignored) and whose block digests are
 /// `block_digests` (compute_block_digests' layout). `integrity_row` is the
 /// integrity chunk's own row; its table entry must already hold the size
@@ -51,6 +51,9 @@ template <class = void>
   auto dir = directory_digest(directory);
   if (!dir) return dir.error();
 
+  // Fixed part and directory digest, block digests, the binding (zero here),
+  // row digests, then the top digest of all but the block digests and the
+  // binding.
   std::vector<std::byte> body;
   byte_sink out(body);
   out.put<std::uint32_t>(block_size);
@@ -58,27 +61,32 @@ template <class = void>
   out.put<std::uint32_t>(static_cast<std::uint32_t>(first));
   out.put<std::uint32_t>(0);
   out.bytes(std::as_bytes(std::span(*dir)));
+  out.bytes(block_digests);
+  body.resize(body.size() + integrity_binding_size);
   out.bytes(rows);
   auto chunk = encode_plugin_chunk(integrity_plugin_id, integrity_chunk_kind, integrity_chunk_version, body);
   if (!chunk) return chunk.error();
-  auto top = sha256_of(*chunk);
-  if (!top) return top.error();
-  byte_sink tail(*chunk);
-  tail.bytes(std::as_bytes(std::span(*top)));
-  tail.bytes(block_digests);
-  chunk->resize(chunk->size() + integrity_binding_size);  // the binding, zero
+  const std::size_t rows_at = chunk->size() - rows.size();
+  sha256 top;
+  top.update(byte_span(*chunk).first(rows_at - integrity_binding_size - block_digests.size()));
+  top.update(byte_span(*chunk).subspan(rows_at));
+  auto top_digest = top.finish();
+  if (!top_digest) return top_digest.error();
+  byte_sink(*chunk).bytes(std::as_bytes(std::span(*top_digest)));
   return std::move(*chunk);
 }
 
-/// Binds `chunk` (encode_integrity_chunk's output) to the contentHash that
-/// `content` is computing: `content` must have hashed exactly the stored
-/// bytes of the rows before the integrity chunk in content_hash_order. Hashes
-/// the chunk into `content` up to its binding, records the state reached
-/// there, then hashes the rest; `content` goes on with the later rows, and
-/// its finish() is the contentHash. Precondition: chunk.size() >=
-/// integrity_binding_size + 64 (every encoded chunk is).
-inline void bind_integrity_chunk(std::span<std::byte> chunk, sha256_resumable& content) noexcept {
-  const std::size_t at = chunk.size() - integrity_binding_size;
+/// Binds `chunk` (encode_integrity_chunk's output for a file of
+/// `chunk_count` chunks) to the contentHash that `content` is computing:
+/// `content` must have hashed exactly the stored bytes of the rows before the
+/// integrity chunk in content_hash_order. Hashes the chunk into `content` up
+/// to its binding, records the state reached there, then hashes the rest (the
+/// binding, the row and top digests, which the contentHash so commits to);
+/// `content` goes on with the later rows, and its finish() is the
+/// contentHash. Precondition: `chunk` is such an encoded chunk.
+inline void bind_integrity_chunk(std::span<std::byte> chunk, std::size_t chunk_count,
+                                 sha256_resumable& content) noexcept {
+  const std::size_t at = integrity_binding_offset(chunk.size(), integrity_chunk_version, chunk_count);
   const std::uint64_t prefix = content.size();
   content.update(chunk.first(at));
   const sha256_midstate state = content.midstate();
@@ -118,7 +126,7 @@ template <class StoredBytes>
   sha256_resumable content;
   for (const std::uint32_t row : content_hash_order(chunks)) {
     if (row == integrity_row)
-      bind_integrity_chunk(sealed.chunk, content);
+      bind_integrity_chunk(sealed.chunk, chunks.size(), content);
     else
       content.update(stored_bytes(row));
   }

@@ -34,7 +34,7 @@ struct mapped_asset {
 /// too, but whether the file has them is known only once it is mapped.)
 template <class = void>
 result<mapped_asset> open_file(const std::filesystem::path& path, const open_options& options = {}) {
-  const bool every_byte = options.effective_integrity() == integrity::full || options.deep_checks;
+  const bool every_byte = verifies_every_byte(options.effective_integrity()) || options.deep_checks;
   auto file = mapped_file::open(path, every_byte ? read_ahead::whole_file : read_ahead::on_demand);
   if (!file && file.error().code == errc::io_empty_file) return open(byte_span{}, options).error();
   if (!file) return file.error();

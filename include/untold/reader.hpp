@@ -281,8 +281,9 @@ class asset_loader {
   /// blocks as load_payload takes it (the chunks open reads), the others
   /// (uncompressed data) on first access or in open's pass (integrity::full
   /// or deep checks). Returns whether the contentHash is to be verified
-  /// (verifies_content_hash: without current block digests, or with `full`),
-  /// which the caller does (R-HASH).
+  /// (verifies_content_hash: without current block digests, or with `full`
+  /// unless they are a tree under the contentHash), which the caller does
+  /// (R-HASH).
   template <class = void>
   static result<bool> attach_integrity(asset& a, byte_span file, const open_options& options) {
     const integrity mode = options.effective_integrity();
@@ -296,7 +297,8 @@ class asset_loader {
     UNTOLD_TRY(detail::integrity_access::use_integrity_chunk(
         a, file.first(static_cast<std::size_t>(chunk_table_range(a.header_).end())), *row,
         *row == none ? byte_span{} : stored(*row), true, stored));
-    return verifies_content_hash(mode, a.digests_ == digest_status::current);
+    return verifies_content_hash(mode, a.digests_ == digest_status::current,
+                                 detail::integrity_access::roots_content_hash(a));
   }
 
   /// Stage 2: give chunk `row` its stored bytes (exactly compressedSize of
@@ -398,7 +400,7 @@ template <class = void>
 result<asset> open(byte_span file, const open_options& options = {}) {
   auto a = asset_loader::from_directory(file, file.size(), options);
   if (!a) return a.error();
-  const bool one_pass = options.deep_checks || options.effective_integrity() == integrity::full;
+  const bool one_pass = options.deep_checks || verifies_every_byte(options.effective_integrity());
   // R-INTEGRITY-*, R-DIRECTORY-HASH; R-HASH here or in the pass
   const auto content_hash = asset_loader::attach_integrity(*a, file, options);
   if (!content_hash) return content_hash.error();

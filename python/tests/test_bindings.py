@@ -92,11 +92,14 @@ def test_errors_carry_rule_id_and_context(tmp_path, quad_file):
     bad.write_bytes(bytes(data))
     with pytest.raises(untold.UntoldError) as e:
         untold.open(bad)
-    # Every byte is verified at open: the contentHash over the whole file.
-    assert e.value.rule_id == "R-HASH" and str(e.value).startswith("R-HASH")
-    assert e.value.context == {"field": "contentHash", "name": "hash_mismatch"}
+    # Every byte is verified at open, by its block digest (the contentHash
+    # commits to them): block 0 of row 7, the index data.
+    assert e.value.rule_id == "R-BLOCK-HASH" and str(e.value).startswith("R-BLOCK-HASH")
+    assert e.value.context == {"chunk": 7, "chunk_type": 7, "field": "block", "value": 0, "name": "block_hash"}
+    # validate recomputes spec 5's contentHash over the file too, first.
     r = untold.validate(bad)
-    assert r["valid"] is False and r["error"]["rule"] == e.value.rule_id
+    assert r["valid"] is False and r["error"]["rule"] == "R-HASH"
+    assert r["error"]["context"] == {"field": "contentHash"}
     with pytest.raises(untold.UntoldError):
         untold.check(bad)
     magic = tmp_path / "magic.untold"

@@ -507,8 +507,10 @@ TEST_CASE("remote fetch: a cached default-options file opens without a second fu
   REQUIRE_FALSE(v.has_value());
   CHECK(v.error().rule_id() == "R-BLOCK-HASH");
   CHECK(v.error().context.chunk_index == test::chunk_row(tile, 6));
-  // What the lazy open skipped: integrity::full hashes every byte at open.
-  CHECK(untold::open_file(r->path, {.integrity = untold::integrity::full}).error().rule_id() == "R-HASH");
+  // What the lazy open skipped: integrity::full verifies every block at open,
+  // strict the contentHash over the whole file too (first).
+  CHECK(untold::open_file(r->path, {.integrity = untold::integrity::full}).error().rule_id() == "R-BLOCK-HASH");
+  CHECK(untold::open_file(r->path, {.integrity = untold::integrity::strict}).error().rule_id() == "R-HASH");
 }
 
 TEST_CASE("remote cache: a process killed mid-download leaves no corrupt entry") {

@@ -148,23 +148,103 @@ bytes digest_scene(bool compressed = false, bool content_hash = false) {
 
 std::string rule_of(const untold::error& e) { return std::string(e.rule_id()); }
 
-struct integrity_layout {  // where the parts of the integrity chunk are, from the raw bytes
-  std::size_t row = 0, payload = 0, body = 0, rows = 0, top_digest = 0, blocks = 0, binding = 0;
-  std::uint32_t block_size = 0, chunk_count = 0, digest_count = 0;
+// Where the parts of the integrity chunk are, from the raw bytes, in the
+// layout of its version: 3 (the writer's) or the older 2 and 1.
+struct integrity_layout {
+  std::size_t row = 0, payload = 0, body = 0, rows = 0, top_digest = 0, blocks = 0, binding = 0, end = 0;
+  std::uint32_t version = 0, block_size = 0, chunk_count = 0, digest_count = 0;
+  // What the top digest covers: [payload, top_end) and [top_rest, top_digest).
+  [[nodiscard]] std::size_t top_end() const { return version == 3 ? blocks : top_digest; }
+  [[nodiscard]] std::size_t top_rest() const { return version == 3 ? rows : top_digest; }
 };
 integrity_layout locate(const bytes& f) {
   integrity_layout l;
   l.row = test::chunk_row(f, untold::integrity_chunk_type);
   l.payload = static_cast<std::size_t>(test::get_u64(f, test::chunk_row_offset(l.row) + 8));
+  l.end = l.payload + static_cast<std::size_t>(test::get_u64(f, test::chunk_row_offset(l.row) + 16));
+  l.version = test::get_u32(f, l.payload + 12);
   l.body = l.payload + 16 + untold::integrity_plugin_id.size();
   l.block_size = test::get_u32(f, l.body);
   l.chunk_count = test::get_u32(f, l.body + 4);
   l.digest_count = test::get_u32(f, l.body + 8);
-  l.rows = l.body + 48;
-  l.top_digest = l.rows + 32 * std::size_t{l.chunk_count};
-  l.blocks = l.top_digest + 32;
-  l.binding = l.blocks + 32 * std::size_t{l.digest_count};
+  if (l.version == 3) {  // fixed part, directory, blocks, binding, rows, top
+    l.blocks = l.body + 48;
+    l.binding = l.blocks + 32 * std::size_t{l.digest_count};
+    l.rows = l.binding + 40;
+    l.top_digest = l.rows + 32 * std::size_t{l.chunk_count};
+  } else {  // fixed part, directory, rows, top, blocks, binding (version 2)
+    l.rows = l.body + 48;
+    l.top_digest = l.rows + 32 * std::size_t{l.chunk_count};
+    l.blocks = l.top_digest + 32;
+    l.binding = l.blocks + 32 * std::size_t{l.digest_count};
+  }
   return l;
+}
+
+// The stored bytes of every chunk, in content-hash order (spec 5), and the
+// length of those before the integrity chunk.
+bytes content_message(const bytes& f, std::uint64_t* prefix = nullptr) {
+  const std::uint32_t count = test::get_u32(f, 24);
+  std::vector<std::pair<std::uint32_t, std::size_t>> by_type;
+  for (std::size_t row = 0; row < count; ++row) by_type.push_back({test::get_u32(f, test::chunk_row_offset(row)), row});
+  std::stable_sort(by_type.begin(), by_type.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  bytes message;
+  if (prefix != nullptr) *prefix = 0;
+  for (const auto& [type, row] : by_type) {
+    const std::uint64_t size = test::get_u64(f, test::chunk_row_offset(row) + 16);
+    if (type < untold::integrity_chunk_type && prefix != nullptr) *prefix += size;
+    const std::uint64_t offset = test::get_u64(f, test::chunk_row_offset(row) + 8);
+    message.insert(message.end(), f.begin() + static_cast<std::ptrdiff_t>(offset),
+                   f.begin() + static_cast<std::ptrdiff_t>(offset + size));
+  }
+  return message;
+}
+
+// Every digest of `f`'s integrity chunk recomputed in place from the bytes
+// as they are now - directory, blocks, rows, top - in the chunk's own
+// layout; the binding and the contentHash are left as they are.
+void redigest(bytes& f) {
+  const integrity_layout l = locate(f);
+  const auto put = [&](std::size_t at, const untold::result<untold::sha256_digest>& d) {
+    REQUIRE(d.has_value());
+    std::memcpy(f.data() + at, d->data(), 32);
+  };
+  put(l.body + 16, untold::directory_digest(untold::byte_span(f).first(204 + 40 * std::size_t{l.chunk_count})));
+  std::size_t digest = 0;
+  for (std::size_t row = 0; row < l.chunk_count; ++row) {
+    const std::size_t first = digest;
+    const std::uint64_t offset = test::get_u64(f, test::chunk_row_offset(row) + 8);
+    const std::uint64_t size = test::get_u64(f, test::chunk_row_offset(row) + 16);
+    if (row != l.row)
+      for (std::uint64_t at = 0; at < size; at += l.block_size, ++digest)
+        put(l.blocks + 32 * digest, untold::sha256_of(untold::byte_span(f).subspan(
+                                        static_cast<std::size_t>(offset + at),
+                                        static_cast<std::size_t>(std::min<std::uint64_t>(l.block_size, size - at)))));
+    put(l.rows + 32 * row, untold::sha256_of(untold::byte_span(f).subspan(l.blocks + 32 * first, 32 * (digest - first))));
+  }
+  REQUIRE(digest == l.digest_count);
+  untold::sha256 top;
+  top.update(untold::byte_span(f).subspan(l.payload, l.top_end() - l.payload));
+  top.update(untold::byte_span(f).subspan(l.top_rest(), l.top_digest - l.top_rest()));
+  put(l.top_digest, top.finish());
+}
+
+// The binding of `f`'s integrity chunk recomputed (contentPrefixLength and
+// the contentHash computation's state before it, by the plain SHA-256),
+// then the contentHash; `f` must be hashed.
+void rebind(bytes& f) {
+  const integrity_layout l = locate(f);
+  std::uint64_t prefix = 0;
+  const bytes before = content_message(f, &prefix);
+  test::put_u64(f, l.binding, prefix);
+  untold::sha256_portable plain;
+  plain.update(untold::byte_span(before).first(static_cast<std::size_t>(prefix) + (l.binding - l.payload)));
+  const untold::sha256_midstate state = plain.midstate();
+  for (std::size_t i = 0; i < 32; ++i)
+    f[l.binding + 8 + i] = static_cast<std::byte>(state.words[i / 4] >> (24 - 8 * (i % 4)));
+  const bytes message = content_message(f);
+  SHA256(reinterpret_cast<const unsigned char*>(message.data()), message.size(),
+         reinterpret_cast<unsigned char*>(f.data() + 140));
 }
 
 bool equals_sha256(const bytes& f, std::size_t at, const unsigned char* data, std::size_t size) {
@@ -234,7 +314,7 @@ TEST_CASE("block digests: the writer's integrity chunk, checked against OpenSSL"
   CHECK(l.payload == (204 + 40 * count + 15) / 16 * 16);      // first payload: one prefix read holds it
   CHECK(test::get_u32(f, l.payload) == 0x54584555u);          // the UEXT envelope
   CHECK(test::get_u32(f, l.payload + 8) == 1);                // chunkKind
-  CHECK(test::get_u32(f, l.payload + 12) == 2);               // chunkVersion
+  CHECK(test::get_u32(f, l.payload + 12) == 3);               // chunkVersion
   CHECK(std::memcmp(f.data() + l.payload + 16, "untold.integrity", 16) == 0);
   CHECK(l.block_size == 65536);
   CHECK(l.chunk_count == count);
@@ -262,9 +342,12 @@ TEST_CASE("block digests: the writer's integrity chunk, checked against OpenSSL"
   }
   CHECK(digest == l.digest_count);
   CHECK(digest > 40);  // the 2.9 MB vertex chunk alone has 44 blocks
-  CHECK(l.binding + 40 == l.payload + test::get_u64(f, test::chunk_row_offset(l.row) + 16));
-  CHECK(equals_sha256(f, l.top_digest, reinterpret_cast<const unsigned char*>(f.data() + l.payload),
-                      l.top_digest - l.payload));
+  // Then the binding, the row digests and the top digest, the chunk's end.
+  CHECK(l.binding == l.blocks + 32 * std::size_t{l.digest_count});
+  CHECK(l.top_digest + 32 == l.end);
+  bytes top(f.begin() + static_cast<std::ptrdiff_t>(l.payload), f.begin() + static_cast<std::ptrdiff_t>(l.blocks));
+  top.insert(top.end(), f.begin() + static_cast<std::ptrdiff_t>(l.rows), f.begin() + static_cast<std::ptrdiff_t>(l.top_digest));
+  CHECK(equals_sha256(f, l.top_digest, reinterpret_cast<const unsigned char*>(top.data()), top.size()));
   for (std::size_t i = 0; i < 40; ++i) CHECK(f[l.binding + i] == std::byte{0});  // no contentHash: not bound
   CHECK(test::write_scene(false, {.block_digests = true}) == f);  // deterministic
 }
@@ -283,18 +366,8 @@ TEST_CASE("block digests: the binding is the contentHash computation's state bef
     const integrity_layout l = locate(f);
     // The contentHash message (spec 5), rebuilt from the raw table, and its
     // digest by OpenSSL.
-    const std::uint32_t count = test::get_u32(f, 24);
-    std::vector<std::pair<std::uint32_t, std::size_t>> by_type;
-    for (std::size_t row = 0; row < count; ++row) by_type.push_back({test::get_u32(f, test::chunk_row_offset(row)), row});
-    std::stable_sort(by_type.begin(), by_type.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    bytes message;
     std::uint64_t prefix = 0;  // message bytes before the integrity chunk
-    for (const auto& [type, row] : by_type) {
-      if (type < untold::integrity_chunk_type) prefix += test::get_u64(f, test::chunk_row_offset(row) + 16);
-      const std::uint64_t offset = test::get_u64(f, test::chunk_row_offset(row) + 8);
-      message.insert(message.end(), f.begin() + static_cast<std::ptrdiff_t>(offset),
-                     f.begin() + static_cast<std::ptrdiff_t>(offset + test::get_u64(f, test::chunk_row_offset(row) + 16)));
-    }
+    const bytes message = content_message(f, &prefix);
     CHECK(equals_sha256(f, 140, reinterpret_cast<const unsigned char*>(message.data()), message.size()));
     // contentPrefixLength, then the state after the message's whole blocks
     // before it, as the plain implementation (cross-checked against OpenSSL
@@ -543,7 +616,7 @@ TEST_CASE("R-INTEGRITY-LAYOUT: crafted integrity chunks") {
     test::put_u32(f, l.payload + 8, 2);
     CHECK(layout_field(f) == "chunkKind");
     f = good;
-    test::put_u32(f, l.payload + 12, 3);
+    test::put_u32(f, l.payload + 12, 4);
     CHECK(layout_field(f) == "chunkVersion");
     f = good;  // read as version 1, which has no binding: 40 bytes too many
     test::put_u32(f, l.payload + 12, 1);
@@ -595,11 +668,13 @@ TEST_CASE("block digests: files without them keep the full contentHash check by 
   REQUIRE(a.has_value());
   CHECK_FALSE(untold::has_block_digests(*a));
   CHECK(untold::verify_all(*a).has_value());  // nothing to check: the caller chose none
-  // With both, full also checks the contentHash.
+  // With both, full checks every block (the contentHash commits to them),
+  // strict the contentHash too, first.
   bytes g = digest_scene(false, true);
   g[test::chunk_payload_offset(g, 6) + 1000] ^= std::byte{1};
   CHECK(test::rejection(g) == "accepted");  // the vertex block waits for first access
-  CHECK(test::rejection(g, {.integrity = untold::integrity::full}) == "R-HASH");
+  CHECK(test::rejection(g, {.integrity = untold::integrity::full}) == "R-BLOCK-HASH");
+  CHECK(test::rejection(g, {.integrity = untold::integrity::strict}) == "R-HASH");
   // The contentHash field itself, which no block covers: the digests are
   // bound to the old one, stale now, so lazy checks the contentHash too.
   g = digest_scene(false, true);
@@ -763,27 +838,37 @@ std::string streamed_rule(const bytes& f, untold::integrity mode = untold::integ
   return all ? "loaded" : rule_of(all.error());
 }
 
-// `f` with its integrity chunk turned into a version 1 chunk (no binding),
-// every digest over it recomputed: what the library wrote before version 2.
-bytes as_version_1(bytes f) {
+// `f` (written by the library: a version 3 chunk) with its integrity chunk
+// in the layout of an older version, every digest over it recomputed and,
+// for a hashed file, bound (version 2) and the contentHash recomputed: what
+// the library wrote before. Version 1 has no binding: 40 bytes fewer.
+bytes as_version(bytes f, std::uint32_t version) {
   const integrity_layout l = locate(f);
-  test::put_u32(f, l.payload + 12, 1);
-  const std::size_t size_field = test::chunk_row_offset(l.row) + 16;
-  test::put_u64(f, size_field, test::get_u64(f, size_field) - 40);
-  test::put_u64(f, size_field + 8, test::get_u64(f, size_field + 8) - 40);
-  std::fill_n(f.begin() + static_cast<std::ptrdiff_t>(l.binding), 40, std::byte{0});  // padding now
-  const auto directory = untold::directory_digest(untold::byte_span(f).first(204 + 40 * std::size_t{l.chunk_count}));
-  REQUIRE(directory.has_value());
-  std::memcpy(f.data() + l.body + 16, directory->data(), 32);
-  const auto top = untold::sha256_of(untold::byte_span(f).subspan(l.payload, l.top_digest - l.payload));
-  REQUIRE(top.has_value());
-  std::memcpy(f.data() + l.top_digest, top->data(), 32);
-  auto header = untold::parse_header(f);
-  auto table = untold::parse_chunk_table(*header, f, f.size());
-  REQUIRE(table.has_value());
-  const auto hash = untold::compute_content_hash(*table, untold::byte_span(f));
-  REQUIRE(hash.has_value());
-  std::memcpy(f.data() + 140, hash->data(), 32);
+  REQUIRE(l.version == 3);
+  const bytes blocks(f.begin() + static_cast<std::ptrdiff_t>(l.blocks),
+                     f.begin() + static_cast<std::ptrdiff_t>(l.binding));
+  const std::size_t rows_size = 32 * std::size_t{l.chunk_count};
+  // Version 2: rows and top digest where the block digests began, then the
+  // block digests, then the binding.
+  std::fill(f.begin() + static_cast<std::ptrdiff_t>(l.blocks), f.begin() + static_cast<std::ptrdiff_t>(l.end),
+            std::byte{0});
+  std::copy(blocks.begin(), blocks.end(), f.begin() + static_cast<std::ptrdiff_t>(l.blocks + rows_size + 32));
+  test::put_u32(f, l.payload + 12, version);
+  if (version == 1) {  // the binding's 40 bytes are padding now
+    const std::size_t size_field = test::chunk_row_offset(l.row) + 16;
+    test::put_u64(f, size_field, test::get_u64(f, size_field) - 40);
+    test::put_u64(f, size_field + 8, test::get_u64(f, size_field + 8) - 40);
+  }
+  redigest(f);
+  const bool hashed = std::any_of(f.begin() + 140, f.begin() + 172, [](std::byte b) { return b != std::byte{0}; });
+  if (!hashed) return f;
+  if (version == 2) {
+    rebind(f);
+  } else {
+    const bytes message = content_message(f);
+    SHA256(reinterpret_cast<const unsigned char*>(message.data()), message.size(),
+           reinterpret_cast<unsigned char*>(f.data() + 140));
+  }
   return f;
 }
 
@@ -928,7 +1013,7 @@ TEST_CASE("current block digests: a tampered geometry block is still caught lazi
 }
 
 TEST_CASE("stale block digests: a version 1 chunk cannot be bound and is read as before") {
-  const bytes v1 = as_version_1(test::write_scene(true));
+  const bytes v1 = as_version(test::write_scene(true), 1);
   auto a = untold::open(v1, {.integrity = untold::integrity::full});
   REQUIRE_MESSAGE(a.has_value(), a.error().describe());
   CHECK(a->block_digests() == untold::digest_status::current);
@@ -940,4 +1025,110 @@ TEST_CASE("stale block digests: a version 1 chunk cannot be bound and is read as
   CHECK(rule_of(untold::verify_all(*b).error()) == "R-BLOCK-HASH");
   // A chunk-unaware rewrite breaks it, as it broke every file before version 2.
   CHECK(test::rejection(test::patch_texture_uri(v1, baked_uri, true)) == "R-DIRECTORY-HASH");
+}
+
+namespace {
+
+// `f` with its chainingValue forged (one bit flipped) and its contentHash made
+// to agree with it: the SHA-256 resumed from the forged state over the rest
+// of the message. Spec 5's contentHash of the bytes no longer matches.
+bytes forge_chaining_value(bytes f) {
+  const integrity_layout l = locate(f);
+  f[l.binding + 8 + 5] ^= std::byte{0x10};
+  std::uint64_t prefix = 0;
+  const bytes message = content_message(f, &prefix);
+  untold::sha256_midstate state;
+  for (std::size_t i = 0; i < 32; ++i)  // eight big-endian words
+    state.words[i / 4] = state.words[i / 4] << 8 | std::to_integer<std::uint32_t>(f[l.binding + 8 + i]);
+  state.length = (prefix + (l.binding - l.payload)) / 64 * 64;
+  untold::sha256_resumable resumed(state);
+  resumed.update(untold::byte_span(message).subspan(static_cast<std::size_t>(state.length)));
+  const untold::sha256_digest hash = resumed.finish();
+  std::memcpy(f.data() + 140, hash.data(), 32);
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("block digests version 3: the contentHash commits to every digest, so a re-digested forgery is caught") {
+  const bytes good = test::write_scene(true);
+  const std::size_t vertex_byte = test::chunk_payload_offset(good, 6) + 1000;
+  // A changed vertex byte with every digest recomputed over it - blocks, rows,
+  // top, directory - and the binding and contentHash kept: all a forger who
+  // cannot change the contentHash (the caller pins it) can do.
+  bytes forged = good;
+  forged[vertex_byte] ^= std::byte{1};
+  redigest(forged);
+  // Version 3: the new row digests are in what the binding's resumed hash
+  // covers, so the chunk is stale and the contentHash over the file decides.
+  {
+    auto a = untold::open(forged, {.integrity = untold::integrity::none});
+    REQUIRE(a.has_value());
+    CHECK(test::rejection(forged) == "R-HASH");
+    CHECK(test::rejection(forged, {.integrity = untold::integrity::full}) == "R-HASH");
+    CHECK(streamed_rule(forged) == "R-HASH");
+  }
+  // Version 2: its binding follows the block digests and commits to none of
+  // them, so the forged chunk stays current and only a contentHash pass
+  // (`full`) catches the byte.
+  const bytes v2 = as_version(good, 2);
+  auto a2 = untold::open(v2, {.integrity = untold::integrity::full});
+  REQUIRE_MESSAGE(a2.has_value(), a2.error().describe());
+  CHECK(a2->block_digests() == untold::digest_status::current);
+  bytes forged2 = v2;
+  forged2[vertex_byte] ^= std::byte{1};
+  redigest(forged2);
+  auto lazy2 = untold::open(forged2);
+  REQUIRE(lazy2.has_value());
+  CHECK(lazy2->block_digests() == untold::digest_status::current);
+  CHECK(untold::verify_all(*lazy2).has_value());  // the weakness version 3 removes
+  CHECK(test::rejection(forged2, {.integrity = untold::integrity::full}) == "R-HASH");
+}
+
+TEST_CASE("integrity::full on a version 3 chunk proves the contentHash by the blocks; strict hashes the file too") {
+  const bytes good = test::write_scene(true);
+  for (const bool deep : {false, true}) {
+    CAPTURE(deep);
+    auto a = untold::open(good, {.deep_checks = deep, .integrity = untold::integrity::full});
+    REQUIRE_MESSAGE(a.has_value(), a.error().describe());
+    CHECK(a->block_digests() == untold::digest_status::current);
+    CHECK(untold::verify_all(*a).has_value());
+    CHECK(untold::open(good, {.deep_checks = deep, .integrity = untold::integrity::strict}).has_value());
+  }
+  SUBCASE("a flipped byte anywhere in a chunk fails `full` by its block") {
+    bytes f = good;
+    f[test::chunk_payload_offset(f, 6) + 5 * 65536 + 17] ^= std::byte{4};
+    CHECK(test::rejection(f, {.integrity = untold::integrity::full}) == "R-BLOCK-HASH");
+    CHECK(test::rejection(f, {.integrity = untold::integrity::strict}) == "R-HASH");  // the serial order's first
+  }
+  SUBCASE("a forged chainingValue: `full` trusts the tree, `strict` recomputes spec 5's contentHash") {
+    // Only the file's author can forge it (the contentHash changes with it),
+    // and every byte still matches its digest; a reader of spec 5 alone
+    // rejects the file, and so does `strict`, what untold validate uses.
+    const bytes f = forge_chaining_value(good);
+    CHECK(untold::open(f)->block_digests() == untold::digest_status::current);
+    auto a = untold::open(f, {.deep_checks = true, .integrity = untold::integrity::full});
+    REQUIRE_MESSAGE(a.has_value(), a.error().describe());
+    CHECK(test::rejection(f, {.integrity = untold::integrity::strict}) == "R-HASH");
+    CHECK(streamed_rule(f, untold::integrity::full) == "loaded");
+    CHECK(streamed_rule(f, untold::integrity::strict) == "R-HASH");
+    // A version 2 chunk proves nothing by its blocks: `full` hashes the file.
+    const bytes v2 = forge_chaining_value(as_version(good, 2));
+    CHECK(untold::open(v2)->block_digests() == untold::digest_status::current);
+    CHECK(test::rejection(v2, {.integrity = untold::integrity::full}) == "R-HASH");
+  }
+  SUBCASE("a version 2 chunk is still read, current, with every mode") {
+    const bytes v2 = as_version(good, 2);
+    for (const auto mode : {untold::integrity::lazy, untold::integrity::full, untold::integrity::strict}) {
+      CAPTURE(static_cast<int>(mode));
+      auto a = untold::open(v2, {.deep_checks = true, .integrity = mode});
+      REQUIRE_MESSAGE(a.has_value(), a.error().describe());
+      CHECK(a->block_digests() == untold::digest_status::current);
+      CHECK(untold::verify_all(*a).has_value());
+      CHECK(streamed_rule(v2, mode) == "loaded");
+    }
+    CHECK(test::rejection(test::patch_texture_uri(v2, baked_uri, true)) == "accepted");  // stale, as version 3
+    CHECK(untold::open(test::patch_texture_uri(v2, baked_uri, true))->block_digests() ==
+          untold::digest_status::stale);
+  }
 }

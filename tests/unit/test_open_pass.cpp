@@ -72,7 +72,8 @@ void check_same_as_serial(const bytes& f, untold::open_options options) {
 }
 
 const untold::open_options pass_options[] = {
-    {.deep_checks = true, .integrity = untold::integrity::full},
+    {.deep_checks = true, .integrity = untold::integrity::strict},  // the contentHash too, always
+    {.deep_checks = true, .integrity = untold::integrity::full},    // a version 3 chunk: no contentHash pass
     {.deep_checks = true},  // lazy: every block digest, no contentHash when they are current
     {.deep_checks = true, .integrity = untold::integrity::none},
     {.integrity = untold::integrity::full},
@@ -139,7 +140,7 @@ TEST_CASE("open pass: several corrupt blocks and a bad record report the serial 
     if (o.integrity == untold::integrity::none) continue;
     const auto a = untold::open(f, o);
     REQUIRE_FALSE(a.has_value());
-    if (o.integrity == untold::integrity::full) {  // the contentHash comes first
+    if (o.integrity == untold::integrity::strict) {  // the contentHash comes first
       CHECK(a.error().rule_id() == std::string_view("R-HASH"));
       continue;
     }
@@ -183,22 +184,25 @@ TEST_CASE("open pass: meshes sharing their bytes fall back to range extrema with
 TEST_CASE("open pass: the executor runs the pass, and only when open reads every byte") {
   const bytes f = with_digests(true);
   counting_executor counting;
-  SUBCASE("full + deep checks: one batch, a job per two blocks and one for the contentHash") {
-    auto a = untold::open(f, {.deep_checks = true, .integrity = untold::integrity::full, .executor = counting.executor()});
+  for (const auto mode : {untold::integrity::full, untold::integrity::strict}) {
+    CAPTURE(static_cast<int>(mode));
+    // One batch, a job per two blocks; with `strict` one more for the
+    // contentHash, which `full` leaves to the blocks of a version 3 chunk.
+    auto a = untold::open(f, {.deep_checks = true, .integrity = mode, .executor = counting.executor()});
     REQUIRE(a.has_value());
     CHECK(counting.batches == 1);
     std::size_t blocks = 0;
     for (const untold::chunk_type t : {untold::chunk_type::vertex_data, untold::chunk_type::index_data,
                                        untold::chunk_type::edge_index_data})
       blocks += (untold::digest_block_count(a->payload(t).size(), untold::default_digest_block_size) + 1) / 2;
-    CHECK(counting.jobs == blocks + 1);
+    CHECK(counting.jobs == blocks + (mode == untold::integrity::strict ? 1 : 0));
     CHECK(untold::verify_all(*a).has_value());
+    counting.batches = 0;
+    counting.jobs = 0;
   }
-  SUBCASE("the lazy default: no pass") {
-    auto a = untold::open(f, {.executor = counting.executor()});
-    REQUIRE(a.has_value());
-    CHECK(counting.batches == 0);
-  }
+  auto lazy = untold::open(f, {.executor = counting.executor()});  // the default: no pass
+  REQUIRE(lazy.has_value());
+  CHECK(counting.batches == 0);
 }
 
 TEST_CASE("open pass: thread_pool gives the serial result; a busy pool runs a batch on its caller") {

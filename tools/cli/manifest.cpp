@@ -201,7 +201,7 @@ void check_local(const checked_file& f, const fs::path& dir, bool remote_checked
       v.problems.push_back({f.where, "size", "the file has " + std::to_string(size) + " bytes, file_size_bytes says " +
                                                std::to_string(*f.size)});
   }
-  auto a = open_file(file, {.integrity = integrity::full});  // checking a tile set: every byte
+  auto a = open_file(file, {.integrity = integrity::strict});  // checking a tile set: every byte, as validate
   if (!a) {
     v.problems.push_back({f.where, "open", "\"" + f.path + "\" is not a valid .untold file: " + a.error().describe()});
     return;
