@@ -4,6 +4,9 @@
 // type), the golden file, a few foreign files from tests/data as
 // arbitrary bytes, codec streams and vertex buffers.
 //   untold_fuzz_corpus <out-dir>
+// The committed corpus also keeps legacy-* files, which the writer made
+// before a layout change and no longer writes (legacy-integrity-v2-*: an
+// integrity chunk of version 2); they are kept by hand.
 // Deterministic: the same library gives the same files.
 #include <array>
 #include <cstring>
