@@ -184,8 +184,10 @@ inline void memcpy_baseline(benchmark::State& state, const std::string& key,
     key += std::to_string(value);
   }
   // Named by what the file holds: files without block digests keep the
-  // names they had before digests were written by default.
-  if (write_options_for(s).writes_block_digests()) key += "_d";
+  // names they had before digests were written by default; files with them
+  // name the integrity chunk's version, so that a file an older writer left
+  // on disk is not measured as this one's.
+  if (write_options_for(s).writes_block_digests()) key += "_d" + std::to_string(untold::integrity_chunk_version);
   return key;
 }
 

@@ -46,7 +46,7 @@ std::string rule(const bytes& b, bool deep = false, untold::limits lim = {}) {
 
 }  // namespace
 
-TEST_CASE("hanim: writer bytes equal the hand-made file; clips read back") {
+TEST_CASE("hanim: writer bytes equal the hand-made file, clips read back") {
   const auto channels = walk_channels();
   const ua::anim_clip_input clips[] = {{"walk", 1.0f, channels}, {"idle", 0.0f, {}}};
   auto out = ua::write_hanim(clips);

@@ -42,7 +42,7 @@ std::vector<ua::manifest_entry> sample_entries() {
 
 }  // namespace
 
-TEST_CASE("hmat: writer bytes equal the hand-made file; rows read back") {
+TEST_CASE("hmat: writer bytes equal the hand-made file, rows read back") {
   const ua::material rows[] = {ua::material{}, sample_material()};
   auto bytes_ = ua::write_hmat(rows);
   REQUIRE(bytes_);
@@ -112,7 +112,7 @@ TEST_CASE("hmat rules") {
   }
 }
 
-TEST_CASE("hman: sorted, deduplicated writer; lookup by hash") {
+TEST_CASE("hman: sorted, deduplicated writer, lookup by hash") {
   auto entries = sample_entries();
   entries.push_back(entries[0]);  // identical (hash, path): written once
   auto out = ua::write_hman(entries);

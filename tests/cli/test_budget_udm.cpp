@@ -192,7 +192,7 @@ TEST_CASE("udm: a Nil array of 16M items and 16M structs of Nil members are refu
   }
 }
 
-TEST_CASE("udm convert: ASCII whose LZ4 data no reader accepts, empty text and NUL bytes are errors; nothing is written") {
+TEST_CASE("udm convert: ASCII whose LZ4 data no reader accepts, empty text and NUL bytes are errors, nothing is written") {
   // Audit: each converted to a binary file our reader rejects (or to an
   // asset "nil"), exit 0.
   const fs::path dir = scratch("udm_convert_checked");
@@ -229,7 +229,7 @@ TEST_CASE("udm convert: ASCII whose LZ4 data no reader accepts, empty text and N
   CHECK(read_text(dir / "back.udm") == read_text(good));
 }
 
-TEST_CASE("PMDL: weights naming missing bones fail validate and cook with UDM-PMDL-JOINT; NaN values UDM-PMDL-FINITE") {
+TEST_CASE("PMDL: weights naming missing bones fail validate and cook with UDM-PMDL-JOINT, NaN values UDM-PMDL-FINITE") {
   const fs::path dir = scratch("udm_pmdl_rules");
   const auto weight_id = [](std::int32_t id) {
     return [id](u::property& sub, u::property&) {

@@ -304,7 +304,7 @@ TEST_CASE("an empty file: one error, the one the library reports") {
   CHECK(parse_json(run_untold("validate --json - < " + quoted(empty)).out)["results"][0]["error"]["rule"] == rule);
 }
 
-TEST_CASE("an unrecognised file names its first bytes; exit 1") {
+TEST_CASE("an unrecognised file names its first bytes, exit 1") {
   const fs::path dir = scratch("behaviour_unrecognised");
   const fs::path elf = write_text(dir / "prog.untold", std::string("\x7f" "ELF\x02\x01\x01\x00 and more", 17));
   const run_result r = run_untold("info " + quoted(elf));

@@ -53,7 +53,7 @@ TEST_CASE("pak create / list / extract: --json, -q, and a round trip of the file
   CHECK(m["error"]["describe"].get<std::string>().find("nope.txt") != std::string::npos);
 }
 
-TEST_CASE("pak commands name the path and the system's reason; exit 3") {
+TEST_CASE("pak commands name the path and the system's reason, exit 3") {
   const fs::path dir = scratch("family_pak_io");
   auto r = run_untold("pak list " + quoted(dir / "absent.pak"));
   CHECK(r.exit_code == 3);

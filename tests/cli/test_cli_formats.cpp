@@ -158,7 +158,7 @@ TEST_CASE("cook --animations hands clip files to the importer") {
   CHECK(missing.err.find("missing.ani") != std::string::npos);
 }
 
-TEST_CASE("Pragma UDM and assetc files dispatch by magic; a UDM model cooks") {
+TEST_CASE("Pragma UDM and assetc files dispatch by magic, a UDM model cooks") {
   const fs::path cube = test_data("udm/models/cube.pmdl_b");
   const fs::path quad = test_data("assetc/quad.hmesh");
   const run_result v = run_untold("validate --json --deep " + quoted(cube) + " " + quoted(quad));

@@ -116,7 +116,7 @@ TEST_CASE("Urho3D: track names and package entry names are escaped") {
   CHECK(v.out.find("name 'a" + hostile_escaped + "'") != std::string::npos);
 }
 
-TEST_CASE("UDM: keys and strings are escaped; malformed UTF-8 is escaped in text and replaced in JSON") {
+TEST_CASE("UDM: keys and strings are escaped, malformed UTF-8 is escaped in text and replaced in JSON") {
   namespace u = untold::udm;
   const fs::path dir = scratch("output_udm");
   u::property data = u::make_element();

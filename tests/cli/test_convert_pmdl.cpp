@@ -49,7 +49,7 @@ TEST_CASE("convert: a sample PMDL to .glb, a Urho3D model to .pmdl_b and on to .
   CHECK(back->meshes[0].vertex_count() == source->meshes[0].vertex_count());
 }
 
-TEST_CASE("convert --to pmdl names the target; --strict refuses the lossy PMDL -> PMDL trip") {
+TEST_CASE("convert --to pmdl names the target, --strict refuses the lossy PMDL -> PMDL trip") {
   const fs::path dir = scratch("convert_pmdl_to");
   const fs::path cube = test_data("udm/models/cube.pmdl_b");
   const run_result named = run_untold("convert -q --to pmdl " + quoted(cube) + " " + quoted(dir / "cube.bin"));

@@ -45,7 +45,7 @@ std::string texture_uri(const fs::path& file) {
 
 }  // namespace
 
-TEST_CASE("cook: a texture URI that leaves the output directory is refused and reported; --strict exits 1") {
+TEST_CASE("cook: a texture URI that leaves the output directory is refused and reported, --strict exits 1") {
   const fs::path dir = scratch("cook_escape");
   fs::create_directories(dir / "src");
   fs::copy_file(fs::path(UNTOLD_SAMPLE_DIR) / "checker.png", dir / "checker.png");
@@ -227,7 +227,7 @@ TEST_CASE("cook: glTF morph targets reach the morph target tables (AnimatedMorph
   CHECK((*weights)["count"] == 1);
 }
 
-TEST_CASE("cook --embed stores the image inside the output; doubleSided reaches material flags bit 2") {
+TEST_CASE("cook --embed stores the image inside the output, doubleSided reaches material flags bit 2") {
   const fs::path dir = scratch("cook_embed");
   fs::create_directories(dir / "src");
   fs::copy_file(fs::path(UNTOLD_SAMPLE_DIR) / "checker.png", dir / "src" / "checker.png",

@@ -156,7 +156,7 @@ TEST_CASE("import_gltf: morph targets and weight channels (AnimatedMorphCube)") 
   CHECK(c.values.size() == 127 * 2);
 }
 
-TEST_CASE("import_gltf: glTF materials and images keep their glTF indices; KHR_texture_transform as in the file") {
+TEST_CASE("import_gltf: glTF materials and images keep their glTF indices, KHR_texture_transform as in the file") {
   const auto r = import_model(cli_test::assimp_model("glTF2/textureTransform/TextureTransformTest.gltf"));
   REQUIRE_MESSAGE(r, r.error);
   const uc::scene& s = r.scene;
@@ -225,7 +225,7 @@ TEST_CASE("import_gltf: embedded images, duplicate material names, cameras") {
   }
 }
 
-TEST_CASE("import_gltf: repeated-index triangles are dropped and counted; zero-area ones kept") {
+TEST_CASE("import_gltf: repeated-index triangles are dropped and counted, zero-area ones kept") {
   // A glTF with 3 triangles over 4 vertices: (0,1,2) normal, (0,1,3) zero-area
   // (3 on the line 0-1), (0,0,2) with a repeated index.
   const fs::path dir = cli_test::scratch("import_degenerate");

@@ -66,7 +66,7 @@ bool has(const std::vector<std::string>& v, const std::string& s) { return std::
 
 }  // namespace
 
-TEST_CASE("manifest validate: a cooked manifest passes; text and JSON") {
+TEST_CASE("manifest validate: a cooked manifest passes, text and JSON") {
   const fs::path dir = cli_test::scratch("manifest_ok");
   const json m = cooked(dir);
   CHECK(problems(dir, "same.json", m, 0).empty());

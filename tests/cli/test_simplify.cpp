@@ -100,7 +100,7 @@ TEST_CASE("generate_lods: a level that cannot reduce is dropped, never duplicate
   CHECK(t.dropped == 2);
 }
 
-TEST_CASE("generate_lods: unwelded geometry stalls the topology-preserving pass; the sloppy fallback reduces it") {
+TEST_CASE("generate_lods: unwelded geometry stalls the topology-preserving pass, the sloppy fallback reduces it") {
   convert::mesh stuck = unwelded_grid(40);
   tools::lod_options strict;
   strict.sloppy_fallback = false;
@@ -235,7 +235,7 @@ TEST_CASE("build_hlod: a mirrored transform keeps faces counter-clockwise toward
   CHECK(h.mesh.normals[2] == doctest::Approx(1.0f));
 }
 
-TEST_CASE("build_hlod: nothing to merge gives an empty proxy; the same input gives the same output") {
+TEST_CASE("build_hlod: nothing to merge gives an empty proxy, the same input gives the same output") {
   const tools::hlod_result empty = build_hlod(std::span<const tools::hlod_part>{}, {});
   CHECK(empty.triangles == 0);
   CHECK(empty.mesh.indices.empty());

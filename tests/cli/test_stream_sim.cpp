@@ -138,7 +138,7 @@ TEST_CASE("cli stream-sim: range mode fetches a 64 KiB prefix, then the geometry
   CHECK(j["bytes"]["fetched"] == 3 * 65536 + ranges);
 }
 
-TEST_CASE("cli stream-sim: a slow link makes tiles late; a budget caps memory") {
+TEST_CASE("cli stream-sim: a slow link makes tiles late, a budget caps memory") {
   const world w = make_world("stream_sim_slow", 5);
   // 400 m in 8 s (50 m/s) over 0.5 Mbit/s: nothing arrives in time.
   const path camera = write_path(w.dir, 0, 400, 8);

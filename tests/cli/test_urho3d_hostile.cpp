@@ -83,7 +83,7 @@ std::vector<std::byte> uv_model(float uv, float distance) {
 
 }  // namespace
 
-TEST_CASE("info on a model of a million-ish vertex elements prints a summary; --full prints every item") {
+TEST_CASE("info on a model of a million-ish vertex elements prints a summary, --full prints every item") {
   const fs::path dir = scratch("u3d_info_summary");
   const fs::path file = dir / "elements.mdl";
   write_bytes(file, many_elements(100000));  // 400 KB
@@ -218,7 +218,7 @@ TEST_CASE("pak extract: a symbolic link in the output directory is never followe
   CHECK(read_text(dir / "out/y.txt") == "payload");
 }
 
-TEST_CASE("pak extract applies validate's limits; --max-total-bytes sets them on purpose") {
+TEST_CASE("pak extract applies validate's limits, --max-total-bytes sets them on purpose") {
   const fs::path dir = scratch("u3d_pak_limits");
   const std::vector<std::byte> kb(1000, std::byte{'k'});
   const std::vector<u3::package_input> in = {{"a.bin", kb}, {"b.bin", kb}, {"c.bin", kb}};

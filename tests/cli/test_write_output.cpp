@@ -54,7 +54,7 @@ TEST_CASE("write_output: a missing directory names the path and ENOENT's reason"
   CHECK_FALSE(fs::exists(temp_of(target)));
 }
 
-TEST_CASE("write_output: a directory at the target fails the rename, with EISDIR; the temporary file is removed") {
+TEST_CASE("write_output: a directory at the target fails the rename, with EISDIR, the temporary file is removed") {
   const fs::path dir = scratch("write_output_directory");
   const fs::path target = dir / "taken";
   fs::create_directories(target / "inside");
@@ -67,7 +67,7 @@ TEST_CASE("write_output: a directory at the target fails the rename, with EISDIR
   CHECK(fs::is_directory(target / "inside"));
 }
 
-TEST_CASE("copy_output: copies a file; an unreadable source names it; a failed write leaves no temporary file") {
+TEST_CASE("copy_output: copies a file, an unreadable source names it, a failed write leaves no temporary file") {
   const fs::path dir = scratch("copy_output");
   const fs::path from = dir / "image.png";
   const auto bytes = some_bytes(200000);  // more than one chunk of the stream

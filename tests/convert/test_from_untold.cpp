@@ -506,7 +506,7 @@ TEST_CASE("from_untold: the budget is charged before the scene is built (R-LIMIT
   CHECK(shared.work().used > 0);
 }
 
-TEST_CASE("decompose: T*R*S matrices come back; shear is flagged") {
+TEST_CASE("decompose: T*R*S matrices come back, shear is flagged") {
   const cv::transform t{.translation = {1, -2, 3}, .rotation = {0.1825742f, 0.3651484f, 0.5477226f, 0.7302967f},
                         .scale = {2, 0.5f, 3}};
   const auto d = cv::decompose(t.matrix());

@@ -44,7 +44,7 @@ void check_near(std::span<const float> got, std::initializer_list<float> expecte
 
 }  // namespace
 
-TEST_CASE("pose: a node's transform places its mesh; bounds and counts follow") {
+TEST_CASE("pose: a node's transform places its mesh, bounds and counts follow") {
   cv::transform t;
   t.translation = {10, 20, 30};
   t.scale = {2, 2, 2};
@@ -114,7 +114,7 @@ TEST_CASE("pose: a rotation clip is sampled at the time (linear, step, cubic spl
   check_near(std::span(cubic->meshes[0].positions).subspan(0, 3), {2, 0, 0});
 }
 
-TEST_CASE("pose: skinning blends the joints' matrices by weight; the rest pose is the bind pose") {
+TEST_CASE("pose: skinning blends the joints' matrices by weight, the rest pose is the bind pose") {
   cv::scene s;
   s.meshes.push_back(scene_test::skinned_strip("strip", 0));
   s.materials.push_back({});

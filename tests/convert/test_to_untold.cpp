@@ -174,7 +174,7 @@ TEST_CASE("to_untold: a skinned, animated scene reads back deep-valid with every
   CHECK(find(report, "emissive strength"));
 }
 
-TEST_CASE("to_untold: identical meshes are stored once; share_geometry off stores copies") {
+TEST_CASE("to_untold: identical meshes are stored once, share_geometry off stores copies") {
   cv::scene s;
   s.meshes = {quad("a", 0), quad("b", 0), quad("c", 1)};
   s.nodes.push_back({.name = "n0", .meshes = {0}});
@@ -343,7 +343,7 @@ TEST_CASE("to_untold: uvs that lose precision in binary16 are reported") {
   CHECK(!find(report, "uv0 range"));
 }
 
-TEST_CASE("to_untold: double_sided false leaves flags bit 2 clear; the record accessor round-trips every version") {
+TEST_CASE("to_untold: double_sided false leaves flags bit 2 clear, the record accessor round-trips every version") {
   cv::scene s;
   s.materials.push_back({.name = "one", .alpha = cv::alpha_mode::mask});
   s.materials.push_back({.name = "two", .double_sided = true});

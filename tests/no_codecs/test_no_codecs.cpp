@@ -58,7 +58,7 @@ TEST_CASE("no codecs: the meshopt compressions report compression_unsupported") 
   }
 }
 
-TEST_CASE("no codecs: the writer refuses a compression it cannot do; uncompressed files hash and verify") {
+TEST_CASE("no codecs: the writer refuses a compression it cannot do, uncompressed files hash and verify") {
   untold::write_options zstd;
   zstd.compression.data = {untold::compression::zstd, 3};
   untold::builder b;

@@ -5,7 +5,10 @@
 
 #include <csignal>
 
+#include "../doctest_main.hpp"
+
 int main(int argc, char** argv) {
+  if (!test::case_names_selectable()) return 1;
   std::signal(SIGPIPE, SIG_IGN);
   doctest::Context context(argc, argv);
   return context.run();

@@ -125,7 +125,7 @@ std::vector<std::string> checks_of(const json& j) {
 
 }  // namespace
 
-TEST_CASE("manifest validate --base-url: every cooked file by HEAD; a missing file and wrong sizes are reported") {
+TEST_CASE("manifest validate --base-url: every cooked file by HEAD, a missing file and wrong sizes are reported") {
   rt::temp_dir dir;
   rt::nginx_server server{dir / "nginx"};
   const ur::manifest m = cook_world(server.www() / "world");

@@ -6,11 +6,14 @@
 
 #include "vulkan_offscreen.hpp"
 
+#include "../doctest_main.hpp"
+
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 int main(int argc, char** argv) {
+  if (!test::case_names_selectable()) return 1;
   bool listing = false;  // doctest_discover_tests lists the cases at build time: no device needed
   for (int i = 1; i < argc; ++i)
     if (std::strstr(argv[i], "-list-") != nullptr || std::strcmp(argv[i], "-ltc") == 0) listing = true;

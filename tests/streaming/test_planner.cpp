@@ -286,7 +286,7 @@ TEST_CASE("planner: stale and unknown results are ignored") {
   CHECK(e.plan.state(0, 0) == us::level_state::fetching);
 }
 
-TEST_CASE("planner: nearest first, then higher priority; at most max_in_flight at once") {
+TEST_CASE("planner: nearest first, then higher priority, at most max_in_flight at once") {
   auto tiles = grid(1, 10, 100, 150);
   for (int i = 0; i < 5; ++i) {
     us::tile_desc t = single(100, 150);
@@ -321,7 +321,7 @@ TEST_CASE("planner: nearest first, then higher priority; at most max_in_flight a
   CHECK(order[3].tile == 5);
 }
 
-TEST_CASE("planner: the memory budget is never exceeded after a tick; farthest evicted first") {
+TEST_CASE("planner: the memory budget is never exceeded after a tick, farthest evicted first") {
   // 9 x 9 tiles of 100 bytes, 10 m apart; budget for 12 tiles.
   engine e(grid(9, 10, 25, 35));
   e.budget = 1200;

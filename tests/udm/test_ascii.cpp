@@ -135,7 +135,7 @@ TEST_CASE("Pragma's syntax: comments, unquoted keys, header-less files, uncompre
   CHECK(bare.find("assetData")->find("x") != nullptr);
 }
 
-TEST_CASE("sort_keys writes Pragma's sorted order; include_header=false writes assetData alone") {
+TEST_CASE("sort_keys writes Pragma's sorted order, include_header=false writes assetData alone") {
   u::property data = u::make_element();
   data.add("b", u::make_value<float>(1));
   data.add("a", u::make_value<float>(2));

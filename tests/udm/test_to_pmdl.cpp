@@ -267,7 +267,7 @@ TEST_CASE("to_pmdl: 16-bit indices where they fit, 32-bit beyond") {
   }
 }
 
-TEST_CASE("to_pmdl: metres to Pragma units invert the importer's scaling; values it never makes are within a step") {
+TEST_CASE("to_pmdl: metres to Pragma units invert the importer's scaling, values it never makes are within a step") {
   convert::scene s;
   convert::mesh m;
   std::uint32_t state = 12345;
@@ -298,7 +298,7 @@ TEST_CASE("to_pmdl: metres to Pragma units invert the importer's scaling; values
   CHECK((moved == 0 || counted));
 }
 
-TEST_CASE("to_pmdl: what a PMDL cannot hold is reported; node transforms are baked") {
+TEST_CASE("to_pmdl: what a PMDL cannot hold is reported, node transforms are baked") {
   convert::scene s = triangle_scene();
   s.nodes[0].local.translation = {1, 0, 0};
   s.meshes[0].colors.assign(12, 0.5f);
@@ -326,7 +326,7 @@ TEST_CASE("to_pmdl: what a PMDL cannot hold is reported; node transforms are bak
   CHECK(back.meshes[0].positions[3] == doctest::Approx(2.0f));
 }
 
-TEST_CASE("to_pmdl: keys are unique, at most 255 bytes, never empty; a bad unit is refused") {
+TEST_CASE("to_pmdl: keys are unique, at most 255 bytes, never empty, a bad unit is refused") {
   convert::scene s = triangle_scene();
   s.nodes.push_back({"triangle", convert::no_ref, {}, {0}});  // same name, draws the mesh again
   s.nodes.push_back({std::string(300, 'n'), convert::no_ref, {}, {0}});

@@ -92,7 +92,7 @@ TEST_CASE("hash: one million 'a' as 10000 updates of 100") {
   CHECK(untold::to_hex(p.finish()) == expected);
 }
 
-TEST_CASE("hash: finish starts a new message; moves keep the state") {
+TEST_CASE("hash: finish starts a new message, moves keep the state") {
   untold::sha256 h;
   h.update(as_span("ab"));
   untold::sha256 moved = std::move(h);
@@ -200,7 +200,7 @@ TEST_CASE("hash: the SHA-extensions block function equals the plain one") {
 #endif
 }
 
-TEST_CASE("hash: sha256_pair equals two separate digests; its interleaved block function the plain one") {
+TEST_CASE("hash: sha256_pair equals two separate digests, its interleaved block function the plain one") {
   std::mt19937_64 rng(23);
   std::vector<std::byte> a(3 * 65536 + 100), b(a.size());
   for (auto* v : {&a, &b})

@@ -126,7 +126,7 @@ TEST_CASE("contentHash equals an independent SHA-256 of the stored chunk bytes i
   CHECK(test::rejection(f) == "accepted");  // table order does not matter
 }
 
-TEST_CASE("an all-zero contentHash means not hashed; hashing can be turned off") {
+TEST_CASE("an all-zero contentHash means not hashed, hashing can be turned off") {
   bytes f = test::write_scene(false);
   for (std::size_t i = 140; i < 172; ++i) CHECK(f[i] == std::byte{0});
   f[test::chunk_payload_offset(f, 6) + 1] ^= std::byte{1};
@@ -388,7 +388,7 @@ TEST_CASE("block digests: the binding is the contentHash computation's state bef
   }
 }
 
-TEST_CASE("block digests: round trip; the payloads equal a file without them") {
+TEST_CASE("block digests: round trip, the payloads equal a file without them") {
   for (const bool compressed : {false, true}) {
     CAPTURE(compressed);
     const bytes with = digest_scene(compressed, true);
@@ -751,7 +751,7 @@ TEST_CASE("block digests: verified accessors from several threads agree") {
   }
 }
 
-TEST_CASE("default options: block digests written; a flipped vertex byte fails when its block is first accessed") {
+TEST_CASE("default options: block digests written, a flipped vertex byte fails when its block is first accessed") {
   // Everything default: the builder's write_options{} and open_options{}.
   CHECK(untold::write_options{}.writes_block_digests());
   CHECK_FALSE(untold::write_options{.content_hash = false}.writes_block_digests());  // nothing to verify against
@@ -783,11 +783,13 @@ TEST_CASE("default options: block digests written; a flipped vertex byte fails w
   bytes f = good;
   f[vertex.file_offset + flipped] ^= std::byte{0x01};
 
-  // The open succeeds: it did not hash the geometry (the contentHash over
-  // every byte would have failed it: integrity::full checks it first).
+  // The open succeeds: it did not hash the geometry (integrity::full would
+  // have failed it by the block, strict by the contentHash, which it checks
+  // first).
   auto a = untold::open(f);
   REQUIRE_MESSAGE(a.has_value(), a.error().describe());
-  CHECK(rule_of(untold::open(f, {.integrity = untold::integrity::full}).error()) == "R-HASH");
+  CHECK(rule_of(untold::open(f, {.integrity = untold::integrity::full}).error()) == "R-BLOCK-HASH");
+  CHECK(rule_of(untold::open(f, {.integrity = untold::integrity::strict}).error()) == "R-HASH");
   // Ranges around it verify; the flipped block does not, and the error names
   // the chunk row, its type and the block.
   CHECK(untold::verify_range(*a, vertex_row, 0, 2 * 65536).has_value());
@@ -1085,7 +1087,7 @@ TEST_CASE("block digests version 3: the contentHash commits to every digest, so 
   CHECK(test::rejection(forged2, {.integrity = untold::integrity::full}) == "R-HASH");
 }
 
-TEST_CASE("integrity::full on a version 3 chunk proves the contentHash by the blocks; strict hashes the file too") {
+TEST_CASE("integrity::full on a version 3 chunk proves the contentHash by the blocks, strict hashes the file too") {
   const bytes good = test::write_scene(true);
   for (const bool deep : {false, true}) {
     CAPTURE(deep);

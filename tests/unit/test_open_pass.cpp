@@ -205,7 +205,7 @@ TEST_CASE("open pass: the executor runs the pass, and only when open reads every
   CHECK(counting.batches == 0);
 }
 
-TEST_CASE("open pass: thread_pool gives the serial result; a busy pool runs a batch on its caller") {
+TEST_CASE("open pass: thread_pool gives the serial result, a busy pool runs a batch on its caller") {
   const bytes good = with_digests(true);
   bytes bad = good;
   auto probe = untold::open(good);

@@ -270,7 +270,7 @@ TEST_CASE("coalesce merges touching and padded ranges only") {
   CHECK(untold::coalesce({{0, 10}, {27, 4}}, 16).size() == 2);
 }
 
-TEST_CASE("open_file maps a file from a path; write_file writes it atomically") {
+TEST_CASE("open_file maps a file from a path, write_file writes it atomically") {
   const auto dir = std::filesystem::temp_directory_path() / "untold_test_io";
   std::filesystem::create_directories(dir);
   const auto path = dir / "scene.untold";

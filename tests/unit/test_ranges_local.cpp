@@ -138,7 +138,7 @@ std::string load_all_from_file(const std::filesystem::path& path, untold::file_a
 
 }  // namespace
 
-TEST_CASE("ranges local: a local file by default is viewed in its mapping; pread copies the same bytes") {
+TEST_CASE("ranges local: a local file by default is viewed in its mapping, pread copies the same bytes") {
   untold::write_options compressed;
   compressed.compression.data = {untold::compression::lz4, 0};  // geometry decoded, metadata viewed
   for (const auto& options : {untold::write_options{}, compressed}) {

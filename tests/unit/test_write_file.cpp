@@ -91,7 +91,7 @@ TEST_CASE("write_file: a missing directory is E-IO-OPEN with ENOENT") {
   CHECK_FALSE(fs::exists(temp_of(target)));
 }
 
-TEST_CASE("write_file: a directory at the target fails the rename; the temporary file is removed") {
+TEST_CASE("write_file: a directory at the target fails the rename, the temporary file is removed") {
   scratch_dir dir;
   const fs::path target = dir.get() / "taken";
   fs::create_directories(target / "inside");

@@ -439,7 +439,7 @@ TEST_CASE("the builder copies its input: changing the caller's arrays after add_
   CHECK(*s.b.finish() == *before);
 }
 
-TEST_CASE("write_file_with streams the builder's bytes into the file; a failure leaves no file") {
+TEST_CASE("write_file_with streams the builder's bytes into the file, a failure leaves no file") {
   piecewise_scene s;
   const auto dir = std::filesystem::temp_directory_path() / "untold_test_write_stream";
   std::filesystem::create_directories(dir);

@@ -224,7 +224,7 @@ TEST_CASE("urho3d import: a NaN geometry centre becomes the bounding-box centre,
   CHECK_FALSE(reported(*real, "geometry centres"));
 }
 
-TEST_CASE("urho3d import: names that are not valid UTF-8 become '?' bytes, reported; the writer takes them") {
+TEST_CASE("urho3d import: names that are not valid UTF-8 become '?' bytes, reported, the writer takes them") {
   tiny t = make_tiny();
   t.file[t.bone_count + 4] = std::byte{0xFF};  // "root" -> "\xFFoot"
   auto s = u3::import_files(t.file, {}, "tiny");

@@ -112,7 +112,7 @@ TEST_CASE("urho3d package: hand-made UPAK and ULZ4 read, extract, verify") {
     }
 }
 
-TEST_CASE("urho3d package: the writer builds the hand-made UPAK byte for byte; ULZ4 round-trips") {
+TEST_CASE("urho3d package: the writer builds the hand-made UPAK byte for byte, ULZ4 round-trips") {
   const bytes a = text("hello, package"), b = text(std::string(100, 'x') + "tail of the second file");
   const std::vector<u3::package_input> in = {{"Data/a.txt", a}, {"Data/Models/b.bin", b}};
   auto upak = u3::write_package(in);

@@ -29,7 +29,7 @@ bytes hand_shader(std::uint16_t type, std::uint16_t model) {
 
 }  // namespace
 
-TEST_CASE("urho3d shader: hand-made SM3 and SM4 caches read and round-trip; the writer builds the same bytes") {
+TEST_CASE("urho3d shader: hand-made SM3 and SM4 caches read and round-trip, the writer builds the same bytes") {
   for (std::uint16_t model : {3, 4})
     for (std::uint16_t type : {0, 1}) {
       const bytes file = hand_shader(type, model);
