@@ -373,9 +373,10 @@ template <class StoredBytes>
 /// contentPrefixLength is not what the table's rows of lower chunkType store
 /// or the computation resumed from chainingValue over the chunk's last bytes
 /// and the rows of higher chunkType, `stored_bytes(r)` -> byte_span, misses
-/// the header's contentHash. Costs O(chunkCount), SHA-256 of at most 103
-/// bytes of the chunk, and of those later rows (none in the writer's files
-/// unless a caller added plugin chunks of types above 0xFFFF0001).
+/// the header's contentHash. Costs O(chunkCount): SHA-256 of the chunk's
+/// last bytes (under 64, the binding; in version 3 also the row and top
+/// digests), and of those later rows (none in the writer's files unless a
+/// caller added plugin chunks of types above 0xFFFF0001).
 /// Errors: those of the chunk's envelope, identity and minimum size, as
 /// parse_integrity_chunk reports them (R-EXT-RANGES, R-INTEGRITY-LAYOUT);
 /// nothing else is parsed. Preconditions: `chunks` passed parse_chunk_table; `row` is the
