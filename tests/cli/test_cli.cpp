@@ -339,9 +339,20 @@ TEST_CASE("info: block digests current, or stale after a rewrite by a tool that 
   CHECK(text.out.find("  block digests  stale: computed for another contentHash") != std::string::npos);
   CHECK(text.out.find("the whole-file contentHash was verified instead") != std::string::npos);
   CHECK(text.out.find("valid          yes") != std::string::npos);
-  CHECK(run_untold("info " + quoted(current)).out.find("  block digests  current (verified)\n") != std::string::npos);
+  CHECK(run_untold("info " + quoted(current)).out.find("  block digests  current (verified), version 3\n") !=
+        std::string::npos);
   CHECK(run_untold("info " + quoted(test_data("minimal_v1.untold"))).out.find("  block digests  none\n") !=
         std::string::npos);
+  // A version 2 chunk, which the writer wrote before: named, with what it costs.
+  const fs::path v2 = test_data("integrity/v2_hashed.untold");
+  const run_result old_text = run_untold("info " + quoted(v2));
+  CHECK(old_text.exit_code == 0);
+  CHECK(old_text.out.find("  block digests  current (verified), version 2 (no tree under the contentHash: a full "
+                          "check hashes the file again; untold recompress writes version 3)\n") != std::string::npos);
+  const fs::path upgraded = dir / "upgraded.untold";
+  CHECK(run_untold("recompress " + quoted(v2) + " -o " + quoted(upgraded) + " --compress none").exit_code == 0);
+  CHECK(parse_json(run_untold("info --json " + quoted(upgraded)).out)[0]["blockDigestsVersion"] == 3);
+  CHECK(parse_json(run_untold("info --json " + quoted(stale)).out)[0]["blockDigestsVersion"] == 3);
   CHECK(run_untold("validate " + quoted(stale)).exit_code == 0);
   // recompress rebuilds the digests for its output: current again.
   const fs::path rebuilt = dir / "rebuilt.untold";

@@ -353,6 +353,18 @@ const char* digest_status_name(digest_status s) {
 }
 
 /// The info line for info --json's "blockDigests".
+// ", version N" after the block digests' status, and for versions before 3
+// what it costs and how to upgrade.
+std::string digest_version_text(const json& version) {
+  if (!version.is_number_unsigned()) return "";
+  const auto v = version.get<std::uint32_t>();
+  std::string s = ", version " + std::to_string(v);
+  if (v < integrity_chunk_version)
+    s += " (no tree under the contentHash: a full check hashes the file again; untold recompress writes version " +
+         std::to_string(integrity_chunk_version) + ")";
+  return s;
+}
+
 std::string digest_status_text(const json& status) {
   const std::string s = show(status);
   if (s == "current") return "current (verified)";
@@ -452,6 +464,14 @@ json info_json(const std::string& name, byte_span file) {
   }
   j["valid"] = true;
   j["blockDigests"] = digest_status_name(a->block_digests());
+  if (a->block_digests() == digest_status::current || a->block_digests() == digest_status::stale) {
+    // The chunk's version says whether integrity::full needs the serial
+    // contentHash pass (versions 1, 2) or not (3: a tree under it).
+    const auto row = find_integrity_chunk(a->chunks());
+    const auto digests = row && *row != none ? parse_integrity_chunk(a->payload(*row), a->chunks(), *row)
+                                             : result<integrity_digests>(make_error(errc::integrity_layout, {}));
+    if (digests) j["blockDigestsVersion"] = digests->version;
+  }
   std::uint64_t vertices = 0, indices = 0;
   for (const mesh_record& m : a->meshes()) {
     vertices += m.vertex_count;
@@ -475,7 +495,9 @@ std::string info_text(const json& j) {
                   show(j["geometry"]["triangles"]).c_str());
     s += format("  world bounds   %s\n", show_bounds(j["worldBounds"]).c_str());
     s += format("  content hash   %s\n", j["contentHash"].is_null() ? "none" : show(j["contentHash"]).c_str());
-    if (j.contains("blockDigests")) s += format("  block digests  %s\n", digest_status_text(j["blockDigests"]).c_str());
+    if (j.contains("blockDigests"))
+      s += format("  block digests  %s%s\n", digest_status_text(j["blockDigests"]).c_str(),
+                  digest_version_text(j.value("blockDigestsVersion", json())).c_str());
   }
   if (j.contains("chunks")) {
     s += format("  chunks         %zu (%s bytes stored, %s raw)\n", j["chunks"].size(), show(j["storedBytes"]).c_str(),
