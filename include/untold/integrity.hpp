@@ -423,9 +423,12 @@ namespace detail {
 /// asset.hpp makes it a friend; nothing else touches block_digest_state.
 struct integrity_access {
   [[nodiscard]] static bool has_digests(const asset& a) noexcept { return a.integrity_.block_size != 0; }
-  /// Whether the attached digests are a tree under the contentHash (a bound
-  /// version 3 chunk): verifies_content_hash's `digests_root_content_hash`.
-  [[nodiscard]] static bool roots_content_hash(const asset& a) noexcept { return a.integrity_.roots_content_hash; }
+  /// untold::verifies_content_hash for an asset whose integrity chunk open
+  /// has dealt with (asset::block_digests(), and whether attach found the
+  /// digests a tree under the contentHash).
+  [[nodiscard]] static bool verifies_content_hash(integrity mode, const asset& a) noexcept {
+    return untold::verifies_content_hash(mode, a.digests_ == digest_status::current, a.integrity_.roots_content_hash);
+  }
 
   /// integrity::none: the chunk is not looked at.
   static void mark_unchecked(asset& a) noexcept {

@@ -371,9 +371,7 @@ class streamed_asset {
   status load_all() {
     const auto& chunks = asset_.chunks();
     const bool hash = is_hashed(asset_.header()) &&
-                      verifies_content_hash(options_.open.effective_integrity(),
-                                            asset_.block_digests() == digest_status::current,
-                                            detail::integrity_access::roots_content_hash(asset_));
+                      detail::integrity_access::verifies_content_hash(options_.open.effective_integrity(), asset_);
     sha256 hasher;
     for (const std::uint32_t row : content_hash_order(chunks)) {
       const chunk_entry& c = chunks[row];

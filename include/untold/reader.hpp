@@ -297,8 +297,7 @@ class asset_loader {
     UNTOLD_TRY(detail::integrity_access::use_integrity_chunk(
         a, file.first(static_cast<std::size_t>(chunk_table_range(a.header_).end())), *row,
         *row == none ? byte_span{} : stored(*row), true, stored));
-    return verifies_content_hash(mode, a.digests_ == digest_status::current,
-                                 detail::integrity_access::roots_content_hash(a));
+    return detail::integrity_access::verifies_content_hash(mode, a);
   }
 
   /// Stage 2: give chunk `row` its stored bytes (exactly compressedSize of

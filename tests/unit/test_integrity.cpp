@@ -229,9 +229,15 @@ void redigest(bytes& f) {
   put(l.top_digest, top.finish());
 }
 
-// The binding of `f`'s integrity chunk recomputed (contentPrefixLength and
-// the contentHash computation's state before it, by the plain SHA-256),
-// then the contentHash; `f` must be hashed.
+// `f`'s contentHash recomputed over its stored bytes (spec 5, by OpenSSL).
+void rehash(bytes& f) {
+  const bytes message = content_message(f);
+  SHA256(reinterpret_cast<const unsigned char*>(message.data()), message.size(),
+         reinterpret_cast<unsigned char*>(f.data() + 140));
+}
+
+// The binding of `f`'s integrity chunk recomputed: contentPrefixLength and
+// the contentHash computation's state before it, by the plain SHA-256.
 void rebind(bytes& f) {
   const integrity_layout l = locate(f);
   std::uint64_t prefix = 0;
@@ -242,9 +248,6 @@ void rebind(bytes& f) {
   const untold::sha256_midstate state = plain.midstate();
   for (std::size_t i = 0; i < 32; ++i)
     f[l.binding + 8 + i] = static_cast<std::byte>(state.words[i / 4] >> (24 - 8 * (i % 4)));
-  const bytes message = content_message(f);
-  SHA256(reinterpret_cast<const unsigned char*>(message.data()), message.size(),
-         reinterpret_cast<unsigned char*>(f.data() + 140));
 }
 
 bool equals_sha256(const bytes& f, std::size_t at, const unsigned char* data, std::size_t size) {
@@ -864,13 +867,8 @@ bytes as_version(bytes f, std::uint32_t version) {
   redigest(f);
   const bool hashed = std::any_of(f.begin() + 140, f.begin() + 172, [](std::byte b) { return b != std::byte{0}; });
   if (!hashed) return f;
-  if (version == 2) {
-    rebind(f);
-  } else {
-    const bytes message = content_message(f);
-    SHA256(reinterpret_cast<const unsigned char*>(message.data()), message.size(),
-           reinterpret_cast<unsigned char*>(f.data() + 140));
-  }
+  if (version == 2) rebind(f);
+  rehash(f);
   return f;
 }
 

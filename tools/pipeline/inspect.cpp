@@ -352,9 +352,8 @@ const char* digest_status_name(digest_status s) {
   return "?";
 }
 
-/// The info line for info --json's "blockDigests".
-// ", version N" after the block digests' status, and for versions before 3
-// what it costs and how to upgrade.
+/// ", version N" after the block digests' status, and for versions before 3
+/// what it costs and how to upgrade.
 std::string digest_version_text(const json& version) {
   if (!version.is_number_unsigned()) return "";
   const auto v = version.get<std::uint32_t>();
@@ -365,6 +364,7 @@ std::string digest_version_text(const json& version) {
   return s;
 }
 
+/// The info line for info --json's "blockDigests".
 std::string digest_status_text(const json& status) {
   const std::string s = show(status);
   if (s == "current") return "current (verified)";
@@ -468,9 +468,9 @@ json info_json(const std::string& name, byte_span file) {
     // The chunk's version says whether integrity::full needs the serial
     // contentHash pass (versions 1, 2) or not (3: a tree under it).
     const auto row = find_integrity_chunk(a->chunks());
-    const auto digests = row && *row != none ? parse_integrity_chunk(a->payload(*row), a->chunks(), *row)
-                                             : result<integrity_digests>(make_error(errc::integrity_layout, {}));
-    if (digests) j["blockDigestsVersion"] = digests->version;
+    if (row && *row != none)
+      if (const auto digests = parse_integrity_chunk(a->payload(*row), a->chunks(), *row))
+        j["blockDigestsVersion"] = digests->version;
   }
   std::uint64_t vertices = 0, indices = 0;
   for (const mesh_record& m : a->meshes()) {
