@@ -209,6 +209,7 @@ BENCHMARK_CAPTURE(BM_vertex_decode_interleaved, sse41, decode_path::sse41)->Appl
 BENCHMARK_CAPTURE(BM_vertex_decode_streams, sse41, decode_path::sse41)->Apply(vertex_sizes);
 BENCHMARK_CAPTURE(BM_vertex_decode_interleaved, avx2, decode_path::avx2)->Apply(vertex_sizes);
 BENCHMARK_CAPTURE(BM_vertex_decode_streams, avx2, decode_path::avx2)->Apply(vertex_sizes);
+BENCHMARK_CAPTURE(BM_vertex_decode_streams, avx512, decode_path::avx512)->Apply(vertex_sizes);
 #endif
 #if defined(UNTOLD_VERTEX_NEON)
 BENCHMARK_CAPTURE(BM_vertex_decode_interleaved, neon, decode_path::neon)->Apply(vertex_sizes);

@@ -42,7 +42,7 @@ void pbr(untold::byte_span bytes) {
 
   const std::size_t n = view.size();
   for (const auto path : {untold::decode_path::automatic, untold::decode_path::scalar, untold::decode_path::sse41,
-                          untold::decode_path::avx2, untold::decode_path::neon}) {
+                          untold::decode_path::avx2, untold::decode_path::avx512, untold::decode_path::neon}) {
     if (!untold::decode_path_supported(path)) continue;
     std::vector<untold::pbr_vertex> aos(n);
     if (!untold::decode_pbr_vertices(bytes, std::span(aos), path)) die("bulk decode failed");

@@ -1,7 +1,8 @@
 // untold/vertex_decode.hpp - bulk decoding of PBR_STATIC_V1 vertices into
 // float arrays (interleaved `pbr_vertex` structs or per-attribute streams)
-// and of index buffers into uint32, with SSE4.1, AVX2+F16C and NEON paths
-// that are bit-identical to the scalar path (vertex.hpp's per-vertex decode).
+// and of index buffers into uint32, with SSE4.1, AVX2+F16C, AVX-512 and NEON
+// paths that are bit-identical to the scalar path (vertex.hpp's per-vertex
+// decode).
 //
 // Two ways to receive the output, neither of which zero-fills first:
 //   - caller memory (std::span overloads): a mapped GPU staging buffer, a
@@ -19,8 +20,11 @@
 // __builtin_cpu_supports / cpuid (cached once); NEON is used on AArch64
 // (__ARM_NEON, where it is baseline). decode_path forces one path. Define
 // UNTOLD_NO_SIMD to compile only the scalar path. Bit-identity relies on IEEE
-// semantics (no -ffast-math): every path computes max(float(q) / 511.0f, -1)
-// with a true division, byte / 255.0f, and exact half -> float conversion.
+// semantics (no -ffast-math): every path computes max(float(q) / 511.0f, -1),
+// byte / 255.0f (a true division, or in the AVX-512 path the product with
+// the reciprocal corrected by one FMA step, which gives the same bits for
+// every such q and byte: tests/unit/test_vertex.cpp checks them all), and
+// exact half -> float conversion.
 #pragma once
 
 #include <cstddef>
@@ -51,9 +55,12 @@ namespace untold {
 // ---- bulk decode ------------------------------------------------------------------
 
 /// Which implementation a bulk decode uses. `automatic` picks the best one the
-/// CPU supports (avx2 > sse41 on x86-64, neon on AArch64, else scalar); the
-/// others force a path (for tests and benchmarks). All give identical bits.
-enum class decode_path : std::uint8_t { automatic, scalar, sse41, avx2, neon };
+/// CPU supports (avx512 > avx2 > sse41 on x86-64, neon on AArch64, else
+/// scalar); the others force a path (for tests and benchmarks). All give
+/// identical bits. avx512 has its own kernel for the per-attribute streams
+/// (16 vertices per step, full 64-byte stores); the interleaved output and
+/// the index widening take the AVX2 kernels on that path.
+enum class decode_path : std::uint8_t { automatic, scalar, sse41, avx2, neon, avx512 };
 
 [[nodiscard]] constexpr std::string_view decode_path_name(decode_path p) noexcept {
   switch (p) {
@@ -62,6 +69,7 @@ enum class decode_path : std::uint8_t { automatic, scalar, sse41, avx2, neon };
     case decode_path::sse41: return "sse41";
     case decode_path::avx2: return "avx2";
     case decode_path::neon: return "neon";
+    case decode_path::avx512: return "avx512";
   }
   return "unknown";
 }
@@ -85,6 +93,7 @@ namespace detail {
 struct x86_features {
   bool sse41 = false;
   bool avx2 = false;  // and F16C, which every AVX2 CPU has but cpuid reports separately
+  bool avx512 = false;  // AVX-512 F and VBMI, FMA, F16C (see detect_x86_features)
 };
 
 [[nodiscard]] inline x86_features detect_x86_features() noexcept {
@@ -97,6 +106,12 @@ struct x86_features {
   unsigned a = 0, b = 0, c = 0, d = 0;
   const bool f16c = __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
   f.avx2 = __builtin_cpu_supports("avx2") != 0 && f16c;
+  // The kernel needs AVX-512 F (and the OS's ZMM state, which the builtin
+  // checks) with FMA. VBMI, which it does not use, marks Ice Lake, Zen 4 and
+  // later: the Skylake-SP generation lowers the core's clock while 512-bit
+  // instructions run, which would slow the code around a short decode.
+  f.avx512 = f.avx2 && __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx512vbmi") != 0 &&
+             __builtin_cpu_supports("fma") != 0;
   return f;
 }
 
@@ -116,6 +131,7 @@ struct x86_features {
 #if UNTOLD_VERTEX_X86
     case decode_path::sse41: return detail::x86_cpu().sse41;
     case decode_path::avx2: return detail::x86_cpu().avx2;
+    case decode_path::avx512: return detail::x86_cpu().avx512;
 #endif
 #if UNTOLD_VERTEX_NEON
     case decode_path::neon: return true;
@@ -126,6 +142,7 @@ struct x86_features {
 
 /// The path `automatic` resolves to on this machine.
 [[nodiscard]] inline decode_path best_decode_path() noexcept {
+  if (decode_path_supported(decode_path::avx512)) return decode_path::avx512;
   if (decode_path_supported(decode_path::avx2)) return decode_path::avx2;
   if (decode_path_supported(decode_path::sse41)) return decode_path::sse41;
   if (decode_path_supported(decode_path::neon)) return decode_path::neon;
@@ -349,6 +366,129 @@ UNTOLD_TARGET_AVX2 inline void decode_soa_avx2(const std::byte* in, std::size_t 
   }
   decode_soa_scalar(in, i, n, s);
 }
+
+// The AVX-512 kernel. GCC 12's AVX-512 intrinsics pass an "undefined"
+// register that -Wmaybe-uninitialized misreports once inlined (GCC bug
+// 105593, fixed in GCC 13); the kernel is never inlined into code without
+// its target, so silencing the warning here silences it everywhere.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#define UNTOLD_TARGET_AVX512 __attribute__((target("avx512f,avx2,f16c,fma")))
+/// Exact q / d for the small integers of the snorm and byte decodes
+/// (|q| <= 512, d = 511 or 255): the product with the rounded reciprocal,
+/// corrected by one FMA step; bit-identical to the division for those inputs
+/// (tests/unit/test_vertex.cpp checks every one).
+UNTOLD_TARGET_AVX512 inline __m512 exact_quotient_avx512(__m512 q, __m512 d, __m512 reciprocal) noexcept {
+  const __m512 r = _mm512_mul_ps(q, reciprocal);
+  return _mm512_fmadd_ps(_mm512_fnmadd_ps(r, d, q), reciprocal, r);
+}
+
+/// Words `first`..`first + 3` of four registers (4 vertices each), as one
+/// column: vertex v's word in lane v.
+UNTOLD_TARGET_AVX512 inline __m512i column_avx512(const __m512i (&r)[4], int first) noexcept {
+  const __m512i idx = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 0, 1, 2, 3, 16, 17, 18, 19),
+                                       _mm512_set1_epi32(first));
+  const __m512i lo = _mm512_permutex2var_epi32(r[0], idx, r[1]);
+  const __m512i hi = _mm512_permutex2var_epi32(r[2], idx, r[3]);
+  return _mm512_shuffle_i64x2(lo, hi, 0x44);  // lo's lanes 0-7, then hi's
+}
+
+/// 16 vertices (512 bytes) per step into the streams with full 64-byte
+/// stores: two 2-register permutes per 4 vertices gather each attribute's
+/// words ("columns"), then each output register picks its vertices' words
+/// from a column, shifts its fields into place and converts.
+UNTOLD_TARGET_AVX512 inline void decode_soa_avx512(const std::byte* in, std::size_t n, const stream_ptrs& s) noexcept {
+  const __m512 k511 = _mm512_set1_ps(511.0f), r511 = _mm512_set1_ps(1.0f / 511.0f);
+  const __m512 k255 = _mm512_set1_ps(255.0f), r255 = _mm512_set1_ps(1.0f / 255.0f);
+  const __m512 kneg1 = _mm512_set1_ps(-1.0f), kone = _mm512_set1_ps(1.0f);
+  // Per 4 vertices (two registers of two): their position and normal words,
+  // then their T, U0, U1 and C words (vertex.hpp's PBR_STATIC_V1 layout).
+  const __m512i pos_n = _mm512_setr_epi32(0, 1, 2, 8, 9, 10, 16, 17, 18, 24, 25, 26, 3, 11, 19, 27);
+  const __m512i rest = _mm512_setr_epi32(4, 12, 20, 28, 5, 13, 21, 29, 6, 14, 22, 30, 7, 15, 23, 31);
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const std::byte* p = in + i * pbr_vertex_stride;
+    __m512i pn[4], tc[4];
+    for (int k = 0; k < 4; ++k) {
+      const __m512i a = _mm512_loadu_si512(p + 128 * k), b = _mm512_loadu_si512(p + 128 * k + 64);
+      pn[k] = _mm512_permutex2var_epi32(a, pos_n, b);  // p(4) x 3, N x 4
+      tc[k] = _mm512_permutex2var_epi32(a, rest, b);   // T x 4, U0 x 4, U1 x 4, C x 4
+    }
+    if (s.positions) {
+      float* o = s.positions + 3 * i;
+      // The 48 position words: words 0-11 of pn[0], pn[1], pn[2], pn[3].
+      const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19);
+      const __m512i second = _mm512_setr_epi32(4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19, 20, 21, 22, 23);
+      const __m512i third = _mm512_setr_epi32(8, 9, 10, 11, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27);
+      _mm512_storeu_si512(o, _mm512_permutex2var_epi32(pn[0], first, pn[1]));
+      _mm512_storeu_si512(o + 16, _mm512_permutex2var_epi32(pn[1], second, pn[2]));
+      _mm512_storeu_si512(o + 32, _mm512_permutex2var_epi32(pn[2], third, pn[3]));
+    }
+    const __m512i vertex3[3] = {_mm512_setr_epi32(0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5),
+                                _mm512_setr_epi32(5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 8, 9, 9, 9, 10, 10),
+                                _mm512_setr_epi32(10, 11, 11, 11, 12, 12, 12, 13, 13, 13, 14, 14, 14, 15, 15, 15)};
+    if (s.normals) {
+      const __m512i nc = column_avx512(pn, 12);
+      const __m512i lift3[3] = {_mm512_setr_epi32(22, 12, 2, 22, 12, 2, 22, 12, 2, 22, 12, 2, 22, 12, 2, 22),
+                                _mm512_setr_epi32(12, 2, 22, 12, 2, 22, 12, 2, 22, 12, 2, 22, 12, 2, 22, 12),
+                                _mm512_setr_epi32(2, 22, 12, 2, 22, 12, 2, 22, 12, 2, 22, 12, 2, 22, 12, 2)};
+      for (int k = 0; k < 3; ++k) {
+        const __m512i q =
+            _mm512_srai_epi32(_mm512_sllv_epi32(_mm512_permutexvar_epi32(vertex3[k], nc), lift3[k]), 22);
+        const __m512 normal = _mm512_max_ps(exact_quotient_avx512(_mm512_cvtepi32_ps(q), k511, r511), kneg1);
+        _mm512_storeu_ps(s.normals + 3 * i + 16 * k, normal);
+      }
+    }
+    const __m512i vertex4[4] = {_mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3),
+                                _mm512_setr_epi32(4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7),
+                                _mm512_setr_epi32(8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10, 11, 11, 11, 11),
+                                _mm512_setr_epi32(12, 12, 12, 12, 13, 13, 13, 13, 14, 14, 14, 14, 15, 15, 15, 15)};
+    if (s.tangents) {
+      const __m512i tcol = column_avx512(tc, 0);
+      const __m512i lift = _mm512_setr_epi32(22, 12, 2, 0, 22, 12, 2, 0, 22, 12, 2, 0, 22, 12, 2, 0);
+      const __m512i sign_bit = _mm512_set1_epi32(INT32_MIN);
+      for (int k = 0; k < 4; ++k) {
+        const __m512i t =
+            _mm512_srai_epi32(_mm512_sllv_epi32(_mm512_permutexvar_epi32(vertex4[k], tcol), lift), 22);
+        const __m512 xyz = _mm512_max_ps(exact_quotient_avx512(_mm512_cvtepi32_ps(t), k511, r511), kneg1);
+        // Lane 3 of t is T >> 22, whose sign is bit 31 of T.
+        const __m512 w =
+            _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(kone), _mm512_and_si512(t, sign_bit)));
+        _mm512_storeu_ps(s.tangents + 4 * i + 16 * k, _mm512_mask_blend_ps(0x8888, xyz, w));
+      }
+    }
+    if (s.uv0) {
+      const __m512i u = column_avx512(tc, 4);  // 32 halves: u v per vertex
+      _mm512_storeu_ps(s.uv0 + 2 * i, _mm512_cvtph_ps(_mm512_castsi512_si256(u)));
+      _mm512_storeu_ps(s.uv0 + 2 * i + 16, _mm512_cvtph_ps(_mm512_extracti64x4_epi64(u, 1)));
+    }
+    if (s.uv1) {
+      const __m512i u = column_avx512(tc, 8);
+      _mm512_storeu_ps(s.uv1 + 2 * i, _mm512_cvtph_ps(_mm512_castsi512_si256(u)));
+      _mm512_storeu_ps(s.uv1 + 2 * i + 16, _mm512_cvtph_ps(_mm512_extracti64x4_epi64(u, 1)));
+    }
+    if (s.colors) {
+      const __m512i ccol = column_avx512(tc, 12);
+      const __m512i bytes = _mm512_setr_epi32(0, 8, 16, 24, 0, 8, 16, 24, 0, 8, 16, 24, 0, 8, 16, 24);
+      const __m512i byte_mask = _mm512_set1_epi32(0xFF);
+      for (int k = 0; k < 4; ++k) {
+        const __m512i c =
+            _mm512_and_si512(_mm512_srlv_epi32(_mm512_permutexvar_epi32(vertex4[k], ccol), bytes), byte_mask);
+        _mm512_storeu_ps(s.colors + 4 * i + 16 * k, exact_quotient_avx512(_mm512_cvtepi32_ps(c), k255, r255));
+      }
+    }
+  }
+  // The last 0-15 vertices: the AVX2 kernel, from vertex i on.
+  const auto from = [i](float* stream, std::size_t components) { return stream ? stream + components * i : nullptr; };
+  decode_soa_avx2(in + i * pbr_vertex_stride, n - i,
+                  stream_ptrs{from(s.positions, 3), from(s.normals, 3), from(s.tangents, 4), from(s.uv0, 2),
+                              from(s.uv1, 2), from(s.colors, 4)});
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif  // UNTOLD_VERTEX_X86
 
 #if UNTOLD_VERTEX_NEON
@@ -503,6 +643,7 @@ inline void widen_u16_neon(const std::byte* in, std::size_t n, std::uint32_t* ou
   const std::byte* in = vertex_bytes.data();
   switch (*resolved) {
 #if UNTOLD_VERTEX_X86
+    case decode_path::avx512:
     case decode_path::avx2: detail::decode_aos_avx2(in, n, out.data()); break;
     case decode_path::sse41: detail::decode_aos_sse41(in, n, out.data()); break;
 #endif
@@ -538,6 +679,7 @@ inline void widen_u16_neon(const std::byte* in, std::size_t n, std::uint32_t* ou
   const std::byte* in = vertex_bytes.data();
   switch (*resolved) {
 #if UNTOLD_VERTEX_X86
+    case decode_path::avx512: detail::decode_soa_avx512(in, n, s); break;
     case decode_path::avx2: detail::decode_soa_avx2(in, n, s); break;
     case decode_path::sse41: detail::decode_soa_sse41(in, n, s); break;
 #endif
@@ -584,6 +726,7 @@ struct decoded_array {
   }
   switch (*resolved) {
 #if UNTOLD_VERTEX_X86
+    case decode_path::avx512:
     case decode_path::avx2: detail::widen_u16_avx2(in, n, out.data()); break;
     case decode_path::sse41: detail::widen_u16_sse41(in, n, out.data()); break;
 #endif

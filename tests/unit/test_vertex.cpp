@@ -240,7 +240,8 @@ bool same_object_bits(const T& a, const T& b) {
 
 std::vector<untold::decode_path> available_simd_paths() {
   std::vector<untold::decode_path> out;
-  for (auto p : {untold::decode_path::sse41, untold::decode_path::avx2, untold::decode_path::neon}) {
+  for (auto p : {untold::decode_path::sse41, untold::decode_path::avx2, untold::decode_path::avx512,
+                 untold::decode_path::neon}) {
     if (untold::decode_path_supported(p)) out.push_back(p);
   }
   return out;
@@ -699,6 +700,27 @@ TEST_CASE("vertex: decode path selection") {
   CHECK(untold::best_decode_path() != untold::decode_path::automatic);
 }
 
+TEST_CASE("vertex: the AVX-512 path's quotient, q x (1/d) corrected by one FMA step, is q / d for every snorm10 code and byte") {
+  // What decode_soa_avx512 computes instead of a division (the divider
+  // would bound it), checked here with std::fma on any machine; the path
+  // itself is compared with scalar below where the CPU runs it.
+  const auto corrected = [](float q, float d) {
+    const float reciprocal = 1.0f / d;
+    const float r = q * reciprocal;
+    return std::fma(std::fma(-r, d, q), reciprocal, r);
+  };
+  for (int q = -512; q <= 511; ++q) {
+    CAPTURE(q);
+    const float exact = static_cast<float>(q) / 511.0f, got = corrected(static_cast<float>(q), 511.0f);
+    REQUIRE(same_object_bits(exact, got));
+  }
+  for (int q = 0; q <= 255; ++q) {
+    CAPTURE(q);
+    const float exact = static_cast<float>(q) / 255.0f, got = corrected(static_cast<float>(q), 255.0f);
+    REQUIRE(same_object_bits(exact, got));
+  }
+}
+
 TEST_CASE("vertex: bulk decode SIMD paths are bit-identical to scalar") {
   const auto paths = available_simd_paths();
   SUBCASE("edge cases: code extremes, every code, half pattern and color byte") {
@@ -749,7 +771,8 @@ TEST_CASE("vertex: bulk decode argument errors") {
   REQUIRE_FALSE(e.has_value());
   CHECK(std::string_view(e.error().context.field) == "normals");
   // Forcing a path this machine lacks is an error, not a silent fallback.
-  for (auto p : {untold::decode_path::sse41, untold::decode_path::avx2, untold::decode_path::neon}) {
+  for (auto p : {untold::decode_path::sse41, untold::decode_path::avx2, untold::decode_path::avx512,
+                 untold::decode_path::neon}) {
     const auto r = untold::decode_pbr_vertices(bytes, out, p);
     CHECK(r.has_value() == untold::decode_path_supported(p));
   }

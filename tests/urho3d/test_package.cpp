@@ -257,12 +257,13 @@ TEST_CASE("urho3d package: one crafted file per rule") {
 }
 
 TEST_CASE("urho3d package: the blocked SDBM equals the byte-by-byte definition") {
-  // Every length up to 700 (64-byte vector blocks, 8-byte steps and the
-  // byte tail in every combination), every byte value, and all-0xFF bytes
-  // (the largest products of the vector multiply-adds).
+  // Every length up to 1700 (512-byte dot-product blocks, 128-byte
+  // multiply-add blocks, 8-byte steps and the byte tail in every
+  // combination), every byte value, and all-0xFF bytes (the largest
+  // products of the vector multiply-adds).
   bytes b;
-  for (int i = 0; i < 700; ++i) b.push_back(static_cast<std::byte>((i * 37 + 11) & 0xFF));
-  const bytes ones(700, std::byte{0xFF});
+  for (int i = 0; i < 1700; ++i) b.push_back(static_cast<std::byte>((i * 37 + 11) & 0xFF));
+  const bytes ones(b.size(), std::byte{0xFF});
   for (std::size_t n = 0; n <= b.size(); ++n) {
     CAPTURE(n);
     const bytes part(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n));
@@ -272,18 +273,27 @@ TEST_CASE("urho3d package: the blocked SDBM equals the byte-by-byte definition")
     CHECK(u3::sdbm(high, 0xFFFFFFFFu) == hand_sdbm(high, 0xFFFFFFFFu));
   }
   // At any alignment (the blocks are unaligned loads).
-  for (std::size_t at = 1; at < 16; ++at) {
-    const untold::byte_span part = untold::byte_span(b).subspan(at, 300);
+  for (std::size_t at = 1; at < 64; ++at) {
+    const untold::byte_span part = untold::byte_span(b).subspan(at, 1100);
     CHECK(u3::sdbm(part) == hand_sdbm(bytes(part.begin(), part.end())));
   }
 #if defined(UNTOLD_DETAIL_SDBM_X86)
-  // sdbm takes the AVX2 blocks where the CPU has them: the SSE2 ones directly.
-  for (std::size_t blocks = 0; blocks <= 5; ++blocks) {
-    const bytes part(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(blocks * 128));
-    CHECK(u3::detail::sdbm_blocks_sse2(part.data(), blocks, 777u) == hand_sdbm(part, 777u));
-    const bytes high(ones.begin(), ones.begin() + static_cast<std::ptrdiff_t>(blocks * 128));
-    CHECK(u3::detail::sdbm_blocks_sse2(high.data(), blocks, 0xFFFFFFFFu) == hand_sdbm(high, 0xFFFFFFFFu));
-  }
+  // sdbm takes the widest blocks the CPU has: each kernel directly, on the
+  // CPUs that run it (a machine without AVX-512 VNNI or AVX2 tests fewer).
+  const auto kernel_matches = [&](const char* name, std::size_t block, auto kernel) {
+    CAPTURE(name);
+    for (std::size_t blocks = 0; blocks * block <= b.size(); ++blocks) {
+      CAPTURE(blocks);
+      const bytes part(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(blocks * block));
+      CHECK(kernel(part.data(), blocks, 777u) == hand_sdbm(part, 777u));
+      const bytes high(ones.begin(), ones.begin() + static_cast<std::ptrdiff_t>(blocks * block));
+      CHECK(kernel(high.data(), blocks, 0xFFFFFFFFu) == hand_sdbm(high, 0xFFFFFFFFu));
+    }
+  };
+  kernel_matches("sse2", u3::detail::sdbm_block, u3::detail::sdbm_blocks_sse2);
+  if (u3::detail::sdbm_use_avx2()) kernel_matches("avx2", u3::detail::sdbm_block, u3::detail::sdbm_blocks_avx2);
+  if (u3::detail::sdbm_use_avx512vnni())
+    kernel_matches("avx512vnni", u3::detail::sdbm_wide_block, u3::detail::sdbm_blocks_avx512vnni);
 #endif
 }
 
