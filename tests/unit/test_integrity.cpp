@@ -181,8 +181,6 @@ integrity_layout locate(const bytes& f) {
   return l;
 }
 
-bytes as_version(bytes f, std::uint32_t version);  // below: the chunk in an older layout
-
 // The stored bytes of every chunk, in content-hash order (spec 5), and the
 // length of those before the integrity chunk.
 bytes content_message(const bytes& f, std::uint64_t* prefix = nullptr) {
@@ -615,23 +613,6 @@ TEST_CASE("R-INTEGRITY-LAYOUT: crafted integrity chunks") {
     bytes f = good;
     test::put_u32(f, l.body + 12, 1);
     CHECK(layout_field(f) == "reserved");
-  }
-  SUBCASE("a binding in a file without contentHash (nothing to bind to: zero)") {
-    for (const std::size_t at : {std::size_t{0}, std::size_t{7}, std::size_t{8}, std::size_t{39}}) {
-      CAPTURE(at);
-      bytes f = good;
-      f[l.binding + at] = std::byte{1};
-      auto a = untold::open(f);
-      REQUIRE_FALSE(a.has_value());
-      CHECK(rule_of(a.error()) == "R-INTEGRITY-LAYOUT");
-      CHECK(std::string_view(a.error().context.field) == "binding");
-      CHECK(a.error().context.value == at);
-      CHECK(test::rejection(f, {.integrity = untold::integrity::none}) == "accepted");  // an opaque plugin chunk then
-    }
-    bytes v2 = as_version(good, 2);
-    CHECK(test::rejection(v2) == "accepted");
-    v2[locate(v2).binding + 39] = std::byte{1};
-    CHECK(layout_field(v2) == "binding");
   }
   SUBCASE("chunk kind and version") {
     bytes f = good;
