@@ -41,6 +41,8 @@
 #define UNTOLD_VERTEX_X86 1
 #include <cpuid.h>
 #include <immintrin.h>
+
+#include "untold/detail/x86_cpu.hpp"
 #endif
 #if !defined(UNTOLD_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__) && \
     (defined(__LITTLE_ENDIAN__) || (defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__))
@@ -93,7 +95,7 @@ namespace detail {
 struct x86_features {
   bool sse41 = false;
   bool avx2 = false;  // and F16C, which every AVX2 CPU has but cpuid reports separately
-  bool avx512 = false;  // AVX-512 F and VBMI, FMA, F16C (see detect_x86_features)
+  bool avx512 = false;  // x86_full_speed_avx512, FMA, F16C
 };
 
 [[nodiscard]] inline x86_features detect_x86_features() noexcept {
@@ -106,12 +108,8 @@ struct x86_features {
   unsigned a = 0, b = 0, c = 0, d = 0;
   const bool f16c = __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
   f.avx2 = __builtin_cpu_supports("avx2") != 0 && f16c;
-  // The kernel needs AVX-512 F (and the OS's ZMM state, which the builtin
-  // checks) with FMA. VBMI, which it does not use, marks Ice Lake, Zen 4 and
-  // later: the Skylake-SP generation lowers the core's clock while 512-bit
-  // instructions run, which would slow the code around a short decode.
-  f.avx512 = f.avx2 && __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx512vbmi") != 0 &&
-             __builtin_cpu_supports("fma") != 0;
+  // The kernel needs AVX-512 F at full clock (detail/x86_cpu.hpp) with FMA.
+  f.avx512 = f.avx2 && x86_full_speed_avx512() && __builtin_cpu_supports("fma") != 0;
   return f;
 }
 

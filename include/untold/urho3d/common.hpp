@@ -14,6 +14,7 @@
 
 #include "../bytes.hpp"
 #include "../detail/checks.hpp"
+#include "../detail/x86_cpu.hpp"
 #include "../cursor.hpp"
 #include "../error.hpp"
 #include "../limits.hpp"
@@ -323,19 +324,10 @@ __attribute__((target("avx512f,avx512vnni"))) inline std::uint32_t sdbm_blocks_a
   return avx2;
 }
 
-/// Whether sdbm takes sdbm_blocks_avx512vnni: the CPU has AVX-512 F and
-/// VNNI (and the OS saves the ZMM state: the builtin checks), and VBMI, which
-/// the kernel does not use but which marks Ice Lake, Zen 4 and later. The
-/// Skylake-SP generation (VNNI from Cascade Lake on) lowers the core's clock
-/// while 512-bit instructions run, which would slow the LZ4 decode around
-/// the checksum more than the kernel gains (vertex_decode.hpp's avx512 path
-/// draws the same line).
+/// Whether sdbm takes sdbm_blocks_avx512vnni: AVX-512 at full clock
+/// (untold::detail::x86_full_speed_avx512) and VNNI.
 [[nodiscard]] inline bool sdbm_use_avx512vnni() noexcept {
-  static const bool vnni = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx512vnni") != 0 &&
-           __builtin_cpu_supports("avx512vbmi") != 0;
-  }();
+  static const bool vnni = untold::detail::x86_full_speed_avx512() && __builtin_cpu_supports("avx512vnni") != 0;
   return vnni;
 }
 #endif
