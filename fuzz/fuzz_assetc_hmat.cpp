@@ -11,12 +11,9 @@
 
 #include <untold/assetc/hmat.hpp>
 
-namespace {
-[[noreturn]] void die(const std::string& what) {
-  std::fprintf(stderr, "fuzz_assetc_hmat: %s\n", what.c_str());
-  std::abort();
-}
-}  // namespace
+#include "die.hpp"
+
+using untold_fuzz::die;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace ua = untold::assetc;

@@ -15,14 +15,13 @@
 
 #include <untold/assetc/hmesh.hpp>
 
+#include "die.hpp"
+
 namespace {
 
 namespace ua = untold::assetc;
 
-[[noreturn]] void die(const std::string& what) {
-  std::fprintf(stderr, "fuzz_assetc_hmesh: %s\n", what.c_str());
-  std::abort();
-}
+using untold_fuzz::die;
 
 template <class V>
 auto to_vector(const V& view) {

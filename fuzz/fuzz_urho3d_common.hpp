@@ -9,12 +9,11 @@
 
 #include <untold/error.hpp>
 
+#include "die.hpp"
+
 namespace u3d_fuzz {
 
-[[noreturn]] inline void die(const std::string& what) {
-  std::fprintf(stderr, "fuzz_urho3d: %s\n", what.c_str());
-  std::abort();
-}
+using untold_fuzz::die;
 
 inline void check_rejection(const untold::error& e) {
   const std::string_view id = e.rule_id();

@@ -26,15 +26,9 @@
 #include <untold/scene.hpp>
 #include <untold/vertex_decode.hpp>
 
-namespace untold_fuzz {
+#include "die.hpp"
 
-/// Reports a broken property and aborts, so libFuzzer (and the replay
-/// driver) record the input as a crash.
-[[noreturn]] inline void die(const std::string& what) {
-  std::fprintf(stderr, "untold fuzz property violated: %s\n", what.c_str());
-  std::fflush(stderr);
-  std::abort();
-}
+namespace untold_fuzz {
 
 inline untold::byte_span as_span(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const std::byte*>(data), size};
