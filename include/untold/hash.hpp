@@ -509,15 +509,16 @@ class sha256 {
   return h.finish();
 }
 
-/// The SHA-256 digests of two messages of the same length, hashed together:
-/// on the CPU's SHA extensions the two computations interleave (nearly twice
-/// the throughput of one after the other); elsewhere, or for messages of
-/// different lengths, each through `sha256`. Fails only with encode_failed
-/// when OpenSSL fails. Safe on untrusted input.
+/// The SHA-256 digests of two messages, hashed together: on the CPU's SHA
+/// extensions the two computations interleave over the 64-byte blocks both
+/// messages have (nearly twice the throughput of one after the other), and
+/// the rest of the longer one continues alone; elsewhere each goes through
+/// `sha256`. Fails only with encode_failed when OpenSSL fails. Safe on
+/// untrusted input.
 [[nodiscard]] inline result<std::array<sha256_digest, 2>> sha256_pair(byte_span first, byte_span second) noexcept {
 #if UNTOLD_DETAIL_SHA_X86
-  if (first.size() == second.size() && detail::sha256_cpu_has_extensions()) {
-    const std::size_t whole = first.size() / detail::sha256_block_size;
+  if (detail::sha256_cpu_has_extensions()) {
+    const std::size_t whole = (first.size() < second.size() ? first.size() : second.size()) / detail::sha256_block_size;
     sha256_midstate m0{detail::sha256_initial_state, whole * detail::sha256_block_size}, m1 = m0;
     detail::sha256_compress_x86_x2(m0.words, first.data(), m1.words, second.data(), whole);
     sha256_resumable h0(m0), h1(m1);  // the last partial block and the padding

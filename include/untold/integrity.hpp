@@ -493,10 +493,13 @@ struct integrity_access {
         at += size;
         continue;
       }
-      // Two whole blocks still to verify: hashed together (sha256_pair).
-      if (bytes.size() - at >= 2 * size && stored_size - block_start >= 2 * size &&
+      // Two blocks still to verify (a whole one and the next, which may be
+      // the chunk's shorter last block): hashed together (sha256_pair).
+      const std::uint64_t next_length =
+          stored_size - block_start > size ? std::min<std::uint64_t>(size, stored_size - block_start - size) : 0;
+      if (length == size && next_length != 0 && bytes.size() - at >= size + next_length &&
           !flag_is_set(s.block_verified[k + 1])) {
-        const auto pair = sha256_pair(part(at, size), part(at + size, size));
+        const auto pair = sha256_pair(part(at, size), part(at + size, next_length));
         for (std::uint64_t j = 0; j < 2; ++j) {
           if (!pair || std::memcmp((*pair)[j].data(), digest_of(k + j).data(), digest_size) != 0)
             return block_error(block_start + j * size);

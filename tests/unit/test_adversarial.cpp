@@ -63,6 +63,44 @@ TEST_CASE("adversarial: deep checks of meshes that all share every vertex and in
   CHECK(a.error().subject() == "index 6000");  // at 4 * 3000 bytes
 }
 
+TEST_CASE("adversarial: identical mesh spans are scanned once by the open pass, nested ones fall back to range extrema") {
+  const std::uint32_t n = 4000;
+  std::string outcome;
+  // Every mesh uses the same vertices and indices: one span each, read once
+  // in the pass (detail/open_pass.hpp), plus a few steps per mesh record.
+  const bytes shared = regress::overlapping_meshes(n);
+  const std::uint64_t shared_work = work_of(shared, {.deep_checks = true}, outcome);
+  REQUIRE(outcome == "accepted");
+  CHECK(shared_work < 16 * std::uint64_t{n});
+  // Mesh i now uses the first n - i vertices: n distinct spans adding up to
+  // n^2 / 2 vertices, more than the chunk, so they are left to the range
+  // extrema after the pass (validate_deep), still linear.
+  bytes nested = shared;
+  const std::size_t table = test::chunk_payload_offset(nested, 3);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const auto at = untold::mutable_byte_span(nested).subspan(table + std::size_t{i} * 104, 104);
+    auto m = untold::codec<untold::mesh_record>::decode(at);
+    m.vertex_count = n - i;
+    m.vertex_data_size_bytes = std::uint64_t{n - i} * 32;
+    untold::codec<untold::mesh_record>::encode(m, at);
+  }
+  const std::uint64_t nested_work = work_of(nested, {.deep_checks = true}, outcome);
+  REQUIRE(outcome == "accepted");
+  CHECK(nested_work < 2 * nested.size());
+  CHECK(nested_work < std::uint64_t{n} * n / 10);
+  // The last vertex lies in mesh 0's span only: found there, by both ways.
+  test::put_f32(nested, test::chunk_payload_offset(nested, 6) + 32 * std::size_t{n - 1}, 8.0f);
+  bytes shared_bad = shared;
+  test::put_f32(shared_bad, test::chunk_payload_offset(shared_bad, 6) + 32 * std::size_t{n - 1}, 8.0f);
+  for (const bytes* f : {&nested, &shared_bad}) {
+    const auto a = untold::open(*f, {.deep_checks = true});
+    REQUIRE_FALSE(a.has_value());
+    CHECK(a.error().rule_id() == "R-BOUNDS");
+    CHECK(a.error().context.record_index == 0);
+    CHECK(a.error().context.value == n - 1);
+  }
+}
+
 TEST_CASE("adversarial: deep checks of skins that all share one mesh and its joint data are linear") {
   // Regression (fuzz/corpus/fuzz_open/regress-overlapping-skins): the joint
   // index check scanned every skin's range, n skins x n vertices.

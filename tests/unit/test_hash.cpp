@@ -206,9 +206,12 @@ TEST_CASE("hash: sha256_pair equals two separate digests, its interleaved block 
   for (auto* v : {&a, &b})
     for (auto& x : *v) x = static_cast<std::byte>(rng() & 0xFF);
   const untold::byte_span sa(a), sb(b);
-  // Lengths around the padding boundaries, a 64 KiB block, and unequal lengths (no interleaving).
+  // Lengths around the padding boundaries, a 64 KiB block, and unequal
+  // lengths: their common whole blocks interleave, the longer one ends alone
+  // (a whole digest block with a chunk's shorter last block, either order).
   for (const auto& [na, nb] : {std::pair<std::size_t, std::size_t>{0, 0}, {1, 1}, {55, 55}, {56, 56}, {63, 63},
-                               {64, 64}, {65, 65}, {119, 119}, {65536, 65536}, {a.size(), a.size()}, {64, 65}, {0, 9}}) {
+                               {64, 64}, {65, 65}, {119, 119}, {65536, 65536}, {a.size(), a.size()}, {64, 65}, {0, 9},
+                               {65536, 17504}, {17504, 65536}, {65536, 64240}, {65536, 1}, {128, 191}, {a.size(), 0}}) {
     const std::size_t first_length = na, second_length = nb;  // clang 14 captures no structured binding
     CAPTURE(first_length);
     CAPTURE(second_length);

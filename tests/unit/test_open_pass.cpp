@@ -154,9 +154,10 @@ TEST_CASE("open pass: several corrupt blocks and a bad record report the serial 
   for (const untold::open_options& o : pass_options) check_same_as_serial(g, o);
 }
 
-TEST_CASE("open pass: meshes sharing their bytes fall back to range extrema with the same results") {
-  // Every mesh made to use the first mesh's vertices and indices: the spans
-  // add up to more than the chunks, so the deep checks run after the pass.
+TEST_CASE("open pass: meshes sharing their bytes are checked once per shared span, with the same results") {
+  // Every mesh made to use the first mesh's vertices and indices: one shared
+  // span per chunk, scanned once in the pass (the nested spans that fall
+  // back to range extrema: tests/unit/test_adversarial.cpp).
   bytes f = test::write_scene(false);
   auto a = untold::open(f);
   REQUIRE(a.has_value());

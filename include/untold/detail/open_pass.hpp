@@ -20,16 +20,26 @@
 #include "../extensions.hpp"
 #include "../integrity.hpp"
 #include "../validate.hpp"
+#include "lean_std.hpp"
 
 namespace untold::detail {
 
-/// The elements of one mesh's span (vertices, indices or edge indices) whose
-/// first byte lies in one block of the chunk's payload.
-struct deep_piece {
-  std::uint32_t mesh = 0;
+/// One distinct span of a geometry chunk that the deep checks read: meshes
+/// that share geometry (instances of it) share the span, which is scanned once.
+struct deep_span {
   std::uint8_t part = 0;  // 0 positions, 1 indices, 2 edge indices
   std::uint8_t element_size = 0;
   std::uint64_t offset = 0;  // payload byte offset of the first element
+  std::uint64_t count = 0;   // elements
+};
+
+/// The elements of one deep_span whose first byte lies in one block of the
+/// chunk's payload.
+struct deep_piece {
+  std::uint32_t span = 0;
+  std::uint8_t part = 0;
+  std::uint8_t element_size = 0;
+  std::uint64_t offset = 0;
   std::uint64_t count = 0;
 };
 
@@ -85,22 +95,21 @@ status verify_and_check(const asset& a, byte_span file, bool content_hash, bool 
     if (integrity_access::is_deferred(a, row) && !integrity_access::verify_stored(a, row, 0, {}))
       return first_error(a, file, content_hash, rows, make_error(errc::integrity_hash, {}));
 
-  // The deep pieces, fused when the meshes' spans of a chunk add up to no
+  // The deep pieces, fused when the distinct spans of a chunk add up to no
   // more than the chunk (no overlap to make the per-block scans quadratic);
-  // otherwise validate_deep runs after the pass (range extrema).
+  // otherwise validate_deep runs after the pass (range extrema). Meshes that
+  // share geometry share a span (spans, mesh_span), scanned once.
   const auto meshes = a.meshes();
   struct geometry_part {
     chunk_type type;
     std::uint32_t row = none;
     byte_span payload;
     std::uint64_t span_bytes = 0;
+    std::uint32_t first_span = 0, end_span = 0;  // its range of `spans`
   };
-  geometry_part parts[3] = {{chunk_type::vertex_data, none, {}, 0},
-                            {chunk_type::index_data, none, {}, 0},
-                            {chunk_type::edge_index_data, none, {}, 0}};
-  const auto span_of = [&](const mesh_record& m, int part) {
-    return part == 0 ? a.vertices(m) : part == 1 ? a.indices(m) : a.edge_indices(m);
-  };
+  geometry_part parts[3] = {{chunk_type::vertex_data, none, {}, 0, 0, 0},
+                            {chunk_type::index_data, none, {}, 0, 0, 0},
+                            {chunk_type::edge_index_data, none, {}, 0, 0, 0}};
   for (geometry_part& p : parts) {
     const auto row = a.find_chunk(p.type);
     if (row) p.row = *row, p.payload = a.payload(*row);
@@ -108,10 +117,46 @@ status verify_and_check(const asset& a, byte_span file, bool content_hash, bool 
   // PBR_QUANT_V1 positions are codes inside localBounds: no position pieces.
   const bool float_positions = has_float_positions(a);
   if (!float_positions) parts[0].row = none;
+  std::vector<deep_span> spans;
+  std::vector<std::uint32_t> mesh_span;  // [3 x mesh + part]: its index in `spans`, or none
   bool fused = deep;
   if (deep) {
-    for (const mesh_record& m : meshes)
-      for (int part = 0; part < 3; ++part) parts[part].span_bytes += span_of(m, part).size();
+    struct span_key {
+      deep_span span;
+      std::uint32_t mesh = 0;
+    };
+    std::vector<span_key> keys;
+    keys.reserve(3 * meshes.size());
+    for (std::uint32_t mesh = 0; mesh < meshes.size(); ++mesh) {
+      const mesh_record m = meshes[mesh];
+      for (std::uint8_t part = 0; part < 3; ++part) {
+        if (parts[part].row == none) continue;
+        const byte_span span = part == 0 ? a.vertices(m) : part == 1 ? a.indices(m) : a.edge_indices(m);
+        const std::uint32_t element = part == 0 ? vertex_stride_pbr_static_v1 : index_size(m.index_type);
+        if (element == 0 || span.size() < element) continue;
+        keys.push_back({{part, static_cast<std::uint8_t>(element),
+                         static_cast<std::uint64_t>(span.data() - parts[part].payload.data()), span.size() / element},
+                        mesh});
+      }
+    }
+    const auto order = [](const deep_span& x, const deep_span& y) {
+      if (x.part != y.part) return x.part < y.part;
+      if (x.offset != y.offset) return x.offset < y.offset;
+      if (x.count != y.count) return x.count < y.count;
+      return x.element_size < y.element_size;
+    };
+    detail::sort(keys.begin(), keys.end(), [&](const span_key& x, const span_key& y) { return order(x.span, y.span); });
+    mesh_span.assign(3 * meshes.size(), none);
+    for (const span_key& k : keys) {
+      if (spans.empty() || order(spans.back(), k.span)) {
+        spans.push_back(k.span);
+        geometry_part& p = parts[k.span.part];
+        if (p.end_span == 0) p.first_span = static_cast<std::uint32_t>(spans.size() - 1);
+        p.end_span = static_cast<std::uint32_t>(spans.size());
+        p.span_bytes += k.span.count * k.span.element_size;
+      }
+      mesh_span[3 * std::size_t{k.mesh} + k.span.part] = static_cast<std::uint32_t>(spans.size() - 1);
+    }
     for (const geometry_part& p : parts) fused = fused && (p.row == none || p.span_bytes <= p.payload.size());
   }
 
@@ -133,21 +178,13 @@ status verify_and_check(const asset& a, byte_span file, bool content_hash, bool 
     if (part < 0 || blocks == 0) continue;
     std::vector<std::size_t> per_block(blocks + 1, 0);
     const auto for_each_piece = [&](auto&& emit) {
-      const byte_span payload = a.payload(row);
-      for (std::uint32_t mesh = 0; mesh < meshes.size(); ++mesh) {
-        const mesh_record m = meshes[mesh];
-        const byte_span span = span_of(m, part);
-        const std::uint32_t element = part == 0 ? vertex_stride_pbr_static_v1 : index_size(m.index_type);
-        if (element == 0 || span.size() < element) continue;
-        const auto offset = static_cast<std::uint64_t>(span.data() - payload.data());
-        const std::uint64_t count = span.size() / element;
+      for (std::uint32_t i = parts[part].first_span; i < parts[part].end_span; ++i) {
+        const deep_span& s = spans[i];
         // Elements [i0, i1) start in block k: i0 = ceil((k B - offset) / element).
-        for (std::uint64_t k = offset / block_size, i0 = 0; i0 < count; ++k) {
+        for (std::uint64_t k = s.offset / block_size, i0 = 0; i0 < s.count; ++k) {
           const std::uint64_t block_end = (k + 1) * block_size;
-          const std::uint64_t i1 = std::min(count, (block_end - offset + element - 1) / element);
-          if (i1 > i0) emit(deep_piece{mesh, static_cast<std::uint8_t>(part), static_cast<std::uint8_t>(element),
-                                       offset + i0 * element, i1 - i0},
-                            k);
+          const std::uint64_t i1 = std::min(s.count, (block_end - s.offset + s.element_size - 1) / s.element_size);
+          if (i1 > i0) emit(deep_piece{i, s.part, s.element_size, s.offset + i0 * s.element_size, i1 - i0}, k);
           i0 = i1;
         }
       }
@@ -204,23 +241,32 @@ status verify_and_check(const asset& a, byte_span file, bool content_hash, bool 
 
   UNTOLD_TRY(validate_deep_records(a));
   if (fused) {
-    std::vector<mesh_deep_extrema> per_mesh(meshes.size());
+    std::vector<deep_piece_result> per_span(spans.size());
     for (std::size_t i = 0; i < pieces.size(); ++i) {
-      const deep_piece& p = pieces[i];
-      mesh_deep_extrema& e = per_mesh[p.mesh];
-      validation_work += p.count;
-      if (p.part == 0) {
-        e.vertices += p.count;
-        e.positions.add(results[i].positions);
-      } else if (p.part == 1) {
-        e.indices += p.count;
-        e.largest_index = std::max(e.largest_index, results[i].largest);
-      } else {
-        e.edge_indices += p.count;
-        e.largest_edge_index = std::max(e.largest_edge_index, results[i].largest);
-      }
+      deep_piece_result& r = per_span[pieces[i].span];
+      validation_work += pieces[i].count;
+      r.positions.add(results[i].positions);
+      r.largest = std::max(r.largest, results[i].largest);
     }
-    for (std::size_t row = 0; row < meshes.size(); ++row) UNTOLD_TRY(check_mesh_deep(a, row, per_mesh[row]));
+    for (std::size_t row = 0; row < meshes.size(); ++row) {
+      mesh_deep_extrema e;
+      for (std::size_t part = 0; part < 3; ++part) {
+        const std::uint32_t i = mesh_span[3 * row + part];
+        if (i == none) continue;
+        const std::size_t count = static_cast<std::size_t>(spans[i].count);
+        if (part == 0) {
+          e.vertices = count;
+          e.positions = per_span[i].positions;
+        } else if (part == 1) {
+          e.indices = count;
+          e.largest_index = per_span[i].largest;
+        } else {
+          e.edge_indices = count;
+          e.largest_edge_index = per_span[i].largest;
+        }
+      }
+      UNTOLD_TRY(check_mesh_deep(a, row, e));
+    }
   } else {
     UNTOLD_TRY(validate_deep(a));
   }
