@@ -5,9 +5,10 @@
 # runs each for a bounded time, starting from its committed corpus
 # (fuzz/corpus/<target>/ is not changed; libFuzzer runs every input of it
 # first, so this is also the corpus replay under ASan+UBSan) and from
-# $UNTOLD_FUZZ_SEEDS/<target>/ when given. Any crash, leak, timeout or out-of-memory fails the run; the
-# input is kept under <build-dir>/artifacts/<target>/ - add it to
-# fuzz/corpus/<target>/ as regress-<what> once fixed.
+# $UNTOLD_FUZZ_SEEDS/<target>/ when given. Any crash, leak, timeout or
+# out-of-memory fails the run; the input is kept under
+# <build-dir>/artifacts/<target>/ - add it to fuzz/corpus/<target>/ as
+# regress-<what> once fixed.
 #
 # Usage: fuzz/smoke.sh [build-dir]          (default: build/fuzz-smoke)
 #   UNTOLD_FUZZ_SECONDS  seconds per target (default 20)

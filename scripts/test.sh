@@ -35,10 +35,9 @@ configure_build_test() {  # name, extra cmake args...
 # sources in batches of 8 per translation unit), which parses the heavy
 # headers an eighth as often (the g++ -O2 build of everything: 818 s against
 # 1239 s per source on the 2-core development machine, both from clean, no
-# ccache). One translation unit per source, as users build the tool, is the
-# tool of the g++ configuration (below); each public header on its own is the
-# header checks of the -fno-exceptions stage.
-# The tool in this configuration is built as scripts/demo.sh builds it
+# ccache). Each public header on its own is the header checks of the
+# -fno-exceptions stage.
+# The tool in the g++ configuration is built as scripts/demo.sh builds it
 # (UNTOLD_TOOL_AS_RELEASED: one translation unit per source at -O3), with
 # warnings as errors: GCC warns at -O3 about code that is clean at -O2
 # (-Wrestrict in inlined string concatenation), the README's first command

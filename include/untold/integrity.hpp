@@ -483,10 +483,14 @@ struct integrity_access {
     const auto part = [&](std::uint64_t at, std::uint64_t length) {
       return bytes.subspan(static_cast<std::size_t>(at), static_cast<std::size_t>(length));
     };
+    // Bytes of the block starting at stored byte `start` (0 past the chunk).
+    const auto block_length = [&](std::uint64_t start) {
+      return start < stored_size ? std::min<std::uint64_t>(size, stored_size - start) : 0;
+    };
     sha256 hasher;  // one context for every lone block: finish() restarts it
     for (std::uint64_t at = 0; at < bytes.size() && (first + at) / size < row_blocks;) {
       const std::uint64_t block_start = first + at;
-      const std::uint64_t length = std::min<std::uint64_t>(size, stored_size - block_start);
+      const std::uint64_t length = block_length(block_start);
       if (bytes.size() - at < length) break;  // a partial block that does not end the chunk
       const std::uint64_t k = s.first_block[row] + block_start / size;
       if (flag_is_set(s.block_verified[k])) {
@@ -495,8 +499,7 @@ struct integrity_access {
       }
       // Two blocks still to verify (a whole one and the next, which may be
       // the chunk's shorter last block): hashed together (sha256_pair).
-      const std::uint64_t next_length =
-          stored_size - block_start > size ? std::min<std::uint64_t>(size, stored_size - block_start - size) : 0;
+      const std::uint64_t next_length = block_length(block_start + size);
       if (length == size && next_length != 0 && bytes.size() - at >= size + next_length &&
           !flag_is_set(s.block_verified[k + 1])) {
         const auto pair = sha256_pair(part(at, size), part(at + size, next_length));

@@ -36,10 +36,8 @@ struct deep_span {
 /// The elements of one deep_span whose first byte lies in one block of the
 /// chunk's payload.
 struct deep_piece {
-  std::uint32_t span = 0;
-  std::uint8_t part = 0;
-  std::uint8_t element_size = 0;
-  std::uint64_t offset = 0;
+  std::uint32_t span = 0;    // index in the pass's spans
+  std::uint64_t offset = 0;  // payload byte offset of the first element
   std::uint64_t count = 0;
 };
 
@@ -184,7 +182,7 @@ status verify_and_check(const asset& a, byte_span file, bool content_hash, bool 
         for (std::uint64_t k = s.offset / block_size, i0 = 0; i0 < s.count; ++k) {
           const std::uint64_t block_end = (k + 1) * block_size;
           const std::uint64_t i1 = std::min(s.count, (block_end - s.offset + s.element_size - 1) / s.element_size);
-          if (i1 > i0) emit(deep_piece{i, s.part, s.element_size, s.offset + i0 * s.element_size, i1 - i0}, k);
+          if (i1 > i0) emit(deep_piece{i, s.offset + i0 * s.element_size, i1 - i0}, k);
           i0 = i1;
         }
       }
@@ -221,12 +219,13 @@ status verify_and_check(const asset& a, byte_span file, bool content_hash, bool 
     }
     for (std::size_t i = job.first_piece; i < job.end_piece; ++i) {
       const deep_piece& p = pieces[i];
+      const deep_span& span = spans[p.span];
       const std::byte* at = payload.data() + p.offset;
-      if (p.part == 0)
+      if (span.part == 0)
         scan<position_key>(results[i].positions, at, vertex_stride_pbr_static_v1, p.count);
       else {
         auto largest = extrema<std::uint32_t, 1>::none();
-        if (p.element_size == 2)
+        if (span.element_size == 2)
           scan<index_key<std::uint16_t>>(largest, at, 2, p.count);
         else
           scan<index_key<std::uint32_t>>(largest, at, 4, p.count);
