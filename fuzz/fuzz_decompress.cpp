@@ -20,7 +20,7 @@ namespace {
 using untold::compression;
 using untold_fuzz::die;
 
-void decode(compression method, untold::byte_span stored, std::size_t declared) {
+void decode_bounded(compression method, untold::byte_span stored, std::size_t declared) {
   // A size above what the stored bytes can decode to (max_decoded_size) can
   // only fail, at any such size: decode at the smallest one, so the buffers
   // stay proportional to the input (the reader refuses those sizes before
@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const untold::byte_span body = untold_fuzz::as_span(data + 4, size - 4);
 
   if (!mutated) {
-    decode(method, body, declared);
+    decode_bounded(method, body, declared);
     return 0;
   }
   for (const int level : {0, 5}) {
@@ -53,10 +53,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<std::byte> back(body.size());
     if (!untold::decompress(method, *packed, back) || !untold_fuzz::same_bytes(back, body))
       die("compress/decompress round trip failed");
-    decode(method, *packed, body.size());
+    decode_bounded(method, *packed, body.size());
     if (!packed->empty()) {
       (*packed)[declared % packed->size()] ^= static_cast<std::byte>((data[1] ^ data[3]) | 1u);
-      decode(method, *packed, body.size());
+      decode_bounded(method, *packed, body.size());
     }
   }
   return 0;

@@ -24,7 +24,7 @@ namespace {
 using untold::compression;
 using untold_fuzz::die;
 
-void decode(compression method, untold::byte_span stored, std::size_t declared) {
+void decode_each_stream(compression method, untold::byte_span stored, std::size_t declared) {
   std::vector<std::byte> out;
   if (!untold_fuzz::decode_three_ways(method, stored, declared, out)) return;
   if (declared > untold::max_decoded_size(method, stored)) die("max_decoded_size is below a real decode");
@@ -51,8 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // The directory's own size, capped: a decode at any larger size fails the same way.
     const std::uint64_t bound = untold::max_decoded_size(method, body);
     const std::size_t declared = static_cast<std::size_t>(std::min<std::uint64_t>(bound, std::uint64_t{1} << 22));
-    decode(method, body, declared);
-    decode(method, body, declared + 1);
+    decode_each_stream(method, body, declared);
+    decode_each_stream(method, body, declared + 1);
     return 0;
   }
   const bool vertex = (data[0] & 2u) == 0;
@@ -76,9 +76,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         !untold_fuzz::same_bytes(untold::byte_span(back).subspan(half, 4), untold::byte_span(zeros)) ||
         !untold_fuzz::same_bytes(untold::byte_span(back).subspan(half + 4), body.subspan(half, half)))
       die("compress_streams round trip failed");
-    decode(method, *packed, back.size());
+    decode_each_stream(method, *packed, back.size());
     (*packed)[(std::size_t{data[1]} * 131 + size) % packed->size()] ^= static_cast<std::byte>(data[0] | 1u);
-    decode(method, *packed, back.size());
+    decode_each_stream(method, *packed, back.size());
   }
   return 0;
 }

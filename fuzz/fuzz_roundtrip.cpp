@@ -20,6 +20,7 @@
 namespace {
 
 using untold_fuzz::die;
+using untold_fuzz::same_bits;
 
 /// Reads the fuzz input as a stream of small decisions; past the end every
 /// read is 0, so any input is a complete script.
@@ -88,12 +89,6 @@ struct expected_raw {
   std::uint32_t type;
   std::vector<std::byte> payload;  // as stored (plugin chunks with their envelope)
 };
-
-template <class A, class B>
-bool same_bits(const A& a, const B& b) {
-  static_assert(sizeof(A) == sizeof(B));
-  return std::memcmp(&a, &b, sizeof(A)) == 0;
-}
 
 untold::chunk_compression pick_compression(input_script& in) {
   static constexpr std::array<untold::compression, 4> methods = {untold::compression::none, untold::compression::lz4,

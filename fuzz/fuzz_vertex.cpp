@@ -11,12 +11,7 @@
 namespace {
 
 using untold_fuzz::die;
-
-template <class A, class B>
-bool same_bits(const A& a, const B& b) {
-  static_assert(sizeof(A) == sizeof(B));
-  return std::memcmp(&a, &b, sizeof(A)) == 0;
-}
+using untold_fuzz::same_bits;
 
 void pbr(untold::byte_span bytes) {
   const bool whole = bytes.size() % untold::pbr_vertex_stride == 0;

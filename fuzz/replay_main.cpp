@@ -1,22 +1,22 @@
-// fuzz/replay_main.cpp - runs a fuzz target without libFuzzer: every file
-// named on the command line, or inside a directory named there (sorted,
-// recursively), goes once through LLVMFuzzerTestOneInput. Any compiler; the
-// ctest replay tests use it to run each target over its committed corpus.
-// A target that defines LLVMFuzzerCustomMutator (fuzz_structured) also gets
-// mutants_per_input mutants of every input, from fixed seeds, so the
-// mutator runs in every build; LLVMFuzzerMutate, which libFuzzer provides
-// to it, is a deterministic byte flip here.
+// fuzz/replay_main.cpp - runs the fuzz targets without libFuzzer:
+// `untold_fuzz_replay TARGET PATH...` sends every file named, or inside a
+// directory named (sorted, recursively), once through TARGET's
+// LLVMFuzzerTestOneInput. Any compiler; the ctest replay tests use it to run
+// each target over its committed corpus. Every target is in this one
+// executable (replay.hpp). A target that defines LLVMFuzzerCustomMutator
+// (fuzz_structured) also gets mutants_per_input mutants of every input, from
+// fixed seeds, so the mutator runs in every build; LLVMFuzzerMutate, which
+// libFuzzer provides to it, is a deterministic byte flip here.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <vector>
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
-extern "C" __attribute__((weak)) std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,
-                                                                      std::size_t max_size, unsigned int seed);
+#include "replay.hpp"
 
 extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size) {
   static std::uint32_t state = 1;
@@ -33,8 +33,18 @@ constexpr std::size_t max_mutant_size = 1 << 20;
 
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
+  using untold_fuzz::replay_targets;
+  const untold_fuzz::replay_target* target = nullptr;
+  for (std::size_t i = 0; argc > 1 && i < untold_fuzz::replay_target_count; ++i)
+    if (std::strcmp(replay_targets[i].name, argv[1]) == 0) target = &replay_targets[i];
+  if (target == nullptr) {
+    std::fprintf(stderr, "usage: untold_fuzz_replay TARGET PATH...\ntargets:");
+    for (std::size_t i = 0; i < untold_fuzz::replay_target_count; ++i) std::fprintf(stderr, " %s", replay_targets[i].name);
+    std::fprintf(stderr, "\n");
+    return 2;
+  }
   std::vector<fs::path> inputs;
-  for (int i = 1; i < argc; ++i) {
+  for (int i = 2; i < argc; ++i) {
     const fs::path arg = argv[i];
     std::error_code ec;
     if (fs::is_directory(arg, ec)) {
@@ -58,15 +68,15 @@ int main(int argc, char** argv) {
     std::vector<std::uint8_t> bytes(chars.begin(), chars.end());
     // A fresh heap copy of exactly the file's size, so ASan sees any overread.
     std::fprintf(stderr, "replay: %s (%zu bytes)\n", p.string().c_str(), bytes.size());
-    LLVMFuzzerTestOneInput(bytes.empty() ? nullptr : bytes.data(), bytes.size());
-    if (LLVMFuzzerCustomMutator == nullptr) continue;
+    target->test_one_input(bytes.empty() ? nullptr : bytes.data(), bytes.size());
+    if (target->custom_mutator == nullptr) continue;
     for (unsigned seed = 1; seed <= mutants_per_input; ++seed) {
       std::vector<std::uint8_t> mutant(bytes);
       mutant.resize(std::max(max_mutant_size, bytes.size()));
-      mutant.resize(LLVMFuzzerCustomMutator(mutant.data(), bytes.size(), mutant.size(), seed));
-      LLVMFuzzerTestOneInput(mutant.empty() ? nullptr : mutant.data(), mutant.size());
+      mutant.resize(target->custom_mutator(mutant.data(), bytes.size(), mutant.size(), seed));
+      target->test_one_input(mutant.empty() ? nullptr : mutant.data(), mutant.size());
     }
   }
-  std::printf("replay: %zu inputs passed\n", inputs.size());
+  std::printf("replay: %s: %zu inputs passed\n", target->name, inputs.size());
   return inputs.empty() ? 1 : 0;
 }

@@ -38,6 +38,13 @@ inline bool same_bytes(untold::byte_span a, untold::byte_span b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size()) == 0);
 }
 
+/// Bit-for-bit equality of two values of the same size (NaNs included).
+template <class A, class B>
+bool same_bits(const A& a, const B& b) {
+  static_assert(sizeof(A) == sizeof(B));
+  return std::memcmp(&a, &b, sizeof(A)) == 0;
+}
+
 /// Decodes `stored` at `declared` bytes three ways - untold::decompress, a
 /// fresh decompressor and decompress_into (the reader's growing decoder) -
 /// and dies unless they agree in verdict and bytes, or a failure lacks a

@@ -1,0 +1,23 @@
+// fuzz/replay.hpp - the fuzz targets as replay_main.cpp sees them, in one
+// executable without libFuzzer. fuzz/CMakeLists.txt generates
+// replay_targets.cpp: it includes every fuzz_<name>.cpp with its libFuzzer
+// entry points renamed (one translation unit, so the library's headers are
+// compiled once for all targets, not once per target) and lists them here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace untold_fuzz {
+
+struct replay_target {
+  const char* name;  // fuzz_<name>, as its source file and corpus folder
+  int (*test_one_input)(const std::uint8_t* data, std::size_t size);
+  /// The target's LLVMFuzzerCustomMutator, or nullptr.
+  std::size_t (*custom_mutator)(std::uint8_t* data, std::size_t size, std::size_t max_size, unsigned int seed);
+};
+
+extern const replay_target replay_targets[];
+extern const std::size_t replay_target_count;
+
+}  // namespace untold_fuzz
