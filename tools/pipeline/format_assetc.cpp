@@ -49,11 +49,11 @@ json float_array(std::span<const float> v) {
 }
 
 json bounds_json(const ua::mesh_bounds& b) {
-  return json{{"min", float_array(b.min)}, {"max", float_array(b.max)}, {"center", float_array(b.center)}, {"radius", b.radius}};
+  return json_object({{"min", float_array(b.min)}, {"max", float_array(b.max)}, {"center", float_array(b.center)}, {"radius", b.radius}});
 }
 
 json assetc_json(const std::string& path, std::string_view format, byte_span file) {
-  return json{{"file", path}, {"format", format}, {"fileSize", file.size()}, {"valid", true}};
+  return json_object({{"file", path}, {"format", format}, {"fileSize", file.size()}, {"valid", true}});
 }
 
 template <class R>
@@ -103,36 +103,36 @@ std::optional<json> hmesh_dump(const std::string& path, byte_span file, document
   out.open(nullptr, '{');
   out.members(head);
   out.list("chunkTable", m->chunks(), [](const ua::chunk_entry& e) {
-    return json{{"fourcc", fourcc_text(e.fourcc)}, {"flags", e.flags}, {"offset", e.offset}, {"size", e.size},
-                {"known", ua::catalogue_id(e.fourcc).has_value()}};
+    return json_object({{"fourcc", fourcc_text(e.fourcc)}, {"flags", e.flags}, {"offset", e.offset}, {"size", e.size},
+                        {"known", ua::catalogue_id(e.fourcc).has_value()}});
   });
   out.open("submeshTable", '[');
   for (std::size_t i = 0; i < m->submeshes().size(); ++i) {
     const ua::submesh& s = m->submeshes()[i];
     out.open(nullptr, '{');
-    out.members(json{{"firstIndex", s.first_index},
-                     {"indexCount", s.index_count},
-                     {"firstMeshlet", s.first_meshlet},
-                     {"meshletCount", s.meshlet_count},
-                     {"materialSlot", s.material_slot == ua::no_material ? json("none") : json(s.material_slot)},
-                     {"baseVertex", s.base_vertex},
-                     {"bounds", bounds_json(s.bounds)}});
+    out.members(json_object({{"firstIndex", s.first_index},
+                             {"indexCount", s.index_count},
+                             {"firstMeshlet", s.first_meshlet},
+                             {"meshletCount", s.meshlet_count},
+                             {"materialSlot", s.material_slot == ua::no_material ? json("none") : json(s.material_slot)},
+                             {"baseVertex", s.base_vertex},
+                             {"bounds", bounds_json(s.bounds)}}));
     out.list("lods", m->lods(i), [](const ua::mesh_lod l) {
-      return json{{"firstIndex", l.first_index}, {"indexCount", l.index_count}};
+      return json_object({{"firstIndex", l.first_index}, {"indexCount", l.index_count}});
     });
     out.close('}');
   }
   out.close(']');
   out.list("materialRefs", m->materials(), [](std::uint64_t h) { return json(hex64(h)); });
   out.list("skeleton", m->skeleton(), [](const ua::joint& jt) {
-    return json{{"parent", jt.parent},
-                {"bindT", float_array(jt.bind_translation)},
-                {"bindR", float_array(jt.bind_rotation)},
-                {"bindS", float_array(jt.bind_scale)}};
+    return json_object({{"parent", jt.parent},
+                        {"bindT", float_array(jt.bind_translation)},
+                        {"bindR", float_array(jt.bind_rotation)},
+                        {"bindS", float_array(jt.bind_scale)}});
   });
   out.list("meshletTable", m->meshlets(), [](const ua::meshlet& l) {
-    return json{{"vertexOffset", l.vertex_offset}, {"vertexCount", l.vertex_count},
-                {"triangleOffset", l.triangle_offset}, {"triangleCount", l.triangle_count}};
+    return json_object({{"vertexOffset", l.vertex_offset}, {"vertexCount", l.vertex_count},
+                        {"triangleOffset", l.triangle_offset}, {"triangleCount", l.triangle_count}});
   });
   out.close('}');
   return std::nullopt;
@@ -152,11 +152,11 @@ json hmat_summary(const ua::hmat& h) {
   }
   json used;
   for (std::size_t i = 0; i < slots.size(); ++i) used[ua::material_texture_slots[i]] = slots[i];
-  return json{{"version", h.version()},
-              {"materials", h.size()},
-              {"textureSlots", std::move(used)},
-              {"alphaModes", json{{"opaque", alpha[0]}, {"mask", alpha[1]}, {"blend", alpha[2]}}},
-              {"doubleSided", double_sided}};
+  return json_object({{"version", h.version()},
+                      {"materials", h.size()},
+                      {"textureSlots", std::move(used)},
+                      {"alphaModes", json_object({{"opaque", alpha[0]}, {"mask", alpha[1]}, {"blend", alpha[2]}})},
+                      {"doubleSided", double_sided}});
 }
 
 json hmat_info(const std::string& path, byte_span file) {
@@ -207,8 +207,8 @@ json hman_summary(const ua::hman& h) {
   }
   json k = json::object();
   for (const auto& [name, n] : kinds) k[name] = n;
-  return json{{"version", ua::hman_version}, {"entries", h.size()}, {"kinds", std::move(k)},
-              {"colorspaces", json{{"linear", h.size() - srgb}, {"srgb", srgb}}}};
+  return json_object({{"version", ua::hman_version}, {"entries", h.size()}, {"kinds", std::move(k)},
+                      {"colorspaces", json_object({{"linear", h.size() - srgb}, {"srgb", srgb}})}});
 }
 
 json hman_info(const std::string& path, byte_span file) {
@@ -227,8 +227,8 @@ std::optional<json> hman_dump(const std::string& path, byte_span file, document_
   out.open(nullptr, '{');
   out.members(head);
   out.list("entryTable", h->entries(), [](const ua::manifest_entry& e) {
-    return json{{"hash", hex64(e.hash)}, {"kind", manifest_kind_name(e.kind)},
-                {"colorspace", e.colorspace == 1 ? "srgb" : "linear"}, {"path", e.path}};
+    return json_object({{"hash", hex64(e.hash)}, {"kind", manifest_kind_name(e.kind)},
+                        {"colorspace", e.colorspace == 1 ? "srgb" : "linear"}, {"path", e.path}});
   });
   out.close('}');
   return std::nullopt;
@@ -245,11 +245,11 @@ json hpack_summary(const ua::hpack& p) {
     k.second += e.size;
   }
   json k = json::object();
-  for (const auto& [name, v] : kinds) k[name] = json{{"files", v.first}, {"bytes", v.second}};
-  return json{{"version", ua::hpack_version},
-              {"entries", p.size()},
-              {"layout", json{{"header", l.header}, {"toc", l.toc}, {"payload", l.payload}, {"padding", l.padding}}},
-              {"kinds", std::move(k)}};
+  for (const auto& [name, v] : kinds) k[name] = json_object({{"files", v.first}, {"bytes", v.second}});
+  return json_object({{"version", ua::hpack_version},
+                      {"entries", p.size()},
+                      {"layout", json_object({{"header", l.header}, {"toc", l.toc}, {"payload", l.payload}, {"padding", l.padding}})},
+                      {"kinds", std::move(k)}});
 }
 
 json hpack_info(const std::string& path, byte_span file) {
@@ -267,7 +267,7 @@ std::optional<json> hpack_dump(const std::string& path, byte_span file, document
   out.open(nullptr, '{');
   out.members(head);
   out.list("entryTable", p->entries(), [](const ua::pack_entry& e) {
-    return json{{"path", e.path}, {"kind", ua::pack_kind_name(e.kind)}, {"size", e.size}, {"offset", e.offset}};
+    return json_object({{"path", e.path}, {"kind", ua::pack_kind_name(e.kind)}, {"size", e.size}, {"offset", e.offset}});
   });
   out.close('}');
   return std::nullopt;
@@ -280,8 +280,8 @@ json hanim_summary(const ua::hanim& a) {
   float longest = 0;
   for (const ua::anim_channel& c : a.all_channels()) keys += c.key_count;
   for (const ua::anim_clip& c : a.clips()) longest = std::max(longest, c.duration);
-  return json{{"version", ua::hanim_version}, {"clips", a.clips().size()}, {"channels", a.all_channels().size()},
-              {"keys", keys}, {"longestDuration", longest}};
+  return json_object({{"version", ua::hanim_version}, {"clips", a.clips().size()}, {"channels", a.all_channels().size()},
+                      {"keys", keys}, {"longestDuration", longest}});
 }
 
 json hanim_info(const std::string& path, byte_span file) {
@@ -315,7 +315,7 @@ std::optional<json> hanim_dump(const std::string& path, byte_span file, document
       for (std::size_t k = 0; k < ch.key_count; ++k) {
         json v = json::array();
         for (std::size_t i = 0; i < ch.components; ++i) v.push_back(ch.value(k, i));
-        out.value(nullptr, json{{"time", ch.time(k)}, {"value", std::move(v)}});
+        out.value(nullptr, json_object({{"time", ch.time(k)}, {"value", std::move(v)}}));
       }
       out.close(']');
       out.close('}');

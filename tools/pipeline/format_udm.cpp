@@ -202,7 +202,7 @@ status property_json(const u::property_view& p, json& j, budget& charged, std::u
         UNTOLD_TRY(charge_json(charged, budget::product(s.size(), per_value), depth + 3, budget::product(s.size(), text)));
         json members = json::array();
         for (std::size_t i = 0; i < s.layout().member_count(); ++i)
-          members.push_back(json{{"name", s.layout().member(i).name}, {"type", u::name(s.layout().member(i).kind)}});
+          members.push_back(json_object({{"name", s.layout().member(i).name}, {"type", u::name(s.layout().member(i).kind)}}));
         j["members"] = std::move(members);
         for (std::size_t i = 0; i < s.size(); ++i) values.push_back(struct_json(s.layout(), s.value(i).data()));
       } else if (u::is_trivial(vt)) {
@@ -229,13 +229,13 @@ status property_json(const u::property_view& p, json& j, budget& charged, std::u
 json sub_meshes_json(const u::pmdl_model& m) {
   json list = json::array();
   for (const u::pmdl_sub_mesh& s : m.sub_meshes)
-    list.push_back(json{{"group", s.group},
-                        {"mesh", s.mesh},
-                        {"subMesh", s.sub_mesh},
-                        {"geometry", s.geometry},
-                        {"vertices", s.vertex_count()},
-                        {"indices", s.index_count},
-                        {"indexType", u::name(s.index_type)}});
+    list.push_back(json_object({{"group", s.group},
+                                {"mesh", s.mesh},
+                                {"subMesh", s.sub_mesh},
+                                {"geometry", s.geometry},
+                                {"vertices", s.vertex_count()},
+                                {"indices", s.index_count},
+                                {"indexType", u::name(s.index_type)}}));
   return list;
 }
 

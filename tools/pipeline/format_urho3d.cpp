@@ -31,7 +31,7 @@ json floats(std::span<const float> v) {
 // ---- model ---------------------------------------------------------------------------
 
 json element_json(const u3::vertex_element& e) {
-  return json{{"semantic", u3::name(e.semantic)}, {"index", e.index}, {"type", u3::name(e.type)}, {"offset", e.offset}};
+  return json_object({{"semantic", u3::name(e.semantic)}, {"index", e.index}, {"type", u3::name(e.type)}, {"offset", e.offset}});
 }
 
 /// The first listing().max_items of `items` as JSON (`item` makes each);
@@ -54,12 +54,12 @@ json model_counts(const u3::model& m) {
   if (m.kind == u3::model_kind::umd3) j["version"] = m.version;
   j["vertexBufferCount"] = m.vertex_buffers.size();
   j["vertexBuffers"] = first_items(std::span(m.vertex_buffers), [&cut](const u3::vertex_buffer& vb) {
-    return json{{"vertices", vb.vertex_count}, {"vertexSize", vb.vertex_size}, {"elementCount", vb.elements.size()},
-                {"elements", first_items(std::span(vb.elements), element_json, cut)}};
+    return json_object({{"vertices", vb.vertex_count}, {"vertexSize", vb.vertex_size}, {"elementCount", vb.elements.size()},
+                        {"elements", first_items(std::span(vb.elements), element_json, cut)}});
   }, cut);
   j["indexBufferCount"] = m.index_buffers.size();
   j["indexBuffers"] = first_items(std::span(m.index_buffers), [](const u3::index_buffer& ib) {
-    return json{{"indices", ib.index_count}, {"indexSize", ib.index_size}};
+    return json_object({{"indices", ib.index_count}, {"indexSize", ib.index_size}});
   }, cut);
   std::uint64_t lods = 0;
   for (const u3::geometry& g : m.geometries) lods += g.lods.size();
@@ -119,16 +119,16 @@ std::optional<json> model_dump(const std::string& path, byte_span file, document
   }
   out.close(']');
   out.list("indexBuffers", m->index_buffers, [](const u3::index_buffer& ib) {
-    return json{{"indices", ib.index_count}, {"indexSize", ib.index_size}};
+    return json_object({{"indices", ib.index_count}, {"indexSize", ib.index_size}});
   });
   out.open("geometries", '[');
   for (const u3::geometry& g : m->geometries) {
     out.open(nullptr, '{');
     out.list("boneMapping", g.bone_mapping, [](std::uint32_t bone) { return json(bone); });
     out.list("lods", g.lods, [](const u3::lod_level& l) {
-      return json{{"distance", l.distance}, {"primitive", u3::name(l.primitive)},
-                  {"vertexBuffer", l.vertex_buffer}, {"indexBuffer", l.index_buffer},
-                  {"indexStart", l.index_start}, {"indexCount", l.index_count}};
+      return json_object({{"distance", l.distance}, {"primitive", u3::name(l.primitive)},
+                          {"vertexBuffer", l.vertex_buffer}, {"indexBuffer", l.index_buffer},
+                          {"indexStart", l.index_start}, {"indexCount", l.index_count}});
     });
     out.close('}');
   }
@@ -138,7 +138,7 @@ std::optional<json> model_dump(const std::string& path, byte_span file, document
     out.open(nullptr, '{');
     out.value("name", mo.name);
     out.list("buffers", mo.buffers, [](const u3::morph_buffer& mb) {
-      return json{{"vertexBuffer", mb.buffer}, {"mask", mb.mask}, {"vertices", mb.vertex_count}};
+      return json_object({{"vertexBuffer", mb.buffer}, {"mask", mb.mask}, {"vertices", mb.vertex_count}});
     });
     if (m->has_morph_weights()) out.value("weight", mo.weight);
     out.close('}');
@@ -154,11 +154,11 @@ std::optional<json> model_dump(const std::string& path, byte_span file, document
            {"scale", floats(b.scale)},
            {"offsetMatrix3x4", floats(b.offset_matrix)}};
     if ((b.collision_mask & u3::collision_sphere) != 0) x["radius"] = b.radius;
-    if ((b.collision_mask & u3::collision_box) != 0) x["box"] = json{{"min", floats(b.box_min)}, {"max", floats(b.box_max)}};
+    if ((b.collision_mask & u3::collision_box) != 0) x["box"] = json_object({{"min", floats(b.box_min)}, {"max", floats(b.box_max)}});
     out.value(nullptr, x);
   }
   out.close(']');
-  out.value("boundingBox", json{{"min", floats(m->bounds_min)}, {"max", floats(m->bounds_max)}});
+  out.value("boundingBox", json_object({{"min", floats(m->bounds_min)}, {"max", floats(m->bounds_max)}}));
   out.list("geometryCenters", m->geometry_centers, [](const auto& c) { return floats(c); });
   out.close('}');
   return std::nullopt;
@@ -238,9 +238,9 @@ std::optional<json> animation_dump(const std::string& path, byte_span file, docu
   }
   out.close(']');
   out.list("variantTracks", a->variant_tracks, [](const u3::variant_track& t) {
-    return json{{"name", t.name}, {"type", t.type}, {"interpolation", t.interpolation},
-                {"tension", t.tension}, {"weight", t.weight}, {"keyframes", t.keyframe_count},
-                {"keyBytes", t.keys.size()}, {"tangentBytes", t.tangents.size()}};
+    return json_object({{"name", t.name}, {"type", t.type}, {"interpolation", t.interpolation},
+                        {"tension", t.tension}, {"weight", t.weight}, {"keyframes", t.keyframe_count},
+                        {"keyBytes", t.keys.size()}, {"tangentBytes", t.tangents.size()}});
   });
   out.close('}');
   return std::nullopt;
@@ -278,8 +278,8 @@ std::optional<json> package_dump(const std::string& path, byte_span file, docume
   out.open(nullptr, '{');
   out.members(head);
   out.list("entryList", p->entries, [](const u3::package_entry& e) {
-    return json{{"name", e.name}, {"offset", e.offset}, {"size", e.size}, {"storedSize", e.stored_size},
-                {"checksum", e.checksum}, {"blocks", e.blocks}};
+    return json_object({{"name", e.name}, {"offset", e.offset}, {"size", e.size}, {"storedSize", e.stored_size},
+                        {"checksum", e.checksum}, {"blocks", e.blocks}});
   });
   out.close('}');
   return std::nullopt;
@@ -318,11 +318,11 @@ std::optional<json> shader_dump(const std::string& path, byte_span file, documen
   out.members(head);
   const bool sm4 = sh->model == 4;
   out.list("parameterList", sh->parameters, [sm4](const u3::shader_parameter& p) {
-    return sm4 ? json{{"name", p.name}, {"buffer", p.index}, {"offset", p.offset}, {"size", p.size}}
-               : json{{"name", p.name}, {"register", p.index}, {"registers", p.register_count}};
+    return sm4 ? json_object({{"name", p.name}, {"buffer", p.index}, {"offset", p.offset}, {"size", p.size}})
+               : json_object({{"name", p.name}, {"register", p.index}, {"registers", p.register_count}});
   });
   out.list("textureUnitList", sh->texture_units,
-           [](const u3::texture_unit& u) { return json{{"name", u.name}, {"sampler", u.sampler}}; });
+           [](const u3::texture_unit& u) { return json_object({{"name", u.name}, {"sampler", u.sampler}}); });
   out.close('}');
   return std::nullopt;
 }

@@ -39,7 +39,7 @@ json floats(const std::array<float, N>& v) {
   return a;
 }
 
-json bounds(const aabb& b) { return json{{"min", floats(b.min)}, {"max", floats(b.max)}}; }
+json bounds(const aabb& b) { return json_object({{"min", floats(b.min)}, {"max", floats(b.max)}}); }
 
 /// A u32 reference: null for NONE.
 json ref(std::uint32_t v) { return v == none ? json(nullptr) : json(v); }
@@ -142,16 +142,16 @@ std::string show_transform(const mat4& m) {
 // ---- tables (one function each) ----------------------------------------------------------
 
 json entity_json(const asset& a, std::uint32_t row, const entity_record& e) {
-  return json{{"index", row},
-              {"entityId", e.entity_id},
-              {"parentEntityId", ref(e.parent_entity_id)},
-              {"name", str(a, e.name_offset)},
-              {"flags", e.flags},
-              {"firstMeshRecordIndex", e.first_mesh_record_index},
-              {"meshRecordCount", e.mesh_record_count},
-              {"localTransform", floats(e.local_transform)},
-              {"localBounds", bounds(e.local_bounds)},
-              {"worldBounds", bounds(e.world_bounds)}};
+  return json_object({{"index", row},
+                      {"entityId", e.entity_id},
+                      {"parentEntityId", ref(e.parent_entity_id)},
+                      {"name", str(a, e.name_offset)},
+                      {"flags", e.flags},
+                      {"firstMeshRecordIndex", e.first_mesh_record_index},
+                      {"meshRecordCount", e.mesh_record_count},
+                      {"localTransform", floats(e.local_transform)},
+                      {"localBounds", bounds(e.local_bounds)},
+                      {"worldBounds", bounds(e.world_bounds)}});
 }
 
 /// entity_json as the text json::dump(2) would print at `indent` spaces
@@ -214,8 +214,8 @@ std::string entity_json_text(const asset& a, std::uint32_t row, const entity_rec
 }
 
 json vertex_json(const pbr_vertex& v) {
-  return json{{"position", floats(v.position)}, {"normal", floats(v.normal)}, {"tangent", floats(v.tangent)},
-              {"uv0", floats(v.uv0)},           {"uv1", floats(v.uv1)},       {"color0", floats(v.color0)}};
+  return json_object({{"position", floats(v.position)}, {"normal", floats(v.normal)}, {"tangent", floats(v.tangent)},
+                      {"uv0", floats(v.uv0)},           {"uv1", floats(v.uv1)},       {"color0", floats(v.color0)}});
 }
 
 json mesh_json(const asset& a, std::uint32_t row, const mesh_record& m, std::uint32_t vertices) {
@@ -247,47 +247,47 @@ json mesh_json(const asset& a, std::uint32_t row, const mesh_record& m, std::uin
 }
 
 json material_json(const asset& a, std::uint32_t row, const material_record& m) {
-  return json{{"index", row},
-              {"name", str(a, m.name_offset)},
-              {"flags", m.flags},
-              {"baseColorFactor", floats(m.base_color_factor)},
-              {"emissiveFactor", floats(m.emissive_factor)},
-              {"normalScale", float_json(m.normal_scale)},
-              {"metallicFactor", float_json(m.metallic_factor)},
-              {"roughnessFactor", float_json(m.roughness_factor)},
-              {"occlusionStrength", float_json(m.occlusion_strength)},
-              {"alphaCutoff", float_json(m.alpha_cutoff)},
-              {"alphaMode", m.alpha_mode() == untold::alpha_mode::opaque ? json("opaque")
-                            : m.alpha_mode() == untold::alpha_mode::mask ? json("mask")
-                            : m.alpha_mode() == untold::alpha_mode::blend ? json("blend")
-                                                                  : json(nullptr)},
-              {"transmissionFactor", float_json(m.transmission_factor)},
-              {"textures",
-               {{"baseColor", ref(m.base_color_texture)},
-                {"normal", ref(m.normal_texture)},
-                {"metallic", ref(m.metallic_texture)},
-                {"roughness", ref(m.roughness_texture)},
-                {"emissive", ref(m.emissive_texture)},
-                {"occlusion", ref(m.occlusion_texture)},
-                {"height", ref(m.height_texture)}}},
-              {"roughnessChannel", channel_name(m.roughness_channel())},
-              {"metallicChannel", channel_name(m.metallic_channel())},
-              {"heightScale", float_json(m.height_scale)},
-              {"heightMidlevel", float_json(m.height_midlevel)},
-              {"heightRemapMin", float_json(m.height_remap_min)},
-              {"heightRemapMax", float_json(m.height_remap_max)}};
+  return json_object({{"index", row},
+                      {"name", str(a, m.name_offset)},
+                      {"flags", m.flags},
+                      {"baseColorFactor", floats(m.base_color_factor)},
+                      {"emissiveFactor", floats(m.emissive_factor)},
+                      {"normalScale", float_json(m.normal_scale)},
+                      {"metallicFactor", float_json(m.metallic_factor)},
+                      {"roughnessFactor", float_json(m.roughness_factor)},
+                      {"occlusionStrength", float_json(m.occlusion_strength)},
+                      {"alphaCutoff", float_json(m.alpha_cutoff)},
+                      {"alphaMode", m.alpha_mode() == untold::alpha_mode::opaque ? json("opaque")
+                                    : m.alpha_mode() == untold::alpha_mode::mask ? json("mask")
+                                    : m.alpha_mode() == untold::alpha_mode::blend ? json("blend")
+                                                                          : json(nullptr)},
+                      {"transmissionFactor", float_json(m.transmission_factor)},
+                      {"textures",
+                       {{"baseColor", ref(m.base_color_texture)},
+                        {"normal", ref(m.normal_texture)},
+                        {"metallic", ref(m.metallic_texture)},
+                        {"roughness", ref(m.roughness_texture)},
+                        {"emissive", ref(m.emissive_texture)},
+                        {"occlusion", ref(m.occlusion_texture)},
+                        {"height", ref(m.height_texture)}}},
+                      {"roughnessChannel", channel_name(m.roughness_channel())},
+                      {"metallicChannel", channel_name(m.metallic_channel())},
+                      {"heightScale", float_json(m.height_scale)},
+                      {"heightMidlevel", float_json(m.height_midlevel)},
+                      {"heightRemapMin", float_json(m.height_remap_min)},
+                      {"heightRemapMax", float_json(m.height_remap_max)}});
 }
 
 json texture_json(const asset& a, std::uint32_t row, const texture_record& t) {
-  return json{{"index", row},
-              {"name", str(a, t.name_offset)},
-              {"uri", str(a, t.uri_offset)},
-              {"textureFormat", texture_format_name(t.texture_format)},
-              {"flags", t.flags},
-              {"flagNames", texture_flag_names(t.flags)},
-              {"width", t.width},
-              {"height", t.height},
-              {"mipCount", t.mip_count}};
+  return json_object({{"index", row},
+                      {"name", str(a, t.name_offset)},
+                      {"uri", str(a, t.uri_offset)},
+                      {"textureFormat", texture_format_name(t.texture_format)},
+                      {"flags", t.flags},
+                      {"flagNames", texture_flag_names(t.flags)},
+                      {"width", t.width},
+                      {"height", t.height},
+                      {"mipCount", t.mip_count}});
 }
 
 /// Unknown core chunks and plugin chunks; plugin envelopes are decoded.
@@ -302,8 +302,8 @@ json raw_chunk_json(const asset& a, std::uint32_t row) {
 #if UNTOLD_TOOLS_HAS_EXTENSIONS
   if (is_plugin_chunk_type(c.chunk_type)) {
     if (auto p = parse_plugin_chunk(a.payload(row)))
-      j["plugin"] = json{{"id", p->plugin_id}, {"chunkKind", p->kind}, {"chunkVersion", p->chunk_version},
-                         {"payloadSize", p->payload.size()}};
+      j["plugin"] = json_object({{"id", p->plugin_id}, {"chunkKind", p->kind}, {"chunkVersion", p->chunk_version},
+                                 {"payloadSize", p->payload.size()}});
   }
 #endif
   return j;
@@ -404,11 +404,11 @@ json error_json(const error& e) {
   if (e.context.record_index != no_index) context["record"] = e.context.record_index;
   if (e.context.field != nullptr) context["field"] = e.context.field;
   if (e.context.has_value) context["value"] = e.context.value;
-  return json{{"rule", e.rule_id()},
-              {"name", e.name()},
-              {"message", e.message()},
-              {"context", std::move(context)},
-              {"describe", e.describe()}};
+  return json_object({{"rule", e.rule_id()},
+                      {"name", e.name()},
+                      {"message", e.message()},
+                      {"context", std::move(context)},
+                      {"describe", e.describe()}});
 }
 
 json info_json(const std::string& name, byte_span file) {
@@ -424,11 +424,11 @@ json info_json(const std::string& name, byte_span file) {
   j["flags"] = h.flags;
   j["headerSize"] = h.header_size;
   j["vertexLayout"] = vertex_layout_name(h.vertex_layout);
-  j["counts"] = json{{"chunks", h.chunk_count},
-                     {"entities", h.entity_count},
-                     {"meshes", h.mesh_count},
-                     {"materials", h.material_count},
-                     {"textures", h.texture_ref_count}};
+  j["counts"] = json_object({{"chunks", h.chunk_count},
+                             {"entities", h.entity_count},
+                             {"meshes", h.mesh_count},
+                             {"materials", h.material_count},
+                             {"textures", h.texture_ref_count}});
   j["worldBounds"] = bounds(h.world_bounds);
   j["rootTransform"] = floats(h.root_transform);
   j["contentHash"] = is_hashed(h) ? json(hex(h.content_hash)) : json(nullptr);
@@ -443,15 +443,15 @@ json info_json(const std::string& name, byte_span file) {
     const chunk_entry& c = (*chunks)[row];
     stored += c.compressed_size;
     raw += c.uncompressed_size;
-    list.push_back(json{{"index", row},
-                        {"chunkType", c.chunk_type},
-                        {"typeName", chunk_type_name(c.chunk_type)},
-                        {"compression", compression_name(c.compression_type)},
-                        {"fileOffset", c.file_offset},
-                        {"storedSize", c.compressed_size},
-                        {"rawSize", c.uncompressed_size},
-                        {"ratio", c.uncompressed_size == 0 ? 1.0 : std::round(1000.0 * static_cast<double>(c.compressed_size) / static_cast<double>(c.uncompressed_size)) / 1000.0},
-                        {"elementCount", c.element_count}});
+    list.push_back(json_object({{"index", row},
+                                {"chunkType", c.chunk_type},
+                                {"typeName", chunk_type_name(c.chunk_type)},
+                                {"compression", compression_name(c.compression_type)},
+                                {"fileOffset", c.file_offset},
+                                {"storedSize", c.compressed_size},
+                                {"rawSize", c.uncompressed_size},
+                                {"ratio", c.uncompressed_size == 0 ? 1.0 : std::round(1000.0 * static_cast<double>(c.compressed_size) / static_cast<double>(c.uncompressed_size)) / 1000.0},
+                                {"elementCount", c.element_count}}));
   }
   j["chunks"] = std::move(list);
   j["storedBytes"] = stored;
@@ -477,7 +477,7 @@ json info_json(const std::string& name, byte_span file) {
     vertices += m.vertex_count;
     indices += m.index_count;
   }
-  j["geometry"] = json{{"vertices", vertices}, {"indices", indices}, {"triangles", indices / 3}};
+  j["geometry"] = json_object({{"vertices", vertices}, {"indices", indices}, {"triangles", indices / 3}});
   return j;
 }
 
@@ -523,10 +523,10 @@ json validate_json(const std::string& name, byte_span file, bool deep) {
   // contentHash as spec 5 defines it, where the block digests prove it too.
   options.integrity = integrity::strict;
   auto a = open(file, options);
-  return json{{"file", name},
-              {"format", "untold"},
-              {"valid", a.has_value()},
-              {"error", a ? json(nullptr) : error_json(a.error())}};
+  return json_object({{"file", name},
+                      {"format", "untold"},
+                      {"valid", a.has_value()},
+                      {"error", a ? json(nullptr) : error_json(a.error())}});
 }
 
 /// describe() strings are already text output (error::describe escapes the
@@ -544,14 +544,14 @@ std::string validate_text(const json& r) {
 namespace {
 
 json chunk_json(const chunk_entry& c, std::uint32_t row) {
-  return json{{"index", row},
-              {"chunkType", c.chunk_type},
-              {"typeName", chunk_type_name(c.chunk_type)},
-              {"compression", compression_name(c.compression_type)},
-              {"fileOffset", c.file_offset},
-              {"storedSize", c.compressed_size},
-              {"rawSize", c.uncompressed_size},
-              {"elementCount", c.element_count}};
+  return json_object({{"index", row},
+                      {"chunkType", c.chunk_type},
+                      {"typeName", chunk_type_name(c.chunk_type)},
+                      {"compression", compression_name(c.compression_type)},
+                      {"fileOffset", c.file_offset},
+                      {"storedSize", c.compressed_size},
+                      {"rawSize", c.uncompressed_size},
+                      {"elementCount", c.element_count}});
 }
 
 /// The header part of a dump: everything before the record tables.
@@ -559,14 +559,14 @@ json dump_head(const std::string& name, const asset& a) {
   const file_header& h = a.header();
   json chunks = json::array();
   for (std::uint32_t row = 0; row < a.chunks().size(); ++row) chunks.push_back(chunk_json(a.chunks()[row], row));
-  return json{{"file", name},
-              {"format", "untold"},
-              {"valid", true},
-              {"formatVersion", a.format_version()},
-              {"fileType", file_type_name(h.file_type)},
-              {"vertexLayout", vertex_layout_name(h.vertex_layout)},
-              {"flags", h.flags},
-              {"chunks", std::move(chunks)}};
+  return json_object({{"file", name},
+                      {"format", "untold"},
+                      {"valid", true},
+                      {"formatVersion", a.format_version()},
+                      {"fileType", file_type_name(h.file_type)},
+                      {"vertexLayout", vertex_layout_name(h.vertex_layout)},
+                      {"flags", h.flags},
+                      {"chunks", std::move(chunks)}});
 }
 
 /// One record table of a dump: its key, size and a record -> json function.

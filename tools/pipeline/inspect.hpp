@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +20,24 @@
 namespace untold::tools {
 
 using json = nlohmann::ordered_json;
+
+/// One member of json_object: a key and its value.
+struct json_member {
+  std::string_view key;
+  mutable json value;  // mutable: moved out of the list, whose elements are const
+};
+
+/// The object {members...} in their order: what json{{key, value}, ...}
+/// gives, without nlohmann's initializer-list path, which builds each member
+/// as a two-element array first (about 4 times the time per object; a dump
+/// of a million list items makes a million of them). Values are moved in.
+[[nodiscard]] inline json json_object(std::initializer_list<json_member> members) {
+  json object = json::object();
+  auto& slots = object.get_ref<json::object_t&>();
+  slots.reserve(members.size());
+  for (const json_member& m : members) slots.emplace_back(m.key, std::move(m.value));
+  return object;
+}
 
 /// `text` for a line of text output: control characters, C1 controls and
 /// malformed UTF-8 escaped (untold::detail::append_escaped, as
