@@ -130,6 +130,14 @@ void append_escaped(String& out, std::string_view text) {
     out.append(std::string_view(h, 4));
   };
   for (std::size_t i = 0; i < text.size();) {
+    // A run of printable ASCII other than '\\' (most names): one append.
+    std::size_t plain = i;
+    while (plain < text.size() && static_cast<unsigned char>(text[plain]) - 0x20u < 0x5Fu && text[plain] != '\\') ++plain;
+    if (plain != i) {
+      out.append(text.substr(i, plain - i));
+      i = plain;
+      continue;
+    }
     const auto c = static_cast<unsigned char>(text[i]);
     const std::size_t n = utf8_sequence_length(text.substr(i));
     if (c == '\\') {

@@ -411,6 +411,27 @@ json error_json(const error& e) {
                       {"describe", e.describe()}});
 }
 
+namespace {
+
+/// A row of the chunk table; `with_ratio` adds stored / raw size (info shows it, dump not).
+json chunk_json(const chunk_entry& c, std::uint32_t row, bool with_ratio = false) {
+  json j = json_object({{"index", row},
+                        {"chunkType", c.chunk_type},
+                        {"typeName", chunk_type_name(c.chunk_type)},
+                        {"compression", compression_name(c.compression_type)},
+                        {"fileOffset", c.file_offset},
+                        {"storedSize", c.compressed_size},
+                        {"rawSize", c.uncompressed_size}});
+  if (with_ratio)
+    j["ratio"] = c.uncompressed_size == 0 ? 1.0
+                                          : std::round(1000.0 * static_cast<double>(c.compressed_size) /
+                                                       static_cast<double>(c.uncompressed_size)) / 1000.0;
+  j["elementCount"] = c.element_count;
+  return j;
+}
+
+}  // namespace
+
 json info_json(const std::string& name, byte_span file) {
   json j{{"file", name}, {"format", "untold"}, {"fileSize", file.size()}, {"valid", false}, {"error", nullptr}};
   auto header = parse_header(file);
@@ -443,15 +464,7 @@ json info_json(const std::string& name, byte_span file) {
     const chunk_entry& c = (*chunks)[row];
     stored += c.compressed_size;
     raw += c.uncompressed_size;
-    list.push_back(json_object({{"index", row},
-                                {"chunkType", c.chunk_type},
-                                {"typeName", chunk_type_name(c.chunk_type)},
-                                {"compression", compression_name(c.compression_type)},
-                                {"fileOffset", c.file_offset},
-                                {"storedSize", c.compressed_size},
-                                {"rawSize", c.uncompressed_size},
-                                {"ratio", c.uncompressed_size == 0 ? 1.0 : std::round(1000.0 * static_cast<double>(c.compressed_size) / static_cast<double>(c.uncompressed_size)) / 1000.0},
-                                {"elementCount", c.element_count}}));
+    list.push_back(chunk_json(c, row, true));
   }
   j["chunks"] = std::move(list);
   j["storedBytes"] = stored;
@@ -543,16 +556,6 @@ std::string validate_text(const json& r) {
 
 namespace {
 
-json chunk_json(const chunk_entry& c, std::uint32_t row) {
-  return json_object({{"index", row},
-                      {"chunkType", c.chunk_type},
-                      {"typeName", chunk_type_name(c.chunk_type)},
-                      {"compression", compression_name(c.compression_type)},
-                      {"fileOffset", c.file_offset},
-                      {"storedSize", c.compressed_size},
-                      {"rawSize", c.uncompressed_size},
-                      {"elementCount", c.element_count}});
-}
 
 /// The header part of a dump: everything before the record tables.
 json dump_head(const std::string& name, const asset& a) {
