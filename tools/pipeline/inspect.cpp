@@ -851,9 +851,23 @@ std::string to_text(const json& j) { return j.dump(2, ' ', false, json::error_ha
 namespace {
 
 // Keys and strings come from the file (UDM keys, bone and entry names): escaped.
+void append_scalar_text(std::string& s, const json& v) {
+  if (v.is_string()) {
+    untold::detail::append_escaped(s, v.get_ref<const std::string&>());
+  } else if (v.is_number_integer()) {  // what dump() prints, without its string
+    char digits[24];
+    const auto end = v.is_number_unsigned() ? std::to_chars(digits, digits + sizeof digits, v.get<std::uint64_t>()).ptr
+                                            : std::to_chars(digits, digits + sizeof digits, v.get<std::int64_t>()).ptr;
+    s.append(digits, end);
+  } else {
+    s.append(v.dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+}
+
 std::string scalar_text(const json& v) {
-  if (v.is_string()) return escaped(v.get<std::string>());
-  return v.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string s;
+  append_scalar_text(s, v);
+  return s;
 }
 
 // Short arrays of scalars (vectors, colours) stay on one line, and so do
@@ -873,12 +887,19 @@ bool append_member_line(std::string& s, std::string_view key, const json& v, std
   // Indentation stops growing at 32 levels so the text stays linear in the input.
   s.append(2 * std::min<std::size_t>(depth, 32), ' ').append(key).append(":");
   if (v.is_object() && !v.empty() && flat(v, 8)) {
-    for (const auto& [k, e] : v.items()) s.append(" ").append(escaped(k)).append("=").append(scalar_text(e));
+    for (const auto& [k, e] : v.items()) {
+      s.append(" ");
+      untold::detail::append_escaped(s, k);
+      s.append("=");
+      append_scalar_text(s, e);
+    }
     s.append("\n");
     return false;
   }
   if (v.is_primitive() || (v.is_array() && flat(v, 16)) || v.empty()) {
-    s.append(" ").append(v.is_primitive() ? scalar_text(v) : v.dump(-1, ' ', false, json::error_handler_t::replace));
+    s.append(" ");
+    if (v.is_primitive()) append_scalar_text(s, v);
+    else s.append(v.dump(-1, ' ', false, json::error_handler_t::replace));
     s.append("\n");
     return false;
   }
