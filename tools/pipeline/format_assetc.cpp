@@ -65,21 +65,21 @@ json invalid_result(json j, const R& r) {
 
 json hmesh_summary(const ua::hmesh& m) {
   const ua::mesh_desc& d = m.desc();
-  json j{{"version", m.header().version},
-         {"chunks", m.chunks().size()},
-         {"vertices", d.vertex_count},
-         {"indices", d.index_count},
-         {"triangles", d.index_count / 3},
-         {"indexWidth", d.index_width},
-         {"tangents", (d.flags & ua::desc_flag_tangents) != 0},
-         {"meshlets", d.meshlet_count},
-         {"meshletMaxVertices", d.meshlet_max_vertices},
-         {"meshletMaxTriangles", d.meshlet_max_triangles},
-         {"submeshes", d.submesh_count},
-         {"materials", d.material_count},
-         {"joints", m.skeleton().size()},
-         {"skinned", m.has(ua::chunk_id::skin)},
-         {"lods", m.lod_count()}};
+  json j = json_object({{"version", m.header().version},
+                        {"chunks", m.chunks().size()},
+                        {"vertices", d.vertex_count},
+                        {"indices", d.index_count},
+                        {"triangles", d.index_count / 3},
+                        {"indexWidth", d.index_width},
+                        {"tangents", (d.flags & ua::desc_flag_tangents) != 0},
+                        {"meshlets", d.meshlet_count},
+                        {"meshletMaxVertices", d.meshlet_max_vertices},
+                        {"meshletMaxTriangles", d.meshlet_max_triangles},
+                        {"submeshes", d.submesh_count},
+                        {"materials", d.material_count},
+                        {"joints", m.skeleton().size()},
+                        {"skinned", m.has(ua::chunk_id::skin)},
+                        {"lods", m.lod_count()}});
   std::size_t unknown = 0;
   for (std::size_t i = 0; i < m.chunks().size(); ++i) unknown += m.is_unknown(i) ? 1 : 0;
   j["unknownChunks"] = unknown;
@@ -177,11 +177,11 @@ std::optional<json> hmat_dump(const std::string& path, byte_span file, document_
   out.members(j);
   out.open("rows", '[');
   for (const ua::material& m : h->rows()) {
-    json r{{"baseColor", float_array(m.base_color)}, {"emissive", float_array(m.emissive)},
-           {"metallic", m.metallic},                 {"roughness", m.roughness},
-           {"normalScale", m.normal_scale},          {"occlusionStrength", m.occlusion_strength},
-           {"alphaCutoff", m.alpha_cutoff},          {"alphaMode", alpha_names[m.alpha_mode_bits()]},
-           {"doubleSided", m.double_sided()}};
+    json r = json_object({{"baseColor", float_array(m.base_color)}, {"emissive", float_array(m.emissive)},
+                          {"metallic", m.metallic},                 {"roughness", m.roughness},
+                          {"normalScale", m.normal_scale},          {"occlusionStrength", m.occlusion_strength},
+                          {"alphaCutoff", m.alpha_cutoff},          {"alphaMode", alpha_names[m.alpha_mode_bits()]},
+                          {"doubleSided", m.double_sided()}});
     const auto t = m.textures();
     for (std::size_t i = 0; i < t.size(); ++i) r[ua::material_texture_slots[i]] = t[i] == 0 ? json(nullptr) : json(hex64(t[i]));
     out.value(nullptr, r);
@@ -396,7 +396,7 @@ namespace {
 
 template <auto Open>
 json validate_with(const std::string& path, byte_span file, bool deep, std::string_view format) {
-  json j{{"file", path}, {"format", format}, {"valid", true}};
+  json j = json_object({{"file", path}, {"format", format}, {"valid", true}});
   auto r = Open(file, assetc_open_options(deep));
   if (!r) {
     j["valid"] = false;

@@ -147,12 +147,12 @@ std::optional<json> model_dump(const std::string& path, byte_span file, document
   out.open("bones", '[');
   for (std::size_t i = 0; i < m->bones.size(); ++i) {
     const u3::bone& b = m->bones[i];
-    json x{{"name", b.name},
-           {"parent", b.is_root(static_cast<std::uint32_t>(i)) ? json(nullptr) : json(b.parent)},
-           {"position", floats(b.position)},
-           {"rotationWXYZ", floats(b.rotation)},
-           {"scale", floats(b.scale)},
-           {"offsetMatrix3x4", floats(b.offset_matrix)}};
+    json x = json_object({{"name", b.name},
+                          {"parent", b.is_root(static_cast<std::uint32_t>(i)) ? json(nullptr) : json(b.parent)},
+                          {"position", floats(b.position)},
+                          {"rotationWXYZ", floats(b.rotation)},
+                          {"scale", floats(b.scale)},
+                          {"offsetMatrix3x4", floats(b.offset_matrix)}});
     if ((b.collision_mask & u3::collision_sphere) != 0) x["radius"] = b.radius;
     if ((b.collision_mask & u3::collision_box) != 0) x["box"] = json_object({{"min", floats(b.box_min)}, {"max", floats(b.box_max)}});
     out.value(nullptr, x);
@@ -226,7 +226,7 @@ std::optional<json> animation_dump(const std::string& path, byte_span file, docu
     out.open("keyframes", '[');
     for (std::uint32_t k = 0; k < t.keyframe_count; ++k) {
       const u3::keyframe key = t.key(k);
-      json x{{"time", float_json(key.time)}};
+      json x = json_object({{"time", float_json(key.time)}});
       if ((t.mask & u3::channel_position) != 0) x["position"] = floats(key.position);
       if ((t.mask & u3::channel_rotation) != 0) x["rotationWXYZ"] = floats(key.rotation);
       if ((t.mask & u3::channel_scale) != 0) x["scale"] = floats(key.scale);

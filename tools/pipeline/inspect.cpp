@@ -219,22 +219,22 @@ json vertex_json(const pbr_vertex& v) {
 }
 
 json mesh_json(const asset& a, std::uint32_t row, const mesh_record& m, std::uint32_t vertices) {
-  json j{{"index", row},
-         {"name", str(a, m.mesh_name_offset)},
-         {"entityId", m.entity_id},
-         {"materialIndex", ref(m.material_index)},
-         {"indexType", m.index_type == 1 ? "uint16" : "uint32"},
-         {"vertexCount", m.vertex_count},
-         {"indexCount", m.index_count},
-         {"vertexStrideBytes", m.vertex_stride_bytes},
-         {"flags", m.flags},
-         {"vertexDataOffset", m.vertex_data_offset},
-         {"vertexDataSizeBytes", m.vertex_data_size_bytes},
-         {"indexDataOffset", m.index_data_offset},
-         {"indexDataSizeBytes", m.index_data_size_bytes},
-         {"edgeIndexCount", m.edge_index_count()},
-         {"estimatedGPUBytes", m.estimated_gpu_bytes},
-         {"localBounds", bounds(m.local_bounds)}};
+  json j = json_object({{"index", row},
+                        {"name", str(a, m.mesh_name_offset)},
+                        {"entityId", m.entity_id},
+                        {"materialIndex", ref(m.material_index)},
+                        {"indexType", m.index_type == 1 ? "uint16" : "uint32"},
+                        {"vertexCount", m.vertex_count},
+                        {"indexCount", m.index_count},
+                        {"vertexStrideBytes", m.vertex_stride_bytes},
+                        {"flags", m.flags},
+                        {"vertexDataOffset", m.vertex_data_offset},
+                        {"vertexDataSizeBytes", m.vertex_data_size_bytes},
+                        {"indexDataOffset", m.index_data_offset},
+                        {"indexDataSizeBytes", m.index_data_size_bytes},
+                        {"edgeIndexCount", m.edge_index_count()},
+                        {"estimatedGPUBytes", m.estimated_gpu_bytes},
+                        {"localBounds", bounds(m.local_bounds)}});
   if (vertices > 0) {
     json list = json::array();
     const byte_span bytes = a.vertices(m);
@@ -262,14 +262,13 @@ json material_json(const asset& a, std::uint32_t row, const material_record& m) 
                                     : m.alpha_mode() == untold::alpha_mode::blend ? json("blend")
                                                                           : json(nullptr)},
                       {"transmissionFactor", float_json(m.transmission_factor)},
-                      {"textures",
-                       {{"baseColor", ref(m.base_color_texture)},
-                        {"normal", ref(m.normal_texture)},
-                        {"metallic", ref(m.metallic_texture)},
-                        {"roughness", ref(m.roughness_texture)},
-                        {"emissive", ref(m.emissive_texture)},
-                        {"occlusion", ref(m.occlusion_texture)},
-                        {"height", ref(m.height_texture)}}},
+                      {"textures", json_object({{"baseColor", ref(m.base_color_texture)},
+                                                {"normal", ref(m.normal_texture)},
+                                                {"metallic", ref(m.metallic_texture)},
+                                                {"roughness", ref(m.roughness_texture)},
+                                                {"emissive", ref(m.emissive_texture)},
+                                                {"occlusion", ref(m.occlusion_texture)},
+                                                {"height", ref(m.height_texture)}})},
                       {"roughnessChannel", channel_name(m.roughness_channel())},
                       {"metallicChannel", channel_name(m.metallic_channel())},
                       {"heightScale", float_json(m.height_scale)},
@@ -293,12 +292,12 @@ json texture_json(const asset& a, std::uint32_t row, const texture_record& t) {
 /// Unknown core chunks and plugin chunks; plugin envelopes are decoded.
 json raw_chunk_json(const asset& a, std::uint32_t row) {
   const chunk_entry& c = a.chunks()[row];
-  json j{{"index", row},
-         {"chunkType", c.chunk_type},
-         {"typeName", chunk_type_name(c.chunk_type)},
-         {"kind", is_plugin_chunk_type(c.chunk_type) ? "plugin" : "unknown"},
-         {"elementCount", c.element_count},
-         {"size", c.uncompressed_size}};
+  json j = json_object({{"index", row},
+                        {"chunkType", c.chunk_type},
+                        {"typeName", chunk_type_name(c.chunk_type)},
+                        {"kind", is_plugin_chunk_type(c.chunk_type) ? "plugin" : "unknown"},
+                        {"elementCount", c.element_count},
+                        {"size", c.uncompressed_size}});
 #if UNTOLD_TOOLS_HAS_EXTENSIONS
   if (is_plugin_chunk_type(c.chunk_type)) {
     if (auto p = parse_plugin_chunk(a.payload(row)))
@@ -433,7 +432,7 @@ json chunk_json(const chunk_entry& c, std::uint32_t row, bool with_ratio = false
 }  // namespace
 
 json info_json(const std::string& name, byte_span file) {
-  json j{{"file", name}, {"format", "untold"}, {"fileSize", file.size()}, {"valid", false}, {"error", nullptr}};
+  json j = json_object({{"file", name}, {"format", "untold"}, {"fileSize", file.size()}, {"valid", false}, {"error", nullptr}});
   auto header = parse_header(file);
   if (!header) {
     j["error"] = error_json(header.error());
@@ -555,7 +554,6 @@ std::string validate_text(const json& r) {
 // text and JSON are linear in the file (an entity chain 10^6 deep included).
 
 namespace {
-
 
 /// The header part of a dump: everything before the record tables.
 json dump_head(const std::string& name, const asset& a) {
@@ -864,12 +862,6 @@ void append_scalar_text(std::string& s, const json& v) {
   }
 }
 
-std::string scalar_text(const json& v) {
-  std::string s;
-  append_scalar_text(s, v);
-  return s;
-}
-
 // Short arrays of scalars (vectors, colours) stay on one line, and so do
 // small flat objects (a vertex element, a chunk row) as key=value pairs.
 bool flat(const json& v, std::size_t most) {
@@ -936,8 +928,12 @@ void append_as_text(std::string& s, std::string_view key, const json& v, std::si
 }  // namespace
 
 std::string json_as_text(const json& root) {
-  if (!root.is_structured()) return scalar_text(root) + "\n";
   std::string s;
+  if (!root.is_structured()) {
+    append_scalar_text(s, root);
+    s += '\n';
+    return s;
+  }
   std::size_t index = 0;
   for (auto it = root.begin(); it != root.end(); ++it, ++index)
     append_as_text(s, root.is_array() ? index_key(index) : escaped(it.key()), *it, 0);
