@@ -129,10 +129,11 @@ void append_escaped(String& out, std::string_view text) {
     const char h[] = {'\\', 'x', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 0xFu]};
     out.append(std::string_view(h, 4));
   };
+  const auto plain_ascii = [](char ch) { return ch >= 0x20 && ch < 0x7F && ch != '\\'; };
   for (std::size_t i = 0; i < text.size();) {
     // A run of printable ASCII other than '\\' (most names): one append.
     std::size_t plain = i;
-    while (plain < text.size() && static_cast<unsigned char>(text[plain]) - 0x20u < 0x5Fu && text[plain] != '\\') ++plain;
+    while (plain < text.size() && plain_ascii(text[plain])) ++plain;
     if (plain != i) {
       out.append(text.substr(i, plain - i));
       i = plain;
