@@ -10,11 +10,14 @@
 
 namespace untold_fuzz {
 
+/// libFuzzer's LLVMFuzzerCustomMutator (the generated file declares each
+/// target's, weak, with this type).
+using custom_mutator_fn = std::size_t(std::uint8_t* data, std::size_t size, std::size_t max_size, unsigned int seed);
+
 struct replay_target {
   const char* name;  // fuzz_<name>, as its source file and corpus folder
   int (*test_one_input)(const std::uint8_t* data, std::size_t size);
-  /// The target's LLVMFuzzerCustomMutator, or nullptr.
-  std::size_t (*custom_mutator)(std::uint8_t* data, std::size_t size, std::size_t max_size, unsigned int seed);
+  custom_mutator_fn* custom_mutator;  // nullptr when the target defines none
 };
 
 extern const replay_target replay_targets[];
